@@ -1,0 +1,190 @@
+"""Open the ClickHouse store: embedded chDB on disk, or a server, through one client library.
+
+    store = Store.open(Settings.from_env())
+    store.query_rows("SELECT count() FROM otel_traces")
+
+chDB hosts one engine per process and must not be opened by two processes at once, so the embedded
+directory carries a lock file naming its holder; a second process gets :class:`StoreBusyError` that
+says who holds it.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+from ..settings import Settings, redact_url
+
+LOCK_NAME = "sumwatch.lock"
+
+
+class StoreError(RuntimeError):
+    """The store could not be opened or used."""
+
+
+class StoreBusyError(StoreError):
+    """Another process holds the embedded database."""
+
+
+class StoreUnavailableError(StoreError):
+    """The database did not answer (server down, disk full, ...): callers should retry later."""
+
+
+@dataclass
+class _Lock:
+    fd: int
+    users: int
+
+
+_locks: dict[Path, _Lock] = {}
+_locks_guard = threading.Lock()
+
+
+def _describe_holder(lock_path: Path) -> str:
+    try:
+        info = json.loads(lock_path.read_text() or "{}")
+    except (OSError, ValueError):
+        return "another process"
+    what = f"process {info.get('pid', '?')}"
+    if info.get("command"):
+        what += f" (`{info['command']}`)"
+    if info.get("api"):
+        what += f", serving {info['api']}"
+    return what
+
+
+def _acquire(path: Path, purpose: str, api: Optional[str]) -> None:
+    with _locks_guard:
+        held = _locks.get(path)
+        if held is not None:  # same process: chDB shares its engine between clients
+            held.users += 1
+            return
+        path.mkdir(parents=True, exist_ok=True)
+        lock_path = path / LOCK_NAME
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.EAGAIN, errno.EACCES):
+                raise StoreBusyError(
+                    f"The embedded database at {path} is in use by {_describe_holder(lock_path)}. "
+                    f"chDB allows one process per data directory: stop that process, run this command "
+                    f"inside it, or point SUMWATCH_CLICKHOUSE_URL / --db at a ClickHouse server."
+                ) from None
+            raise
+        os.ftruncate(fd, 0)
+        os.write(fd, json.dumps({"pid": os.getpid(), "command": purpose, "api": api}).encode())
+        _locks[path] = _Lock(fd, 1)
+
+
+def _release(path: Path) -> None:
+    with _locks_guard:
+        held = _locks.get(path)
+        if held is None:
+            return
+        held.users -= 1
+        if held.users == 0:
+            os.ftruncate(held.fd, 0)
+            fcntl.flock(held.fd, fcntl.LOCK_UN)
+            os.close(held.fd)
+            del _locks[path]
+
+
+def _purpose() -> str:
+    return " ".join([Path(sys.argv[0]).name] + sys.argv[1:3]) if sys.argv and sys.argv[0] else "python"
+
+
+class Store:
+    """A clickhouse-connect client bound to sumwatch's database, plus the cluster setting for DDL."""
+
+    def __init__(self, client: Any, settings: Settings, lock_path: Optional[Path] = None) -> None:
+        self.client = client
+        self.settings = settings
+        self.database = settings.database
+        self.cluster = settings.cluster
+        self._lock_path = lock_path
+        self._io = threading.Lock()  # one call at a time per client (chDB handles are not re-entrant)
+
+    @classmethod
+    def open(cls, settings: Settings, *, api: Optional[str] = None, create_database: bool = True) -> "Store":
+        """Connect, create the database if needed. Raises StoreBusyError / StoreUnavailableError."""
+        import clickhouse_connect
+
+        lock_path = None
+        if settings.is_embedded:
+            lock_path = settings.embedded_path
+            _acquire(lock_path, _purpose(), api)
+        try:
+            if settings.is_embedded:
+                client = clickhouse_connect.get_client(dsn=settings.url)
+            else:
+                client = clickhouse_connect.get_client(dsn=settings.url, connect_timeout=5, send_receive_timeout=60)
+            if create_database:
+                on_cluster = f" ON CLUSTER {quote_ident(settings.cluster)}" if settings.cluster else ""
+                client.command(f"CREATE DATABASE IF NOT EXISTS {quote_ident(settings.database)}{on_cluster}")
+            client.database = settings.database
+        except StoreError:
+            raise
+        except Exception as exc:
+            if lock_path is not None:
+                _release(lock_path)
+            raise StoreUnavailableError(f"cannot open ClickHouse at {redact_url(settings.url)}: {exc}") from exc
+        return cls(client, settings, lock_path)
+
+    def close(self) -> None:
+        try:
+            self.client.close()
+        finally:
+            if self._lock_path is not None:
+                _release(self._lock_path)
+                self._lock_path = None
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- I/O, serialized per client ------------------------------------------------------
+    def command(self, sql: str, parameters: Optional[dict] = None) -> Any:
+        with self._io:
+            return self._wrap(lambda: self.client.command(sql, parameters=parameters))
+
+    def query_rows(self, sql: str, parameters: Optional[dict] = None) -> list[tuple]:
+        with self._io:
+            return self._wrap(lambda: self.client.query(sql, parameters=parameters).result_rows)
+
+    def query_dicts(self, sql: str, parameters: Optional[dict] = None) -> list[dict]:
+        with self._io:
+            result = self._wrap(lambda: self.client.query(sql, parameters=parameters))
+            return [dict(zip(result.column_names, row)) for row in result.result_rows]
+
+    def insert(self, table: str, rows: Sequence[Sequence[Any]], columns: Sequence[str]) -> None:
+        if not rows:
+            return
+        with self._io:
+            self._wrap(lambda: self.client.insert(table, rows, column_names=list(columns), database=self.database))
+
+    def _wrap(self, call):
+        try:
+            return call()
+        except Exception as exc:
+            from clickhouse_connect.driver.exceptions import DatabaseError, OperationalError
+
+            if isinstance(exc, OperationalError) or not isinstance(exc, DatabaseError):
+                raise StoreUnavailableError(f"ClickHouse at {redact_url(self.settings.url)} failed: {exc}") from exc
+            raise
+
+
+def quote_ident(name: str) -> str:
+    """A ClickHouse identifier, back-quoted."""
+    return "`" + name.replace("\\", "\\\\").replace("`", "\\`") + "`"

@@ -1,0 +1,74 @@
+"""Versioned, idempotent schema migrations, recorded in ``sumwatch_migrations``.
+
+    applied = migrate(store)          # runs what is missing, returns the versions it applied
+
+Each migration is a list of DDL statements written with IF NOT EXISTS, so a run interrupted half way
+is simply run again. A migration whose recorded checksum no longer matches its statements is an
+error: the schema on disk is not the one this code expects.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .connection import Store, StoreError
+from .schema import MIGRATIONS_TABLE, Target, migrations_table_ddl, otel_traces_ddl
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    statements: Callable[[Target], list[str]]
+
+    def checksum(self) -> str:
+        # on the single-node form, so the same migration matches on any deployment
+        sql = "\n;\n".join(self.statements(Target("db")))
+        return hashlib.sha256(sql.encode()).hexdigest()[:16]
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "otel_traces (OpenTelemetry Collector schema)", otel_traces_ddl),
+)
+
+
+class MigrationError(StoreError):
+    pass
+
+
+def target(store: Store) -> Target:
+    return Target(store.database, store.cluster)
+
+
+def applied_versions(store: Store) -> dict[int, str]:
+    t = target(store)
+    for sql in migrations_table_ddl(t):
+        store.command(sql)
+    table = f"{t.name(MIGRATIONS_TABLE)}" if not t.cluster else f"`{t.database}`.`{MIGRATIONS_TABLE}`"
+    rows = store.query_rows(f"SELECT version, argMax(checksum, applied_at) FROM {table} GROUP BY version")
+    return {int(v): c for v, c in rows}
+
+
+def pending(store: Store) -> list[Migration]:
+    done = applied_versions(store)
+    for m in MIGRATIONS:
+        if m.version in done and done[m.version] != m.checksum():
+            raise MigrationError(
+                f"migration {m.version} ({m.name}) was applied with checksum {done[m.version]}, but this "
+                f"version of sumwatch has {m.checksum()}: the stored schema differs from the expected one")
+    return [m for m in MIGRATIONS if m.version not in done]
+
+
+def migrate(store: Store) -> list[int]:
+    """Apply every pending migration in order; return the versions applied."""
+    t = target(store)
+    applied = []
+    for m in pending(store):
+        for sql in m.statements(t):
+            store.command(sql)
+        store.insert(t.local(MIGRATIONS_TABLE) if not t.cluster else MIGRATIONS_TABLE,
+                     [(m.version, m.name, m.checksum())], ["version", "name", "checksum"])
+        applied.append(m.version)
+    return applied

@@ -1,0 +1,60 @@
+"""What text a summarization span records: on or off, truncated, redacted.
+
+    from sumwatch.tracer import CapturePolicy
+    policy = CapturePolicy(max_chars=4000, redact=lambda t: EMAIL.sub("<email>", t))
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+Redactor = Callable[[str], str]
+
+
+@dataclass(frozen=True)
+class CapturePolicy:
+    """How source and summary text are recorded on spans.
+
+    ``enabled=False`` keeps only the source hash and word counts. ``max_chars`` truncates each text
+    (the span is marked truncated). ``redact`` runs on every text before it is recorded.
+    """
+
+    enabled: bool = True
+    max_chars: Optional[int] = None
+    redact: Optional[Redactor] = None
+
+    def __post_init__(self) -> None:
+        if self.max_chars is not None and self.max_chars < 0:
+            raise ValueError(f"max_chars must be >= 0 or None, got {self.max_chars}")
+
+    def render(self, text: str) -> tuple[Optional[str], bool]:
+        """The text to record (None when capture is off) and whether it was truncated."""
+        if not self.enabled:
+            return None, False
+        if self.redact is not None:
+            text = self.redact(text)
+        if self.max_chars is not None and len(text) > self.max_chars:
+            return text[: self.max_chars], True
+        return text, False
+
+
+def source_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def word_count(text: str) -> int:
+    return len(text.split())
+
+
+_policy = CapturePolicy()
+
+
+def current_policy() -> CapturePolicy:
+    return _policy
+
+
+def set_policy(policy: CapturePolicy) -> None:
+    global _policy
+    _policy = policy

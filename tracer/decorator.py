@@ -1,0 +1,395 @@
+"""``@summarization`` and ``summarization_span``: each summarizing call becomes one span.
+
+    @summarization(band="tldr", domain="news", document_id=from_arg("doc_id"))
+    def summarize(text: str, doc_id: str) -> str: ...
+
+    with summarization_span(source=text, band="exec_summary") as s:
+        summary = my_llm(text)
+        s.record_summary(summary)
+        s.record_usage(model="gpt-4o-mini", input_tokens=812, output_tokens=64)
+
+The instrumentation never raises into the caller: a failure inside it is logged once and the wrapped
+function runs as if undecorated. An exception from the wrapped function is recorded on the span
+(status ERROR) and re-raised unchanged.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any, Callable, Optional, TypeVar, Union
+
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+from opentelemetry.trace import Span, Status, StatusCode
+
+from . import semconv
+from .capture import CapturePolicy, current_policy, source_hash, word_count
+
+_log = logging.getLogger(__name__)
+F = TypeVar("F", bound=Callable[..., Any])
+
+__all__ = ["from_arg", "summarization", "summarization_span", "SummarizationSpan", "record_usage", "Usage"]
+
+
+class from_arg:  # noqa: N801 - reads as a marker at the call site
+    """Take a per-call value from the decorated function's argument ``name``."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"from_arg({self.name!r})"
+
+
+Value = Union[None, str, int, float, Sequence[str], from_arg, Callable[[Mapping[str, Any]], Any]]
+
+
+class Usage:
+    """Model and token usage a summarizer reports (GenAI semconv)."""
+
+    __slots__ = ("model", "input_tokens", "output_tokens", "system")
+
+    def __init__(self, model: Optional[str] = None, input_tokens: Optional[int] = None,
+                 output_tokens: Optional[int] = None, system: Optional[str] = None) -> None:
+        self.model, self.input_tokens, self.output_tokens, self.system = model, input_tokens, output_tokens, system
+
+
+def _usage_attributes(usage: Usage) -> dict[str, Any]:
+    attrs: dict[str, Any] = {}
+    if usage.model:
+        attrs[semconv.GEN_AI_REQUEST_MODEL] = usage.model
+    if usage.system:
+        attrs[semconv.GEN_AI_SYSTEM] = usage.system
+    if usage.input_tokens is not None:
+        attrs[semconv.GEN_AI_INPUT_TOKENS] = int(usage.input_tokens)
+    if usage.output_tokens is not None:
+        attrs[semconv.GEN_AI_OUTPUT_TOKENS] = int(usage.output_tokens)
+    return attrs
+
+
+def _metadata_attributes(*, band, document_id, domain, prompt_version, expected_facts, metadata) -> dict:
+    attrs: dict[str, Any] = {
+        semconv.TASK: semconv.TASK_SUMMARIZATION,
+        semconv.OPENINFERENCE_SPAN_KIND: semconv.OPENINFERENCE_KIND_CHAIN,
+    }
+    if band is not None:
+        attrs[semconv.SUMMARIZATION_BAND] = str(band)
+    if document_id is not None:
+        attrs[semconv.DOCUMENT_ID] = str(document_id)
+    if domain is not None:
+        attrs[semconv.DOMAIN] = str(domain)
+    if prompt_version is not None:
+        attrs[semconv.PROMPT_VERSION] = str(prompt_version)
+    if expected_facts is not None:
+        if isinstance(expected_facts, str):
+            expected_facts = [expected_facts]
+        attrs[semconv.EXPECTED_FACTS] = json.dumps([str(f) for f in expected_facts], ensure_ascii=False)
+    if metadata:
+        for key, value in metadata.items():
+            attrs[semconv.METADATA_PREFIX + str(key)] = value if isinstance(value, (str, bool, int, float)) else str(value)
+    return attrs
+
+
+def _source_attributes(text: str, policy: CapturePolicy) -> dict[str, Any]:
+    attrs: dict[str, Any] = {
+        semconv.SOURCE_HASH: source_hash(text),
+        semconv.SOURCE_WORDS: word_count(text),
+        semconv.SOURCE_CHARS: len(text),
+        semconv.TEXT_CAPTURED: policy.enabled,
+    }
+    recorded, truncated = policy.render(text)
+    if recorded is not None:
+        attrs[semconv.INPUT_VALUE] = recorded
+    if truncated:
+        attrs[semconv.TEXT_TRUNCATED] = True
+    return attrs
+
+
+def _summary_attributes(text: str, policy: CapturePolicy) -> dict[str, Any]:
+    attrs: dict[str, Any] = {semconv.SUMMARY_WORDS: word_count(text)}
+    recorded, truncated = policy.render(text)
+    if recorded is not None:
+        attrs[semconv.OUTPUT_VALUE] = recorded
+    if truncated:
+        attrs[semconv.TEXT_TRUNCATED] = True
+    return attrs
+
+
+class SummarizationSpan:
+    """Handle on the live span: record what is only known inside the call."""
+
+    __slots__ = ("_span", "_policy")
+
+    def __init__(self, span: Span, policy: CapturePolicy) -> None:
+        self._span, self._policy = span, policy
+
+    @property
+    def span(self) -> Span:
+        return self._span
+
+    def record_source(self, text: str) -> None:
+        self._safely(_source_attributes, text)
+
+    def record_summary(self, text: str) -> None:
+        self._safely(_summary_attributes, text)
+
+    def record_usage(self, model: Optional[str] = None, input_tokens: Optional[int] = None,
+                     output_tokens: Optional[int] = None, system: Optional[str] = None) -> None:
+        try:
+            self._span.set_attributes(_usage_attributes(Usage(model, input_tokens, output_tokens, system)))
+        except Exception:  # instrumentation must never break the app
+            _log.debug("sumwatch: could not record usage", exc_info=True)
+
+    def set(self, key: str, value: Any) -> None:
+        """Set one metadata attribute (``summarization.metadata.<key>``)."""
+        try:
+            self._span.set_attributes(_metadata_attributes(band=None, document_id=None, domain=None,
+                                                           prompt_version=None, expected_facts=None,
+                                                           metadata={key: value}))
+        except Exception:
+            _log.debug("sumwatch: could not set %s", key, exc_info=True)
+
+    def _safely(self, build: Callable[[str, CapturePolicy], dict], text: Any) -> None:
+        try:
+            if text is not None:
+                self._span.set_attributes(build(text if isinstance(text, str) else str(text), self._policy))
+        except Exception:
+            _log.debug("sumwatch: could not record text", exc_info=True)
+
+
+_CURRENT = otel_context.create_key("sumwatch-summarization")
+
+
+def record_usage(model: Optional[str] = None, input_tokens: Optional[int] = None,
+                 output_tokens: Optional[int] = None, system: Optional[str] = None) -> None:
+    """Report model and token usage from inside a decorated function; a no-op outside one."""
+    handle = otel_context.get_value(_CURRENT)
+    if isinstance(handle, SummarizationSpan):
+        handle.record_usage(model, input_tokens, output_tokens, system)
+
+
+def _tracer(provider: Optional[trace.TracerProvider]) -> trace.Tracer:
+    if provider is not None:
+        return provider.get_tracer(semconv.INSTRUMENTATION_NAME)
+    return trace.get_tracer(semconv.INSTRUMENTATION_NAME)
+
+
+class summarization_span:  # noqa: N801 - used as a context manager
+    """Context manager for summarization code that is not one function."""
+
+    def __init__(self, source: Optional[str] = None, *, band: Optional[str] = None,
+                 document_id: Optional[str] = None, domain: Optional[str] = None,
+                 prompt_version: Optional[str] = None, expected_facts: Optional[Sequence[str]] = None,
+                 metadata: Optional[Mapping[str, Any]] = None, name: str = semconv.SPAN_NAME,
+                 capture: Optional[CapturePolicy] = None,
+                 tracer_provider: Optional[trace.TracerProvider] = None) -> None:
+        self._source = source
+        self._static = dict(band=band, document_id=document_id, domain=domain, prompt_version=prompt_version,
+                            expected_facts=expected_facts, metadata=metadata)
+        self._name, self._capture, self._provider = name, capture, tracer_provider
+        self._handle: Optional[SummarizationSpan] = None
+        self._token: Any = None
+
+    def __enter__(self) -> SummarizationSpan:
+        policy = self._capture or current_policy()
+        try:
+            attrs = _metadata_attributes(**self._static)
+            if self._source is not None:
+                attrs.update(_source_attributes(self._source, policy))
+            span = _tracer(self._provider).start_span(self._name, attributes=attrs)
+            self._handle = SummarizationSpan(span, policy)
+            ctx = otel_context.set_value(_CURRENT, self._handle, trace.set_span_in_context(span))
+            self._token = otel_context.attach(ctx)
+        except Exception:
+            _log.warning("sumwatch: could not start a summarization span", exc_info=True)
+            self._handle = SummarizationSpan(trace.INVALID_SPAN, policy)
+        return self._handle
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        handle = self._handle
+        try:
+            if self._token is not None:
+                otel_context.detach(self._token)
+            if handle is not None and handle.span is not trace.INVALID_SPAN:
+                if exc is not None:
+                    _record_error(handle.span, exc)
+                handle.span.end()
+        except Exception:
+            _log.debug("sumwatch: could not end the summarization span", exc_info=True)
+        # returning None: an exception from the body propagates unchanged
+
+    async def __aenter__(self) -> SummarizationSpan:
+        return self.__enter__()
+
+    async def __aexit__(self, exc_type, exc, tb) -> None:
+        self.__exit__(exc_type, exc, tb)
+
+
+def _record_error(span: Span, exc: BaseException) -> None:
+    span.record_exception(exc)
+    span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
+
+
+def _default_summary(result: Any) -> Optional[str]:
+    if isinstance(result, str):
+        return result
+    if isinstance(result, Mapping):
+        value = result.get("summary")
+        return None if value is None else str(value)
+    value = getattr(result, "summary", None)
+    return None if value is None else str(value)
+
+
+class _Plan:
+    """Everything about a decorated function that can be worked out once, at decoration time."""
+
+    def __init__(self, fn: Callable[..., Any], source: Union[str, Callable, None], values: dict[str, Value]) -> None:
+        params = [p for p in inspect.signature(fn).parameters.values()
+                  if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        self._positions = {p.name: i for i, p in enumerate(params)
+                           if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)}
+        self._params = params
+        names = [p.name for p in params if p.name not in ("self", "cls")]
+        if source is None:
+            if not names:
+                raise TypeError(f"@summarization on {fn.__qualname__}: it takes no argument to read the "
+                                f"source from; pass source=<argument name or callable>")
+            source = names[0]
+        if isinstance(source, str) and source not in {p.name for p in params}:
+            raise TypeError(f"@summarization on {fn.__qualname__}: no argument named {source!r} "
+                            f"(arguments: {', '.join(names) or 'none'})")
+        for key, value in values.items():
+            if isinstance(value, from_arg) and value.name not in {p.name for p in params}:
+                raise TypeError(f"@summarization on {fn.__qualname__}: {key}=from_arg({value.name!r}) names "
+                                f"no argument (arguments: {', '.join(names) or 'none'})")
+        self.source = source
+        self.static = {k: v for k, v in values.items() if not (isinstance(v, from_arg) or callable(v))}
+        self.dynamic = {k: v for k, v in values.items() if isinstance(v, from_arg) or callable(v)}
+        self.static_attrs = _metadata_attributes(**self._complete(self.static))
+        self._needs_bound = callable(source) or any(callable(v) and not isinstance(v, from_arg)
+                                                    for v in self.dynamic.values())
+        self._fn = fn
+
+    @staticmethod
+    def _complete(values: dict[str, Any]) -> dict[str, Any]:
+        keys = ("band", "document_id", "domain", "prompt_version", "expected_facts", "metadata")
+        return {k: values.get(k) for k in keys}
+
+    def _arg(self, name: str, args: tuple, kwargs: dict) -> Any:
+        if name in kwargs:
+            return kwargs[name]
+        pos = self._positions.get(name)
+        if pos is not None and pos < len(args):
+            return args[pos]
+        param = next(p for p in self._params if p.name == name)
+        return None if param.default is inspect.Parameter.empty else param.default
+
+    def _bound(self, args: tuple, kwargs: dict) -> Mapping[str, Any]:
+        bound = inspect.signature(self._fn).bind_partial(*args, **kwargs)
+        bound.apply_defaults()
+        return bound.arguments
+
+    def attributes(self, args: tuple, kwargs: dict, policy: CapturePolicy) -> dict[str, Any]:
+        bound = self._bound(args, kwargs) if self._needs_bound else None
+        if self.dynamic:
+            resolved = dict(self.static)
+            for key, value in self.dynamic.items():
+                resolved[key] = self._arg(value.name, args, kwargs) if isinstance(value, from_arg) else value(bound)
+            attrs = _metadata_attributes(**self._complete(resolved))
+        else:
+            attrs = dict(self.static_attrs)
+        text = self.source(bound) if callable(self.source) else self._arg(self.source, args, kwargs)
+        if text is not None:
+            attrs.update(_source_attributes(text if isinstance(text, str) else str(text), policy))
+        return attrs
+
+
+def summarization(fn: Optional[F] = None, *, source: Union[str, Callable[[Mapping[str, Any]], str], None] = None,
+                  summary: Optional[Callable[[Any], Optional[str]]] = None,
+                  usage: Optional[Callable[[Any], Optional[Usage]]] = None,
+                  band: Value = None, document_id: Value = None, domain: Value = None,
+                  prompt_version: Value = None, expected_facts: Value = None,
+                  metadata: Optional[Mapping[str, Any]] = None, name: str = semconv.SPAN_NAME,
+                  capture: Optional[CapturePolicy] = None,
+                  tracer_provider: Optional[trace.TracerProvider] = None) -> Any:
+    """Decorate a sync or async summarizing function.
+
+    ``source`` names the argument holding the source text (default: the first argument) or is a
+    callable given the bound arguments. ``summary`` extracts the summary from the return value
+    (default: a str return, or its ``summary`` key/attribute). ``usage`` extracts a :class:`Usage`
+    from the return value; the function may also call :func:`record_usage`. Metadata values are
+    constants, :class:`from_arg` markers, or callables given the bound arguments.
+    """
+    values: dict[str, Value] = dict(band=band, document_id=document_id, domain=domain,
+                                    prompt_version=prompt_version, expected_facts=expected_facts, metadata=metadata)
+    values = {k: v for k, v in values.items() if v is not None}
+    get_summary = summary or _default_summary
+
+    def decorate(func: F) -> F:
+        plan = _Plan(func, source, values)
+
+        def start(args: tuple, kwargs: dict) -> tuple[Optional[SummarizationSpan], Any]:
+            try:
+                policy = capture or current_policy()
+                span = _tracer(tracer_provider).start_span(name, attributes=plan.attributes(args, kwargs, policy))
+                handle = SummarizationSpan(span, policy)
+                token = otel_context.attach(otel_context.set_value(_CURRENT, handle, trace.set_span_in_context(span)))
+                return handle, token
+            except Exception:
+                _log.warning("sumwatch: could not start a span for %s", func.__qualname__, exc_info=True)
+                return None, None
+
+        def finish(handle: Optional[SummarizationSpan], token: Any, result: Any, exc: Optional[BaseException]) -> None:
+            if handle is None:
+                return
+            try:
+                otel_context.detach(token)
+                span = handle.span
+                if exc is not None:
+                    _record_error(span, exc)
+                else:
+                    text = get_summary(result)
+                    attrs = _summary_attributes(text, handle._policy) if text is not None else {}
+                    if usage is not None:
+                        reported = usage(result)
+                        if reported is not None:
+                            attrs.update(_usage_attributes(reported))
+                    span.set_attributes(attrs)
+                span.end()
+            except Exception:
+                _log.warning("sumwatch: could not finish the span for %s", func.__qualname__, exc_info=True)
+
+        if inspect.iscoroutinefunction(func):
+            @functools.wraps(func)
+            async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+                handle, token = start(args, kwargs)
+                try:
+                    result = await func(*args, **kwargs)
+                except BaseException as exc:
+                    finish(handle, token, None, exc)
+                    raise
+                finish(handle, token, result, None)
+                return result
+            return async_wrapper  # type: ignore[return-value]
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            handle, token = start(args, kwargs)
+            try:
+                result = func(*args, **kwargs)
+            except BaseException as exc:
+                finish(handle, token, None, exc)
+                raise
+            finish(handle, token, result, None)
+            return result
+        return wrapper  # type: ignore[return-value]
+
+    if fn is not None:  # used bare: @summarization
+        return decorate(fn)
+    return decorate

@@ -1,0 +1,127 @@
+"""The row model of the Collector's ``otel_traces`` table, shared by every writer.
+
+The direct ClickHouse exporter (here) and the OTLP receiver (``sumwatch.monitor``) both turn spans
+into tuples in ``COLUMNS`` order, with values rendered the way the OpenTelemetry Collector's
+ClickHouse exporter renders them, so rows from either path and from a stock Collector look the same.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+TRACES_TABLE = "otel_traces"
+TRACE_ID_TS_TABLE = "otel_traces_trace_id_ts"
+TRACE_ID_TS_VIEW = "otel_traces_trace_id_ts_mv"
+
+# The 22 insertable columns, in the Collector's INSERT order (Nested columns flattened).
+COLUMNS: tuple[str, ...] = (
+    "Timestamp", "TraceId", "SpanId", "ParentSpanId", "TraceState", "SpanName", "SpanKind", "ServiceName",
+    "ResourceAttributes", "ScopeName", "ScopeVersion", "SpanAttributes", "Duration", "StatusCode",
+    "StatusMessage", "Events.Timestamp", "Events.Name", "Events.Attributes", "Links.TraceId", "Links.SpanId",
+    "Links.TraceState", "Links.Attributes",
+)
+COL = {name: i for i, name in enumerate(COLUMNS)}
+
+# pdata's names for OTLP enum values (index = proto enum number).
+SPAN_KINDS = ("Unspecified", "Internal", "Server", "Client", "Producer", "Consumer")
+STATUS_CODES = ("Unset", "Ok", "Error")
+# Older Collectors wrote the proto names; readers accept both.
+STATUS_ERROR_VALUES = ("Error", "STATUS_CODE_ERROR")
+SERVICE_NAME_KEY = "service.name"
+
+
+def format_double(value: float) -> str:
+    """A float as Go's strconv.FormatFloat(v, 'f', -1, 64) writes it (no exponent)."""
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "+Inf" if value > 0 else "-Inf"
+    text = repr(value)
+    if "e" in text or "E" in text:
+        from decimal import Decimal
+        text = format(Decimal(text), "f")
+    if text.endswith(".0"):
+        text = text[:-2]
+    return text
+
+
+def attribute_string(value: Any) -> str:
+    """Render one attribute value as the Collector does (pcommon.Value.AsString)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return format_double(value)
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, Mapping):
+        return json.dumps({str(k): _json_value(v) for k, v in value.items()}, separators=(",", ":"))
+    if isinstance(value, Sequence):
+        return json.dumps([_json_value(v) for v in value], separators=(",", ":"))
+    return str(value)
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, Mapping):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v) for v in value]
+    return value
+
+
+def attribute_map(attributes: Mapping[str, Any] | None) -> dict[str, str]:
+    if not attributes:
+        return {}
+    out = {}
+    for key, value in attributes.items():
+        out[key] = value if value.__class__ is str else attribute_string(value)
+    return out
+
+
+def span_to_row(span: Any) -> tuple:
+    """One SDK ``ReadableSpan`` as a row in ``COLUMNS`` order."""
+    ctx = span.context
+    parent = span.parent
+    resource_attrs = attribute_map(span.resource.attributes) if span.resource is not None else {}
+    scope = span.instrumentation_scope
+    status = span.status
+    start = span.start_time or 0
+    end = span.end_time or start
+    events = span.events
+    links = span.links
+    return (
+        start,
+        format(ctx.trace_id, "032x"),
+        format(ctx.span_id, "016x"),
+        format(parent.span_id, "016x") if parent is not None else "",
+        ctx.trace_state.to_header() if ctx.trace_state else "",
+        span.name,
+        SPAN_KINDS[span.kind.value + 1],
+        resource_attrs.get(SERVICE_NAME_KEY, ""),
+        resource_attrs,
+        scope.name if scope is not None else "",
+        (scope.version or "") if scope is not None else "",
+        attribute_map(span.attributes),
+        end - start,
+        STATUS_CODES[status.status_code.value],
+        status.description or "",
+        [e.timestamp for e in events],
+        [e.name for e in events],
+        [attribute_map(e.attributes) for e in events],
+        [format(link.context.trace_id, "032x") for link in links],
+        [format(link.context.span_id, "016x") for link in links],
+        [link.context.trace_state.to_header() if link.context.trace_state else "" for link in links],
+        [attribute_map(link.attributes) for link in links],
+    )
+
+
+def spans_to_rows(spans: Iterable[Any]) -> list[tuple]:
+    return [span_to_row(s) for s in spans]

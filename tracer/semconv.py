@@ -1,0 +1,53 @@
+"""Attribute names of a summarization span, defined once for the whole project.
+
+Text attributes follow OpenInference (so any OTel viewer shows source and summary), model and token
+usage follow the OTel GenAI conventions, and the rest are sumwatch's own::
+
+    from sumwatch.tracer import semconv
+    span.set_attribute(semconv.SUMMARIZATION_BAND, "tldr")
+"""
+
+from __future__ import annotations
+
+# -- the tag the sampler selects on ------------------------------------------------------------
+TASK = "sumwatch.task"
+TASK_SUMMARIZATION = "summarization"
+
+# -- OpenInference ---------------------------------------------------------------------------
+INPUT_VALUE = "input.value"  # the source text
+OUTPUT_VALUE = "output.value"  # the summary
+INPUT_MIME_TYPE = "input.mime_type"
+OUTPUT_MIME_TYPE = "output.mime_type"
+OPENINFERENCE_SPAN_KIND = "openinference.span.kind"
+OPENINFERENCE_KIND_CHAIN = "CHAIN"
+
+# -- summarization metadata ----------------------------------------------------------------
+SUMMARIZATION_BAND = "summarization.band"
+SOURCE_WORDS = "summarization.source.word_count"
+SUMMARY_WORDS = "summarization.summary.word_count"
+SOURCE_HASH = "summarization.source.sha256"  # kept when text capture is off
+SOURCE_CHARS = "summarization.source.char_count"
+TEXT_TRUNCATED = "summarization.text.truncated"  # true when capture cut a text short
+TEXT_CAPTURED = "summarization.text.captured"
+DOCUMENT_ID = "summarization.document.id"
+DOMAIN = "summarization.domain"
+PROMPT_VERSION = "summarization.prompt.version"
+EXPECTED_FACTS = "summarization.expected_facts"  # JSON list of strings, for the completeness rubric
+METADATA_PREFIX = "summarization.metadata."  # free-form user metadata: summarization.metadata.<key>
+
+BANDS = ("tldr", "exec_summary", "abstract", "action_recap", "custom")
+
+# -- OTel GenAI --------------------------------------------------------------------------
+GEN_AI_SYSTEM = "gen_ai.system"
+GEN_AI_OPERATION_NAME = "gen_ai.operation.name"
+GEN_AI_REQUEST_MODEL = "gen_ai.request.model"
+GEN_AI_RESPONSE_MODEL = "gen_ai.response.model"
+GEN_AI_INPUT_TOKENS = "gen_ai.usage.input_tokens"
+GEN_AI_OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
+
+# -- demo workload only: ground truth the scorer must never read ------------------------
+DEMO_PLANTED_MODE = "sumwatch.demo.planted_mode"
+DEMO_PLANTED_DETAIL = "sumwatch.demo.planted_detail"
+
+SPAN_NAME = "summarize"
+INSTRUMENTATION_NAME = "sumwatch.tracer"
