@@ -31,15 +31,14 @@ from .store.connection import Store
 from .writer import BatchWriter
 
 _log = logging.getLogger(__name__)
-RETRY_AFTER_SECONDS = "5"
 # google.rpc.Code values, used in the Status body OTLP clients expect on errors
 _RPC_CODE = {400: 3, 401: 16, 413: 8, 415: 3, 503: 14}
 
 
-def _status_body(status: int, message: str, content_type: Optional[str]) -> Response:
+def _status_body(status: int, message: str, content_type: Optional[str], retry_after: int = 5) -> Response:
     """An OTLP error response: google.rpc.Status in the request's encoding."""
     code = _RPC_CODE.get(status, 2)
-    headers = {"Retry-After": RETRY_AFTER_SECONDS} if status == 503 else {}
+    headers = {"Retry-After": str(retry_after)} if status == 503 else {}
     if status == 401:
         headers["WWW-Authenticate"] = 'Bearer realm="sumwatch"'
     if media_type(content_type) == PROTOBUF:
@@ -93,7 +92,8 @@ def create_app(settings: Settings, writer: BatchWriter) -> Starlette:
                 await asyncio.wrap_future(writer.submit(rows))
             except Exception as exc:  # nothing acknowledged that was not stored
                 _log.warning("answering 503: %s", exc)
-                return _status_body(503, f"database unavailable, retry later: {exc}", content_type)
+                return _status_body(503, f"database unavailable, retry later: {exc}", content_type,
+                                    settings.retry_after_seconds)
         body, out_type = encode_response(content_type)
         return Response(body, media_type=out_type)
 

@@ -27,7 +27,8 @@ class Settings:
     ingest_token: Optional[str] = field(default=None, repr=False)
     max_body_bytes: int = 20 * 1024 * 1024
     insert_batch_rows: int = 20_000
-    insert_batch_wait_ms: int = 25
+    insert_batch_wait_ms: int = 0  # linger before an INSERT; 0 = group whatever is queued
+    retry_after_seconds: int = 5  # told to exporters with a 503
     service_name: str = "sumwatch-demo"
 
     # environment variable -> field; the names users set
@@ -42,6 +43,7 @@ class Settings:
         "MAX_BODY_BYTES": "max_body_bytes",
         "INSERT_BATCH_ROWS": "insert_batch_rows",
         "INSERT_BATCH_WAIT_MS": "insert_batch_wait_ms",
+        "RETRY_AFTER_SECONDS": "retry_after_seconds",
         "SERVICE_NAME": "service_name",
     }
 

@@ -12,7 +12,15 @@ Depends on OpenTelemetry only; never imports numpy, torch or ClickHouse at impor
 """
 
 from .capture import CapturePolicy
-from .decorator import SummarizationSpan, Usage, from_arg, record_usage, summarization, summarization_span
+from .decorator import (
+    SummarizationSpan,
+    Usage,
+    from_arg,
+    record_usage,
+    summarization,
+    summarization_attributes,
+    summarization_span,
+)
 from .provider import configure
 
 __all__ = [
@@ -23,5 +31,6 @@ __all__ = [
     "from_arg",
     "record_usage",
     "summarization",
+    "summarization_attributes",
     "summarization_span",
 ]

@@ -32,7 +32,8 @@ from .capture import CapturePolicy, current_policy, source_hash, word_count
 _log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["from_arg", "summarization", "summarization_span", "SummarizationSpan", "record_usage", "Usage"]
+__all__ = ["from_arg", "summarization", "summarization_span", "summarization_attributes", "SummarizationSpan",
+           "record_usage", "Usage"]
 
 
 class from_arg:  # noqa: N801 - reads as a marker at the call site
@@ -118,6 +119,28 @@ def _summary_attributes(text: str, policy: CapturePolicy) -> dict[str, Any]:
         attrs[semconv.OUTPUT_VALUE] = recorded
     if truncated:
         attrs[semconv.TEXT_TRUNCATED] = True
+    return attrs
+
+
+def summarization_attributes(source: Optional[str] = None, summary: Optional[str] = None, *,
+                             band: Optional[str] = None, document_id: Optional[str] = None,
+                             domain: Optional[str] = None, prompt_version: Optional[str] = None,
+                             expected_facts: Optional[Sequence[str]] = None,
+                             metadata: Optional[Mapping[str, Any]] = None, usage: Optional[Usage] = None,
+                             capture: Optional[CapturePolicy] = None) -> dict[str, Any]:
+    """All attributes of a summarization span, for code that builds spans itself (backfill, bridges).
+
+        span = tracer.start_span("summarize", attributes=summarization_attributes(doc, summ, band="tldr"))
+    """
+    policy = capture or current_policy()
+    attrs = _metadata_attributes(band=band, document_id=document_id, domain=domain,
+                                 prompt_version=prompt_version, expected_facts=expected_facts, metadata=metadata)
+    if source is not None:
+        attrs.update(_source_attributes(source, policy))
+    if summary is not None:
+        attrs.update(_summary_attributes(summary, policy))
+    if usage is not None:
+        attrs.update(_usage_attributes(usage))
     return attrs
 
 
@@ -348,9 +371,9 @@ def summarization(fn: Optional[F] = None, *, source: Union[str, Callable[[Mappin
         def finish(handle: Optional[SummarizationSpan], token: Any, result: Any, exc: Optional[BaseException]) -> None:
             if handle is None:
                 return
+            span = handle.span
             try:
                 otel_context.detach(token)
-                span = handle.span
                 if exc is not None:
                     _record_error(span, exc)
                 else:
@@ -361,9 +384,13 @@ def summarization(fn: Optional[F] = None, *, source: Union[str, Callable[[Mappin
                         if reported is not None:
                             attrs.update(_usage_attributes(reported))
                     span.set_attributes(attrs)
-                span.end()
             except Exception:
                 _log.warning("sumwatch: could not finish the span for %s", func.__qualname__, exc_info=True)
+            finally:
+                try:
+                    span.end()  # a span is always ended, even when recording its outcome failed
+                except Exception:
+                    _log.debug("sumwatch: could not end the span", exc_info=True)
 
         if inspect.iscoroutinefunction(func):
             @functools.wraps(func)

@@ -1,0 +1,257 @@
+"""The ``sumwatch`` command line.
+
+    sumwatch demo --n 200          # the whole loop on the embedded database
+    sumwatch up --port 4318        # OTLP/HTTP receiver
+    sumwatch traces --limit 20 --json
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .settings import Settings
+from .store.connection import Store, StoreError
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+                  help="Watch LLM summarization: trace, store, score, cluster.")
+db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
+traces_app = typer.Typer(invoke_without_command=True, help="Summarization spans.")
+app.add_typer(db_app, name="db")
+app.add_typer(traces_app, name="traces")
+
+# Piped output keeps whole lines (ids must never fold); a terminal gets its own width.
+out = Console(width=None if sys.stdout.isatty() else 220)
+err = Console(stderr=True, soft_wrap=True)
+
+DbOption = typer.Option(None, "--db", help="ClickHouse URL (http://user:pass@host:8123 or chdb:///dir); "
+                                           "default: embedded chDB under SUMWATCH_HOME.")
+HomeOption = typer.Option(None, "--home", help="Data directory (default ./.sumwatch, env SUMWATCH_HOME).")
+JsonOption = typer.Option(False, "--json", help="Print one JSON document on stdout, for scripts.")
+
+
+def _settings(db: Optional[str], home: Optional[Path], **more: Any) -> Settings:
+    try:
+        return Settings.from_env(clickhouse_url=db, home=home, **more)
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+
+
+@contextmanager
+def _store(settings: Settings, *, migrate: bool = True, api: Optional[str] = None) -> Iterator[Store]:
+    """Open the store (and bring the schema up to date), turning store errors into a plain message."""
+    from .store.migrations import migrate as run_migrations
+
+    try:
+        store = Store.open(settings, api=api)
+    except StoreError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(3) from None
+    try:
+        if migrate:
+            run_migrations(store)
+        yield store
+    except StoreError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(3) from None
+    finally:
+        store.close()
+
+
+def _print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=None, default=str) + "\n")
+
+
+def _table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], *, caption: str = "") -> Table:
+    """A table whose last column wraps and whose other columns (ids, numbers) never do."""
+    table = Table(title=title, caption=caption or None, show_lines=False, header_style="bold")
+    for i, col in enumerate(columns):
+        last = i == len(columns) - 1
+        table.add_column(col, overflow="fold" if last else "ellipsis", no_wrap=not last)
+    for row in rows:
+        table.add_row(*("" if v is None else str(v) for v in row))
+    return table
+
+
+def _progress() -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=err, transient=False, disable=not err.is_terminal)
+
+
+# -- db ---------------------------------------------------------------------------------------
+@db_app.command("migrate")
+def db_migrate(db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+    """Create or upgrade the schema (idempotent)."""
+    from .store.migrations import MIGRATIONS, migrate
+
+    settings = _settings(db, home)
+    with _store(settings, migrate=False) as store:
+        applied = migrate(store)
+    latest = max(m.version for m in MIGRATIONS)
+    if json_:
+        _print_json({"applied": applied, "version": latest, "database": settings.database})
+    elif applied:
+        out.print(f"applied migration(s) {', '.join(map(str, applied))}; schema at version {latest} "
+                  f"in {settings.database} on {settings.safe_url}")
+    else:
+        out.print(f"schema already at version {latest} in {settings.database} on {settings.safe_url}")
+
+
+@db_app.command("ddl")
+def db_ddl(cluster: Optional[str] = typer.Option(None, "--cluster", help="Render ON CLUSTER DDL for this cluster."),
+           database: str = typer.Option("otel", "--database")) -> None:
+    """Print the DDL that `db migrate` runs, for review (no database needed)."""
+    from .store.migrations import MIGRATIONS
+    from .store.schema import Target, migrations_table_ddl
+
+    target = Target(database, cluster)
+    for sql in migrations_table_ddl(target) + [s for m in MIGRATIONS for s in m.statements(target)]:
+        out.print(sql + ";\n", markup=False, highlight=False)
+
+
+# -- up ---------------------------------------------------------------------------------------
+@app.command()
+def up(host: Optional[str] = typer.Option(None, "--host", help="Bind address (default 127.0.0.1)."),
+       port: Optional[int] = typer.Option(None, "--port", help="OTLP/HTTP port (default 4318)."),
+       db: Optional[str] = DbOption, home: Optional[Path] = HomeOption) -> None:
+    """Serve OTLP/HTTP at /v1/traces and write spans into ClickHouse."""
+    from .receiver import ReceiverServer
+
+    settings = _settings(db, home, host=host, port=port)
+    endpoint = f"http://{settings.host}:{settings.port}"
+    with _store(settings, api=endpoint) as store:
+        server = ReceiverServer(settings, store)
+        auth = "bearer token required" if settings.ingest_token else "no auth (set SUMWATCH_INGEST_TOKEN)"
+        err.print(f"sumwatch receiving OTLP/HTTP on {endpoint}/v1/traces ({auth}); "
+                  f"storing in {settings.database} on {settings.safe_url}. Ctrl-C to stop.")
+        server.serve_forever()
+        err.print(f"stopped; {server.writer.rows_written} spans written in {server.writer.inserts} inserts")
+
+
+# -- ingest -------------------------------------------------------------------------------------
+@app.command()
+def ingest(file: Path = typer.Argument(..., help="JSONL file: one {source, summary, ...} object per line."),
+           db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+    """Backfill: each line becomes a summarization span. Bad lines are reported and skipped."""
+    from .ingest import ingest_file
+
+    if not file.is_file():
+        err.print(f"[red]error:[/red] no such file: {file}")
+        raise typer.Exit(2)
+    settings = _settings(db, home)
+    with _store(settings) as store, _progress() as progress:
+        task = progress.add_task(f"ingesting {file.name}", total=None)
+        report = ingest_file(store, file, on_progress=lambda stored, bad: progress.update(task, completed=stored))
+    for bad in report.bad[:50]:
+        err.print(f"[yellow]{file}:{bad.line}:[/yellow] skipped: {bad.reason}", markup=True, highlight=False)
+    if len(report.bad) > 50:
+        err.print(f"... and {len(report.bad) - 50} more bad lines")
+    if json_:
+        _print_json({"file": str(file), "stored": report.stored,
+                     "skipped": [{"line": b.line, "reason": b.reason} for b in report.bad]})
+    else:
+        out.print(f"stored {report.stored} summarization spans from {file}"
+                  + (f"; skipped {len(report.bad)} bad line(s)" if report.bad else ""))
+
+
+# -- traces -------------------------------------------------------------------------------------
+@traces_app.callback()
+def traces(ctx: typer.Context, limit: int = typer.Option(20, "--limit", "-n", min=1, help="How many, newest first."),
+           service: Optional[str] = typer.Option(None, "--service", help="Only this service."),
+           db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+    """List recent summarization spans (`traces show ID` for one)."""
+    if ctx.invoked_subcommand is not None:
+        ctx.obj = (db, home)
+        return
+    from .traces import list_traces
+
+    with _store(_settings(db, home)) as store:
+        rows = list_traces(store, limit=limit, service=service)
+    if json_:
+        _print_json([r.to_json() for r in rows])
+        return
+    if not rows:
+        out.print("no summarization spans yet: run `sumwatch demo`, `sumwatch ingest FILE`, or point an "
+                  "exporter at `sumwatch up`")
+        return
+    out.print(_table(f"latest {len(rows)} summarization spans",
+                     ["time (UTC)", "trace id", "service", "domain", "band", "words in→out", "status", "ms",
+                      "summary"],
+                     [(r.timestamp[:19].replace("T", " "), r.trace_id, r.service, r.domain, r.band,
+                       f"{r.source_words}→{r.summary_words}", r.status, r.duration_ms,
+                       r.summary_preview[:70] + ("…" if len(r.summary_preview) > 70 else "")) for r in rows]))
+
+
+@traces_app.command("show")
+def traces_show(ctx: typer.Context, trace_id: str = typer.Argument(..., help="32-hex trace id."),
+                db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+    """Show one trace's spans with all attributes."""
+    from .traces import get_trace
+
+    parent_db, parent_home = ctx.obj or (None, None)
+    try:
+        with _store(_settings(db or parent_db, home or parent_home)) as store:
+            spans = get_trace(store, trace_id)
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    if not spans:
+        err.print(f"[red]error:[/red] no trace {trace_id} in the store")
+        raise typer.Exit(1)
+    if json_:
+        _print_json([s.to_json() for s in spans])
+        return
+    for s in spans:
+        out.print(f"[bold]{s.name}[/bold]  trace {s.trace_id}  span {s.span_id}  {s.kind}  {s.status}"
+                  f"{(': ' + s.status_message) if s.status_message else ''}  {s.duration_ms} ms  "
+                  f"service {s.service}  at {s.timestamp}")
+        out.print(_table("attributes", ["key", "value"], sorted(s.attributes.items())))
+        for event in s.events:
+            out.print(f"event {event['name']} at {event['timestamp']}: {event['attributes']}")
+
+
+# -- demo ---------------------------------------------------------------------------------------
+@app.command()
+def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization calls to generate."),
+         seed: int = typer.Option(7, "--seed"), db: Optional[str] = DbOption, home: Optional[Path] = HomeOption,
+         json_: bool = JsonOption) -> None:
+    """Run a decorated summarizer over a realistic workload with planted failures, traced into the store."""
+    from .demo.run import run_demo
+
+    settings = _settings(db, home)
+    with _store(settings) as store, _progress() as progress:
+        task = progress.add_task("summarizing", total=n)
+        result = run_demo(store, n=n, seed=seed, service=settings.service_name,
+                          on_progress=lambda i, total: progress.update(task, completed=i))
+    if json_:
+        _print_json(result.to_json())
+        return
+    out.print(f"demo run {result.run_id}: {result.generated} summarization calls traced, "
+              f"{result.stored} spans stored in {settings.database} on {settings.safe_url}")
+    total = max(result.stored, 1)
+    out.print(_table("stored spans by planted failure mode (ground truth; scorers never read it)",
+                     ["planted mode", "spans", "share"],
+                     [(m, c, f"{c / total:.0%}") for m, c in sorted(result.by_mode.items(), key=lambda kv: -kv[1])]))
+    out.print(_table("stored spans by domain", ["domain", "spans"], sorted(result.by_domain.items())))
+    out.print(_table("examples", ["trace id", "domain", "band", "planted", "summary"],
+                     [(e["trace_id"], e["domain"], e["band"], e["planted_mode"], e["summary"][:90])
+                      for e in result.examples]))
+    out.print("next: `sumwatch traces` lists them; `sumwatch traces show TRACE_ID` shows one")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()
