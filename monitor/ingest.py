@@ -24,7 +24,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 
 from sumwatch.tracer import Usage, semconv, summarization_attributes
-from sumwatch.tracer.otel_traces import COLUMNS, TRACES_TABLE, spans_to_rows
+from sumwatch.tracer.otel_traces import spans_to_rows
 
 from .store.connection import Store
 
@@ -194,7 +194,7 @@ def ingest_lines(store: Store, lines: Iterable[tuple[int, str | bytes]], *, path
     def flush() -> None:
         nonlocal pending
         rows = builder.take_rows()
-        store.insert(TRACES_TABLE, rows, COLUMNS)
+        store.insert_spans(rows)
         report.stored += len(rows)
         pending = 0
         if on_progress:

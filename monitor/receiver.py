@@ -23,12 +23,10 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from sumwatch.tracer.otel_traces import COLUMNS, TRACES_TABLE
-
 from .otlp import JSON, PROTOBUF, OtlpDecodeError, PayloadTooLarge, decode_traces, encode_response, media_type
 from .settings import Settings
 from .store.connection import Store
-from .writer import BatchWriter
+from .writer import SpanWriter
 
 _log = logging.getLogger(__name__)
 # google.rpc.Code values, used in the Status body OTLP clients expect on errors
@@ -62,7 +60,7 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def create_app(settings: Settings, writer: BatchWriter) -> Starlette:
+def create_app(settings: Settings, writer: SpanWriter) -> Starlette:
     token = settings.ingest_token
     expected = f"Bearer {token}".encode() if token else None
     limit = settings.max_body_bytes
@@ -110,8 +108,8 @@ class ReceiverServer:
         import uvicorn
 
         self.settings = settings
-        self.writer = BatchWriter(store, TRACES_TABLE, COLUMNS, max_rows=settings.insert_batch_rows,
-                                  linger_ms=settings.insert_batch_wait_ms)
+        self.writer = SpanWriter(store, max_rows=settings.insert_batch_rows,
+                                 linger_ms=settings.insert_batch_wait_ms)
         app = create_app(settings, self.writer)
         for route in extra_routes or []:
             app.router.routes.append(route)

@@ -1,10 +1,13 @@
-"""Group-commit writer: rows from concurrent requests go into ClickHouse as one INSERT.
+"""Group-commit writer: spans from concurrent requests go into ClickHouse as one INSERT.
 
-    writer = BatchWriter(store, "otel_traces", COLUMNS).start()
+    writer = SpanWriter(store).start()
     writer.submit(rows).result()     # returns once the rows are stored; raises if the INSERT failed
 
 A submitter's future resolves only after the INSERT holding its rows succeeded, so nothing is
-acknowledged that was not stored. While one INSERT runs, new submissions queue and form the next.
+acknowledged that was not stored. Submitters encode their own rows (in their thread), the writer only
+joins the encoded blocks and inserts; the engine releases the GIL while it works, so decoding the
+next requests overlaps the current INSERT. While one INSERT runs, new submissions queue and form the
+next one.
 """
 
 from __future__ import annotations
@@ -13,9 +16,10 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Sequence
 from concurrent.futures import Future
 from typing import Any, Optional
+
+from sumwatch.tracer.otel_traces import COLUMNS, INSERT_FORMAT, TRACES_TABLE, encode_columns, join_columns
 
 from .store.connection import Store, StoreError
 
@@ -27,10 +31,9 @@ class WriterStopped(StoreError):
     """The writer is shutting down and takes no more rows."""
 
 
-class BatchWriter:
-    def __init__(self, store: Store, table: str, columns: Sequence[str], *, max_rows: int = 20_000,
-                 linger_ms: int = 0) -> None:
-        self._store, self._table, self._columns = store, table, tuple(columns)
+class SpanWriter:
+    def __init__(self, store: Store, *, max_rows: int = 20_000, linger_ms: int = 0) -> None:
+        self._store = store
         self._max_rows, self._linger = max_rows, linger_ms / 1000.0
         self._queue: queue.Queue[Any] = queue.Queue()
         self._thread: Optional[threading.Thread] = None
@@ -38,19 +41,20 @@ class BatchWriter:
         self.inserts = 0  # INSERT statements issued, for tests and stats
         self.rows_written = 0
 
-    def start(self) -> "BatchWriter":
+    def start(self) -> "SpanWriter":
         self._thread = threading.Thread(target=self._run, name="sumwatch-writer", daemon=True)
         self._thread.start()
         return self
 
     def submit(self, rows: list[tuple]) -> Future:
+        """Queue rows (``otel_traces`` order); the future resolves when they are stored."""
         fut: Future = Future()
         if self._stopping:
             fut.set_exception(WriterStopped("the receiver is shutting down"))
         elif not rows:
             fut.set_result(0)
         else:
-            self._queue.put((rows, fut))
+            self._queue.put((encode_columns(rows), len(rows), fut))
         return fut
 
     def stop(self, timeout: float = 30.0) -> None:
@@ -60,11 +64,11 @@ class BatchWriter:
         if self._thread is not None:
             self._thread.join(timeout)
 
-    def _take_batch(self, first: Any) -> tuple[list[tuple], list[Future], bool]:
-        rows, futures = list(first[0]), [first[1]]
+    def _take_batch(self, first: Any) -> tuple[list[list[bytes]], int, list[Future], bool]:
+        parts, count, futures = [first[0]], first[1], [first[2]]
         stop = False
         deadline = time.monotonic() + self._linger
-        while len(rows) < self._max_rows:
+        while count < self._max_rows:
             try:
                 wait = deadline - time.monotonic()
                 item = self._queue.get(timeout=wait) if wait > 0 else self._queue.get_nowait()
@@ -73,26 +77,27 @@ class BatchWriter:
             if item is _STOP:
                 stop = True
                 break
-            rows.extend(item[0])
-            futures.append(item[1])
-        return rows, futures, stop
+            parts.append(item[0])
+            count += item[1]
+            futures.append(item[2])
+        return parts, count, futures, stop
 
     def _run(self) -> None:
         while True:
             item = self._queue.get()
             if item is _STOP:
                 return
-            rows, futures, stop = self._take_batch(item)
+            parts, count, futures, stop = self._take_batch(item)
             try:
-                self._store.insert(self._table, rows, self._columns)
+                self._store.insert_encoded(TRACES_TABLE, COLUMNS, join_columns(parts), INSERT_FORMAT)
             except Exception as exc:
-                _log.error("insert of %d rows into %s failed: %s", len(rows), self._table, exc)
+                _log.error("insert of %d spans failed: %s", count, exc)
                 for fut in futures:
                     fut.set_exception(exc)
             else:
                 self.inserts += 1
-                self.rows_written += len(rows)
+                self.rows_written += count
                 for fut in futures:
-                    fut.set_result(len(rows))
+                    fut.set_result(count)
             if stop:
                 return

@@ -174,6 +174,19 @@ class Store:
         with self._io:
             self._wrap(lambda: self.client.insert(table, rows, column_names=list(columns), database=self.database))
 
+    def insert_encoded(self, table: str, columns: Sequence[str], body: bytes, fmt: str) -> None:
+        """Insert a block already encoded in ``fmt`` (the fast path for spans)."""
+        with self._io:
+            self._wrap(lambda: self.client.raw_insert(f"{quote_ident(self.database)}.{quote_ident(table)}",
+                                                      column_names=list(columns), insert_block=body, fmt=fmt))
+
+    def insert_spans(self, rows: Sequence[tuple]) -> None:
+        """Rows in ``otel_traces`` column order, as one INSERT."""
+        from sumwatch.tracer.otel_traces import COLUMNS, INSERT_FORMAT, TRACES_TABLE, encode_rows
+
+        if rows:
+            self.insert_encoded(TRACES_TABLE, COLUMNS, encode_rows(rows), INSERT_FORMAT)
+
     def _wrap(self, call):
         try:
             return call()

@@ -1,0 +1,94 @@
+"""The command line, run in-process (it shares the test's embedded engine) with --json for scripts."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from sumwatch.monitor.cli import app
+
+runner = CliRunner()
+
+
+def run(env, *args):
+    result = runner.invoke(app, list(args), env=env, catch_exceptions=False)
+    return result
+
+
+def ingest_sample(env, tmp_path, n=3):
+    path = tmp_path / "sample.jsonl"
+    path.write_text("\n".join(json.dumps({
+        "source": f"Shipments rose {10 + i}% in May after the port reopened on May {i + 2}.",
+        "summary": f"May shipments up {10 + i}%.", "band": "tldr", "domain": "logistics",
+        "document_id": f"doc-{i}", "timestamp": f"2026-05-0{i + 1}T10:00:00Z"}) for i in range(n)) + "\nbad\n")
+    return run(env, "ingest", str(path), "--json")
+
+
+def test_db_migrate_json_reports_version(cli_env, store):
+    result = run(cli_env, "db", "migrate", "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == {"applied": [], "version": 1, "database": cli_env["SUMWATCH_DATABASE"]}
+
+
+def test_ingest_json_lists_skipped_lines(cli_env, store, tmp_path):
+    result = ingest_sample(cli_env, tmp_path)
+    assert result.exit_code == 0
+    report = json.loads(result.stdout)
+    assert report["stored"] == 3
+    assert report["skipped"] == [{"line": 4, "reason": report["skipped"][0]["reason"]}]
+    assert "not valid JSON" in report["skipped"][0]["reason"]
+
+
+def test_traces_json_is_one_array_newest_first(cli_env, store, tmp_path):
+    ingest_sample(cli_env, tmp_path)
+    result = run(cli_env, "traces", "--json", "--limit", "2")
+    assert result.exit_code == 0
+    rows = json.loads(result.stdout)
+    assert isinstance(rows, list) and len(rows) == 2
+    assert [r["document_id"] for r in rows] == ["doc-2", "doc-1"]
+    assert rows[0]["summary_preview"] == "May shipments up 12%."
+    assert rows[0]["source_words"] == 12 and rows[0]["band"] == "tldr"
+
+
+def test_traces_table_and_show(cli_env, store, tmp_path):
+    ingest_sample(cli_env, tmp_path, n=1)
+    table = run(cli_env, "traces")
+    assert table.exit_code == 0 and "May shipments up 10%." in table.stdout
+    trace_id = json.loads(run(cli_env, "traces", "--json").stdout)[0]["trace_id"]
+    assert trace_id in table.stdout
+    shown = run(cli_env, "traces", "show", trace_id, "--json")
+    assert shown.exit_code == 0
+    (span,) = json.loads(shown.stdout)
+    assert span["trace_id"] == trace_id
+    assert span["attributes"]["input.value"].startswith("Shipments rose 10%")
+    assert span["attributes"]["summarization.document.id"] == "doc-0"
+    human = run(cli_env, "traces", "show", trace_id)
+    assert "summarization.source.sha256" in human.stdout
+
+
+@pytest.mark.parametrize("args,code,message", [
+    (("traces", "show", "xyz"), 2, "trace id must be 32 hex characters"),
+    (("traces", "show", "0" * 32), 1, "no trace"),
+    (("ingest", "/nonexistent/file.jsonl"), 2, "no such file"),
+])
+def test_errors_are_plain_messages_with_exit_codes(cli_env, store, args, code, message):
+    result = run(cli_env, *args)
+    assert result.exit_code == code
+    assert message in result.stderr
+
+
+def test_empty_store_says_how_to_get_data(cli_env, store):
+    result = run(cli_env, "traces")
+    assert result.exit_code == 0 and "sumwatch demo" in result.stdout
+    assert json.loads(run(cli_env, "traces", "--json").stdout) == []
+
+
+def test_bad_setting_is_reported(cli_env, store):
+    result = run({**cli_env, "SUMWATCH_PORT": "eighty"}, "traces")
+    assert result.exit_code == 2 and "SUMWATCH_PORT must be an integer" in result.stderr
+
+
+def test_ddl_renders_cluster_statements_without_a_database():
+    result = run({}, "db", "ddl", "--cluster", "prod")
+    assert result.exit_code == 0
+    assert "ON CLUSTER `prod`" in result.stdout and "ENGINE = Distributed(`prod`" in result.stdout
