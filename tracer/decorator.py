@@ -15,10 +15,12 @@ function runs as if undecorated. An exception from the wrapped function is recor
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import inspect
 import json
 import logging
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Optional, TypeVar, Union
 
@@ -186,21 +188,38 @@ class SummarizationSpan:
             _log.debug("sumwatch: could not record text", exc_info=True)
 
 
-_CURRENT = otel_context.create_key("sumwatch-summarization")
+# The live summarization span, for record_usage() from anywhere inside the call. A ContextVar of our
+# own (not an OTel context value) so entering a call attaches one OTel context, not two.
+_CURRENT: contextvars.ContextVar[Optional[SummarizationSpan]] = contextvars.ContextVar(
+    "sumwatch_summarization", default=None)
 
 
 def record_usage(model: Optional[str] = None, input_tokens: Optional[int] = None,
                  output_tokens: Optional[int] = None, system: Optional[str] = None) -> None:
     """Report model and token usage from inside a decorated function; a no-op outside one."""
-    handle = otel_context.get_value(_CURRENT)
-    if isinstance(handle, SummarizationSpan):
+    handle = _CURRENT.get()
+    if handle is not None:
         handle.record_usage(model, input_tokens, output_tokens, system)
 
 
+_tracers: "weakref.WeakKeyDictionary[trace.TracerProvider, trace.Tracer]" = weakref.WeakKeyDictionary()
+_global_tracer: Optional[trace.Tracer] = None
+
+
 def _tracer(provider: Optional[trace.TracerProvider]) -> trace.Tracer:
-    if provider is not None:
-        return provider.get_tracer(semconv.INSTRUMENTATION_NAME)
-    return trace.get_tracer(semconv.INSTRUMENTATION_NAME)
+    """The tracer for a provider (None: the global one), created once: get_tracer is costly per call.
+
+    For the global provider this is OTel's proxy tracer, which follows a provider registered later.
+    """
+    global _global_tracer
+    if provider is None:
+        if _global_tracer is None:
+            _global_tracer = trace.get_tracer(semconv.INSTRUMENTATION_NAME)
+        return _global_tracer
+    tracer = _tracers.get(provider)
+    if tracer is None:
+        tracer = _tracers[provider] = provider.get_tracer(semconv.INSTRUMENTATION_NAME)
+    return tracer
 
 
 class summarization_span:  # noqa: N801 - used as a context manager
@@ -227,8 +246,7 @@ class summarization_span:  # noqa: N801 - used as a context manager
                 attrs.update(_source_attributes(self._source, policy))
             span = _tracer(self._provider).start_span(self._name, attributes=attrs)
             self._handle = SummarizationSpan(span, policy)
-            ctx = otel_context.set_value(_CURRENT, self._handle, trace.set_span_in_context(span))
-            self._token = otel_context.attach(ctx)
+            self._token = (otel_context.attach(trace.set_span_in_context(span)), _CURRENT.set(self._handle))
         except Exception:
             _log.warning("sumwatch: could not start a summarization span", exc_info=True)
             self._handle = SummarizationSpan(trace.INVALID_SPAN, policy)
@@ -238,7 +256,8 @@ class summarization_span:  # noqa: N801 - used as a context manager
         handle = self._handle
         try:
             if self._token is not None:
-                otel_context.detach(self._token)
+                otel_context.detach(self._token[0])
+                _CURRENT.reset(self._token[1])
             if handle is not None and handle.span is not trace.INVALID_SPAN:
                 if exc is not None:
                     _record_error(handle.span, exc)
@@ -362,8 +381,7 @@ def summarization(fn: Optional[F] = None, *, source: Union[str, Callable[[Mappin
                 policy = capture or current_policy()
                 span = _tracer(tracer_provider).start_span(name, attributes=plan.attributes(args, kwargs, policy))
                 handle = SummarizationSpan(span, policy)
-                token = otel_context.attach(otel_context.set_value(_CURRENT, handle, trace.set_span_in_context(span)))
-                return handle, token
+                return handle, (otel_context.attach(trace.set_span_in_context(span)), _CURRENT.set(handle))
             except Exception:
                 _log.warning("sumwatch: could not start a span for %s", func.__qualname__, exc_info=True)
                 return None, None
@@ -373,7 +391,8 @@ def summarization(fn: Optional[F] = None, *, source: Union[str, Callable[[Mappin
                 return
             span = handle.span
             try:
-                otel_context.detach(token)
+                otel_context.detach(token[0])
+                _CURRENT.reset(token[1])
                 if exc is not None:
                     _record_error(span, exc)
                 else:

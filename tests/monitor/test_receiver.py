@@ -207,3 +207,36 @@ def test_concurrent_requests_are_grouped_into_fewer_inserts(receiver, store):
     assert len(stored(store)) == 24 * 4
     assert receiver.writer.rows_written == 24 * 4
     assert receiver.writer.inserts < 24
+
+
+APP = '''
+import sys
+from sumwatch.tracer import configure, summarization, record_usage
+
+configure(endpoint=sys.argv[1], service_name="support-digest")
+
+@summarization(band="exec_summary", domain="support")
+def summarize(ticket: str) -> str:
+    record_usage(model="small-model", input_tokens=40, output_tokens=9)
+    return "Customer cannot log in after the update; reset fixed it."
+
+for i in range(5):
+    summarize(f"Ticket {i}: the customer reports login failures since the update; a password reset worked.")
+'''
+
+
+def test_an_app_process_configured_with_the_endpoint_reaches_the_store(receiver, store, tmp_path):
+    import subprocess
+    import sys
+
+    script = tmp_path / "app.py"
+    script.write_text(APP)
+    # the app exits normally: the SDK flushes its batch processor at shutdown
+    subprocess.run([sys.executable, str(script), receiver.endpoint], check=True, timeout=120)
+    rows = stored(store)
+    assert len(rows) == 5
+    assert {r["ServiceName"] for r in rows} == {"support-digest"}
+    attrs = rows[0]["SpanAttributes"]
+    assert attrs[semconv.SUMMARIZATION_BAND] == "exec_summary"
+    assert attrs[semconv.GEN_AI_REQUEST_MODEL] == "small-model"
+    assert attrs[semconv.OUTPUT_VALUE].startswith("Customer cannot log in")
