@@ -68,6 +68,37 @@ def _store(settings: Settings, *, migrate: bool = True, api: Optional[str] = Non
         store.close()
 
 
+@contextmanager
+def _reader(settings: Settings) -> Iterator[Any]:
+    """Something with list_traces/get_trace: the store, or the running `sumwatch up` that holds it."""
+    from .api import RemoteReader
+    from .store.connection import StoreBusyError
+    from .traces import StoreReader
+
+    try:
+        store = Store.open(settings)
+    except StoreBusyError as exc:
+        if not exc.api:
+            err.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(3) from None
+        err.print(f"(the database is held by the sumwatch server at {exc.api}; reading through it)")
+        yield RemoteReader(exc.api, settings.ingest_token)
+        return
+    except StoreError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(3) from None
+    try:
+        from .store.migrations import migrate as run_migrations
+
+        run_migrations(store)
+        yield StoreReader(store)
+    except StoreError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(3) from None
+    finally:
+        store.close()
+
+
 def _print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=None, default=str) + "\n")
 
@@ -125,12 +156,14 @@ def up(host: Optional[str] = typer.Option(None, "--host", help="Bind address (de
        port: Optional[int] = typer.Option(None, "--port", help="OTLP/HTTP port (default 4318)."),
        db: Optional[str] = DbOption, home: Optional[Path] = HomeOption) -> None:
     """Serve OTLP/HTTP at /v1/traces and write spans into ClickHouse."""
+    from .api import api_routes
     from .receiver import ReceiverServer
 
     settings = _settings(db, home, host=host, port=port)
-    endpoint = f"http://{settings.host}:{settings.port}"
+    local_host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
+    endpoint = f"http://{local_host}:{settings.port}"
     with _store(settings, api=endpoint) as store:
-        server = ReceiverServer(settings, store)
+        server = ReceiverServer(settings, store, extra_routes=api_routes(store, settings))
         auth = "bearer token required" if settings.ingest_token else "no auth (set SUMWATCH_INGEST_TOKEN)"
         err.print(f"sumwatch receiving OTLP/HTTP on {endpoint}/v1/traces ({auth}); "
                   f"storing in {settings.database} on {settings.safe_url}. Ctrl-C to stop.")
@@ -173,10 +206,8 @@ def traces(ctx: typer.Context, limit: int = typer.Option(20, "--limit", "-n", mi
     if ctx.invoked_subcommand is not None:
         ctx.obj = (db, home)
         return
-    from .traces import list_traces
-
-    with _store(_settings(db, home)) as store:
-        rows = list_traces(store, limit=limit, service=service)
+    with _reader(_settings(db, home)) as reader:
+        rows = reader.list_traces(limit=limit, service=service)
     if json_:
         _print_json([r.to_json() for r in rows])
         return
@@ -196,13 +227,13 @@ def traces(ctx: typer.Context, limit: int = typer.Option(20, "--limit", "-n", mi
 def traces_show(ctx: typer.Context, trace_id: str = typer.Argument(..., help="32-hex trace id."),
                 db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
     """Show one trace's spans with all attributes."""
-    from .traces import get_trace
+    from .api import RemoteError
 
     parent_db, parent_home = ctx.obj or (None, None)
     try:
-        with _store(_settings(db or parent_db, home or parent_home)) as store:
-            spans = get_trace(store, trace_id)
-    except ValueError as exc:
+        with _reader(_settings(db or parent_db, home or parent_home)) as reader:
+            spans = reader.get_trace(trace_id)
+    except (ValueError, RemoteError) as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
     if not spans:

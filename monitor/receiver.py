@@ -12,11 +12,14 @@ content type; 503 (with Retry-After) when the database fails, so OTLP exporters 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import logging
+import signal
 import threading
 import time
-from typing import Optional
+from collections.abc import Iterator
+from typing import Any, Optional
 
 from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
@@ -101,6 +104,21 @@ def create_app(settings: Settings, writer: SpanWriter) -> Starlette:
     return Starlette(routes=[Route("/v1/traces", traces, methods=["POST"]), Route("/healthz", health)])
 
 
+def _uvicorn_server(config: Any) -> Any:
+    import uvicorn
+
+    class _Server(uvicorn.Server):
+        """uvicorn, minus its signal handling: it re-raises SIGTERM after shutting down, which would
+        kill the process before the writer drains and the store is closed. serve_forever handles
+        signals itself."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
+
+    return _Server(config)
+
+
 class ReceiverServer:
     """The receiver on uvicorn, in a background thread or in the foreground."""
 
@@ -115,7 +133,7 @@ class ReceiverServer:
             app.router.routes.append(route)
         config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning",
                                 access_log=False, lifespan="off")
-        self._server = uvicorn.Server(config)
+        self._server = _uvicorn_server(config)
         self._thread: Optional[threading.Thread] = None
 
     @property
@@ -139,12 +157,21 @@ class ReceiverServer:
         return self
 
     def serve_forever(self) -> None:
-        """Run in the foreground until SIGINT/SIGTERM, then write what is queued."""
+        """Run in the foreground until SIGINT/SIGTERM, then write what is queued and return."""
+
+        def stop(signum: int, frame: Any) -> None:
+            if self._server.should_exit and signum == signal.SIGINT:
+                self._server.force_exit = True  # a second Ctrl-C: do not wait for open connections
+            self._server.should_exit = True
+
+        previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
         self.writer.start()
         try:
             self._server.run()
         finally:
             self.writer.stop()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
 
     def stop(self) -> None:
         self._server.should_exit = True

@@ -84,10 +84,16 @@ def list_traces(store: Store, limit: int = 20, service: str | None = None) -> li
             for ts, tid, sid, svc, band, domain, doc, sw, mw, status, dur, preview in rows]
 
 
-def get_trace(store: Store, trace_id: str) -> list[SpanDetail]:
-    trace_id = trace_id.strip().lower()
-    if len(trace_id) != 32 or any(c not in "0123456789abcdef" for c in trace_id):
+def normalize_trace_id(trace_id: str) -> str:
+    """A trace id as stored (32 lowercase hex); ValueError for anything else."""
+    tid = trace_id.strip().lower()
+    if len(tid) != 32 or any(c not in "0123456789abcdef" for c in tid):
         raise ValueError(f"trace id must be 32 hex characters, got {trace_id!r}")
+    return tid
+
+
+def get_trace(store: Store, trace_id: str) -> list[SpanDetail]:
+    trace_id = normalize_trace_id(trace_id)
     rows = store.query_rows(
         f"""SELECT toTimeZone(Timestamp, 'UTC'), TraceId, SpanId, ParentSpanId, SpanName, SpanKind, ServiceName,
                StatusCode, StatusMessage, Duration, SpanAttributes, ResourceAttributes,
@@ -99,3 +105,16 @@ def get_trace(store: Store, trace_id: str) -> list[SpanDetail]:
                        dict(attrs), dict(res),
                        [{"timestamp": _iso(t), "name": n, "attributes": dict(a)} for t, n, a in zip(ets, ens, eas)])
             for ts, tid, sid, parent, name, kind, svc, status, msg, dur, attrs, res, ets, ens, eas in rows]
+
+
+class StoreReader:
+    """Trace reads on an open store; the CLI's other reader is ``api.RemoteReader``."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def list_traces(self, limit: int = 20, service: str | None = None) -> list[TraceRow]:
+        return list_traces(self._store, limit=limit, service=service)
+
+    def get_trace(self, trace_id: str) -> list[SpanDetail]:
+        return get_trace(self._store, trace_id)

@@ -31,7 +31,11 @@ class StoreError(RuntimeError):
 
 
 class StoreBusyError(StoreError):
-    """Another process holds the embedded database."""
+    """Another process holds the embedded database; ``api`` is its read API when it serves one."""
+
+    def __init__(self, message: str, api: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.api = api
 
 
 class StoreUnavailableError(StoreError):
@@ -48,10 +52,16 @@ _locks: dict[Path, _Lock] = {}
 _locks_guard = threading.Lock()
 
 
-def _describe_holder(lock_path: Path) -> str:
+def _holder(lock_path: Path) -> dict:
     try:
         info = json.loads(lock_path.read_text() or "{}")
     except (OSError, ValueError):
+        return {}
+    return info if isinstance(info, dict) else {}
+
+
+def _describe_holder(info: dict) -> str:
+    if not info:
         return "another process"
     what = f"process {info.get('pid', '?')}"
     if info.get("command"):
@@ -75,10 +85,12 @@ def _acquire(path: Path, purpose: str, api: Optional[str]) -> None:
         except OSError as exc:
             os.close(fd)
             if exc.errno in (errno.EAGAIN, errno.EACCES):
+                holder = _holder(lock_path)
                 raise StoreBusyError(
-                    f"The embedded database at {path} is in use by {_describe_holder(lock_path)}. "
+                    f"The embedded database at {path} is in use by {_describe_holder(holder)}. "
                     f"chDB allows one process per data directory: stop that process, run this command "
-                    f"inside it, or point SUMWATCH_CLICKHOUSE_URL / --db at a ClickHouse server."
+                    f"inside it, or point SUMWATCH_CLICKHOUSE_URL / --db at a ClickHouse server.",
+                    api=holder.get("api"),
                 ) from None
             raise
         os.ftruncate(fd, 0)

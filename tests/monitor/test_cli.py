@@ -92,3 +92,20 @@ def test_ddl_renders_cluster_statements_without_a_database():
     result = run({}, "db", "ddl", "--cluster", "prod")
     assert result.exit_code == 0
     assert "ON CLUSTER `prod`" in result.stdout and "ENGINE = Distributed(`prod`" in result.stdout
+
+
+def test_demo_traces_the_workload_into_the_store(cli_env, store):
+    result = run(cli_env, "demo", "--n", "50", "--json")
+    assert result.exit_code == 0
+    report = json.loads(result.stdout)
+    assert report["generated"] == report["stored"] == 50
+    assert report["by_mode"]["none"] == 20  # 40% good, 6% per planted mode
+    assert sum(report["by_mode"].values()) == 50 and len(report["by_mode"]) == 11
+    listed = json.loads(run(cli_env, "traces", "--json", "--limit", "100").stdout)
+    assert len(listed) == 50
+    assert {r["domain"] for r in listed} == {"finance", "healthcare", "meetings", "news", "technology"}
+    (span,) = json.loads(run(cli_env, "traces", "show", listed[0]["trace_id"], "--json").stdout)
+    attrs = span["attributes"]
+    assert attrs["sumwatch.demo.planted_mode"] in report["by_mode"]
+    assert attrs["gen_ai.request.model"] == "demo-summarizer-1"
+    assert int(attrs["summarization.source.word_count"]) >= 200

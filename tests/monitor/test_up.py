@@ -1,0 +1,87 @@
+"""`sumwatch up` as a real process: receives OTLP, stops on SIGTERM, keeps what it stored."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SpanExportResult
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+from sumwatch.tracer import summarization
+
+SUMWATCH = str(Path(sys.executable).with_name("sumwatch"))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_up_serves_otlp_then_stops_cleanly_on_sigterm(tmp_path):
+    env = {**os.environ, "SUMWATCH_HOME": str(tmp_path / "home"), "SUMWATCH_INGEST_TOKEN": "tok"}
+    port = free_port()
+    proc = subprocess.Popen([SUMWATCH, "up", "--port", str(port)], env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/healthz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, "sumwatch up did not start"
+            time.sleep(0.2)
+
+        backfill = tmp_path / "backfill.jsonl"
+        backfill.write_text('{"source": "a long source text", "summary": "short"}\n')
+        busy = subprocess.run([SUMWATCH, "ingest", str(backfill)], env=env, capture_output=True, text=True,
+                              timeout=60)
+        assert busy.returncode == 3
+        assert f"is in use by process {proc.pid}" in busy.stderr and f"127.0.0.1:{port}" in busy.stderr
+
+        memory = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(memory))
+
+        @summarization(band="tldr", tracer_provider=provider)
+        def summarize(text: str) -> str:
+            return "short"
+
+        for i in range(4):
+            summarize(f"document number {i} with some words in it")
+        exporter = OTLPSpanExporter(endpoint=f"http://127.0.0.1:{port}/v1/traces", headers={"authorization": "Bearer tok"})
+        assert exporter.export(memory.get_finished_spans()) is SpanExportResult.SUCCESS
+
+        # read commands go through the running server while it holds the database
+        listed = subprocess.run([SUMWATCH, "traces", "--json"], env=env, capture_output=True, text=True, timeout=60)
+        assert listed.returncode == 0, listed.stderr
+        rows = json.loads(listed.stdout)
+        assert len(rows) == 4 and "reading through it" in listed.stderr
+        shown = subprocess.run([SUMWATCH, "traces", "show", rows[0]["trace_id"], "--json"], env=env,
+                               capture_output=True, text=True, timeout=60)
+        assert json.loads(shown.stdout)[0]["attributes"]["output.value"] == "short"
+        missing = subprocess.run([SUMWATCH, "traces", "show", "0" * 32], env=env, capture_output=True, text=True)
+        assert missing.returncode == 1 and "no trace" in missing.stderr
+        unauthorized = httpx.get(f"http://127.0.0.1:{port}/api/traces")
+        assert unauthorized.status_code == 401
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0, stderr
+    assert "4 spans written" in stderr
+
+    listed = subprocess.run([SUMWATCH, "traces", "--json"], env=env, capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    assert len(json.loads(listed.stdout)) == 4
