@@ -99,29 +99,26 @@ def _metadata_attributes(*, band, document_id, domain, prompt_version, expected_
     return attrs
 
 
+def _record_text(attrs: dict[str, Any], key: str, text: str, policy: CapturePolicy) -> dict[str, Any]:
+    recorded, truncated = policy.render(text)
+    if recorded is not None:
+        attrs[key] = recorded
+    if truncated:
+        attrs[semconv.TEXT_TRUNCATED] = True
+    return attrs
+
+
 def _source_attributes(text: str, policy: CapturePolicy) -> dict[str, Any]:
-    attrs: dict[str, Any] = {
+    return _record_text({
         semconv.SOURCE_HASH: source_hash(text),
         semconv.SOURCE_WORDS: word_count(text),
         semconv.SOURCE_CHARS: len(text),
         semconv.TEXT_CAPTURED: policy.enabled,
-    }
-    recorded, truncated = policy.render(text)
-    if recorded is not None:
-        attrs[semconv.INPUT_VALUE] = recorded
-    if truncated:
-        attrs[semconv.TEXT_TRUNCATED] = True
-    return attrs
+    }, semconv.INPUT_VALUE, text, policy)
 
 
 def _summary_attributes(text: str, policy: CapturePolicy) -> dict[str, Any]:
-    attrs: dict[str, Any] = {semconv.SUMMARY_WORDS: word_count(text)}
-    recorded, truncated = policy.render(text)
-    if recorded is not None:
-        attrs[semconv.OUTPUT_VALUE] = recorded
-    if truncated:
-        attrs[semconv.TEXT_TRUNCATED] = True
-    return attrs
+    return _record_text({semconv.SUMMARY_WORDS: word_count(text)}, semconv.OUTPUT_VALUE, text, policy)
 
 
 def summarization_attributes(source: Optional[str] = None, summary: Optional[str] = None, *,

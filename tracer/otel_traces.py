@@ -112,20 +112,6 @@ def span_to_row(span: Any, _resources: dict | None = None) -> tuple:
         attributes = span.attributes
     events = span.events
     links = span.links
-    if events or links:
-        return (
-            start, format(ctx.trace_id, "032x"), format(ctx.span_id, "016x"),
-            format(parent.span_id, "016x") if parent is not None else "",
-            ctx.trace_state.to_header() if ctx.trace_state else "", span.name, SPAN_KINDS[span.kind.value + 1],
-            resource_attrs.get(SERVICE_NAME_KEY, ""), resource_attrs,
-            scope.name if scope is not None else "", (scope.version or "") if scope is not None else "",
-            attribute_map(attributes), end - start, STATUS_CODES[status.status_code.value], status.description or "",
-            [e.timestamp for e in events], [e.name for e in events], [attribute_map(e.attributes) for e in events],
-            [format(link.context.trace_id, "032x") for link in links],
-            [format(link.context.span_id, "016x") for link in links],
-            [link.context.trace_state.to_header() if link.context.trace_state else "" for link in links],
-            [attribute_map(link.attributes) for link in links],
-        )
     return (
         start, format(ctx.trace_id, "032x"), format(ctx.span_id, "016x"),
         format(parent.span_id, "016x") if parent is not None else "",
@@ -133,8 +119,24 @@ def span_to_row(span: Any, _resources: dict | None = None) -> tuple:
         resource_attrs.get(SERVICE_NAME_KEY, ""), resource_attrs,
         scope.name if scope is not None else "", (scope.version or "") if scope is not None else "",
         attribute_map(attributes), end - start, STATUS_CODES[status.status_code.value], status.description or "",
-        [], [], [], [], [], [], [],
+        *(_event_columns(events) if events else _NO_EVENTS),
+        *(_link_columns(links) if links else _NO_LINKS),
     )
+
+
+_NO_EVENTS: tuple = ((), (), ())
+_NO_LINKS: tuple = ((), (), (), ())
+
+
+def _event_columns(events: Sequence[Any]) -> tuple:
+    return ([e.timestamp for e in events], [e.name for e in events], [attribute_map(e.attributes) for e in events])
+
+
+def _link_columns(links: Sequence[Any]) -> tuple:
+    return ([format(link.context.trace_id, "032x") for link in links],
+            [format(link.context.span_id, "016x") for link in links],
+            [link.context.trace_state.to_header() if link.context.trace_state else "" for link in links],
+            [attribute_map(link.attributes) for link in links])
 
 
 def spans_to_rows(spans: Iterable[Any]) -> list[tuple]:
