@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from string import Formatter
 from typing import Callable, Optional
 
+from ..bands import BANDS as _BAND_DEFS
 from .corpus import (
     Day,
     Document,
@@ -55,12 +56,7 @@ __all__ = [
 ]
 
 # band -> (min words, max words)
-BANDS: dict[str, tuple[int, int]] = {
-    "tldr": (12, 40),
-    "exec_summary": (40, 110),
-    "abstract": (60, 150),
-    "action_recap": (25, 120),
-}
+BANDS: dict[str, tuple[int, int]] = {name: (b.min_words, b.max_words) for name, b in _BAND_DEFS.items()}
 _SENTENCES = {"tldr": (1, 2), "exec_summary": (3, 5), "abstract": (4, 7)}
 # good summaries keep this many words clear of the band edges, so that a one-word
 # edit (a flipped negation, a swapped name) does not also push them out of band

@@ -1,0 +1,40 @@
+"""Summary length bands: how long a summary of each kind should be, in words and against its source.
+
+    band = BANDS["tldr"]
+    band.words_ok(28), band.ratio_ok(28 / 410)
+
+``summarization.band`` on a span names one of these; ``custom`` (or none) sets no length expectation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+
+@dataclass(frozen=True)
+class Band:
+    name: str
+    min_words: int
+    max_words: int
+    min_ratio: float  # summary words / source words
+    max_ratio: float
+
+    def words_ok(self, words: int) -> bool:
+        return self.min_words <= words <= self.max_words
+
+    def ratio_ok(self, ratio: float) -> bool:
+        return self.min_ratio <= ratio <= self.max_ratio
+
+
+BANDS: dict[str, Band] = {
+    "tldr": Band("tldr", 12, 40, 0.02, 0.20),
+    "exec_summary": Band("exec_summary", 40, 110, 0.08, 0.45),
+    "abstract": Band("abstract", 60, 150, 0.10, 0.55),
+    "action_recap": Band("action_recap", 25, 120, 0.05, 0.50),
+}
+
+
+def band_for(name: Optional[str]) -> Optional[Band]:
+    """The band named on a span, or None for custom, missing or unknown names."""
+    return BANDS.get(name or "")

@@ -1,0 +1,105 @@
+"""Rubrics, their verdicts, and the records every judge tier reads and returns. Defined once.
+
+    case = SummaryCase(source=doc, summary=summ, band="tldr")
+    result = RubricResult.make("factuality", "numerically_wrong", tier="rules",
+                               failure_mode="number_mismatch", evidence='summary "21%" vs source "12%"')
+    result.passed  # False
+
+A verdict is always categorical; ``score`` (0..1) is derived from it unless a tier has a finer one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Optional
+
+GROUNDEDNESS = "groundedness"
+COMPLETENESS = "completeness"
+FACTUALITY = "factuality"
+CONCISENESS = "conciseness"
+RUBRICS: tuple[str, ...] = (GROUNDEDNESS, COMPLETENESS, FACTUALITY, CONCISENESS)
+
+# verdict -> default score; the first verdict of each rubric is the passing one
+VERDICTS: dict[str, dict[str, float]] = {
+    GROUNDEDNESS: {"supported": 1.0, "partial": 0.5, "missing": 0.25, "contradicted": 0.0},
+    COMPLETENESS: {"present": 1.0, "approximate": 0.7, "absent": 0.0},
+    FACTUALITY: {"correct": 1.0, "numerically_wrong": 0.0, "entity_wrong": 0.0, "polarity_wrong": 0.0,
+                 "temporal_wrong": 0.0},
+    CONCISENESS: {"concise": 1.0, "padded": 0.5, "bloated": 0.25, "under_compressed": 0.25},
+}
+PASSING: dict[str, frozenset[str]] = {
+    GROUNDEDNESS: frozenset({"supported"}),
+    COMPLETENESS: frozenset({"present", "approximate"}),
+    FACTUALITY: frozenset({"correct"}),
+    CONCISENESS: frozenset({"concise"}),
+}
+ERROR = "error"  # a judge that failed: never a pass, retried on the next sampler pass
+
+RULES, EMBEDDINGS, LLM = "rules", "embeddings", "llm"
+TIERS: tuple[str, ...] = (RULES, EMBEDDINGS, LLM)
+
+# failure modes, by rubric (the finer label under a failing verdict; clustering groups on it)
+FAILURE_MODES: dict[str, tuple[str, ...]] = {
+    GROUNDEDNESS: ("unsupported_number", "unsupported_entity", "unsupported_claim", "contradicted_claim",
+                   "added_causal_link", "overgeneralized_quantifier", "topic_drift"),
+    COMPLETENESS: ("missing_expected_fact", "missing_key_fact", "approximate_fact"),
+    FACTUALITY: ("number_mismatch", "percentage_mismatch", "unit_mismatch", "date_mismatch", "entity_swap",
+                 "negation_flip", "quantifier_mismatch"),
+    CONCISENESS: ("filler_phrases", "hedging", "verbatim_copy", "repeated_fact", "chatty_preamble",
+                  "over_band_length", "under_band_length"),
+}
+
+
+def check_verdict(rubric: str, verdict: str) -> None:
+    if rubric not in VERDICTS:
+        raise ValueError(f"unknown rubric {rubric!r} (rubrics: {', '.join(RUBRICS)})")
+    if verdict != ERROR and verdict not in VERDICTS[rubric]:
+        raise ValueError(f"{verdict!r} is not a {rubric} verdict (one of {', '.join(VERDICTS[rubric])})")
+
+
+@dataclass(frozen=True)
+class SummaryCase:
+    """What a judge sees: the source, the summary, and what the span says about them."""
+
+    source: str
+    summary: str
+    band: Optional[str] = None
+    expected_facts: tuple[str, ...] = ()
+    domain: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class RubricResult:
+    rubric: str
+    verdict: str
+    score: float
+    passed: bool
+    failure_mode: str = ""  # empty when passed
+    evidence: str = ""  # quoted text: the summary phrase and, where there is one, the source phrase
+    explanation: str = ""
+    tier: str = RULES
+    judge_version: str = ""
+    model: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_ms: float = 0.0
+    confident: bool = True  # False: this tier could not settle the case (the cascade may escalate)
+    error: str = ""  # set with verdict "error"
+    details: tuple[dict[str, Any], ...] = field(default=(), compare=False)  # per claim / per fact
+
+    @classmethod
+    def make(cls, rubric: str, verdict: str, *, score: Optional[float] = None, **kw: Any) -> "RubricResult":
+        """A result whose score and passed flag follow from the verdict (unless a score is given)."""
+        check_verdict(rubric, verdict)
+        if verdict == ERROR:
+            return cls(rubric, ERROR, 0.0, False, **kw)
+        value = VERDICTS[rubric][verdict] if score is None else float(score)
+        return cls(rubric, verdict, max(0.0, min(1.0, value)), verdict in PASSING[rubric], **kw)
+
+    @classmethod
+    def failed_judge(cls, rubric: str, error: str, **kw: Any) -> "RubricResult":
+        return cls.make(rubric, ERROR, error=error, confident=True, **kw)
+
+    def with_(self, **changes: Any) -> "RubricResult":
+        return replace(self, **changes)
