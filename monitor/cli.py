@@ -251,6 +251,90 @@ def traces_show(ctx: typer.Context, trace_id: str = typer.Argument(..., help="32
             out.print(f"event {event['name']} at {event['timestamp']}: {event['attributes']}")
 
 
+# -- scoring ------------------------------------------------------------------------------------
+def _shard(value: Optional[str]) -> tuple[int, int]:
+    if not value:
+        return (0, 1)
+    index, sep, count = value.partition("/")
+    if not sep or not index.isdigit() or not count.isdigit() or not 0 <= int(index) < int(count):
+        err.print(f"[red]error:[/red] --shard must be i/N with 0 <= i < N (e.g. 0/4), got {value!r}")
+        raise typer.Exit(2)
+    return int(index), int(count)
+
+
+def _cascade(settings: Settings, mode: Optional[str] = None):
+    from .judges import build_cascade
+
+    try:
+        return build_cascade(settings, mode=mode)
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+
+
+@app.command()
+def sample(all_spans: bool = typer.Option(False, "--all", help="Ignore the watermark: consider every stored span "
+                                                                "(backfills, new judge versions). Nothing is scored twice."),
+           rate: Optional[float] = typer.Option(None, "--rate", min=0.0, max=1.0, help="Share of traces to score."),
+           shard: Optional[str] = typer.Option(None, "--shard", help="i/N: this sampler's share of the work."),
+           limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Stop after this many spans."),
+           mode: Optional[str] = typer.Option(None, "--mode", help="Judge mode: off | ambiguous | always."),
+           events: Optional[bool] = typer.Option(None, "--events/--no-events",
+                                                 help="Also write gen_ai.evaluation.result events into otel_traces."),
+           db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+    """Score unscored summarization spans on the four rubrics (one pass)."""
+    from .sampler import Sampler, SamplingPolicy, SpanSelector
+
+    settings = _settings(db, home)
+    try:
+        policy = SamplingPolicy.from_settings(settings, rate=rate, shard=_shard(shard))
+        selector = SpanSelector.from_settings(settings)
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    cascade = _cascade(settings, mode)
+    with _store(settings) as store, _progress() as progress:
+        task = progress.add_task("scoring", total=None)
+        sampler = Sampler(store, cascade, selector, policy, batch=settings.sample_batch,
+                          eval_events=settings.eval_events if events is None else events)
+        report = sampler.run_pass(all_spans=all_spans, limit=limit,
+                                  on_progress=lambda seen, scored: progress.update(task, completed=scored))
+    if json_:
+        _print_json(report.to_json())
+        return
+    out.print(f"scored {report.scored_spans} spans ({report.score_rows} rubric scores) with {report.judge_version} "
+              f"in {report.seconds:.1f}s; {report.failing} with a failing rubric, {report.errors} judge errors"
+              + (f", {report.skipped_no_text} without text" if report.skipped_no_text else "")
+              + (f"; {report.llm_requests} LLM judgements, ${report.spent_usd:.4f}" if report.llm_requests else ""))
+
+
+@app.command()
+def scores(trace: Optional[str] = typer.Option(None, "--trace", help="Only this trace."),
+           rubric: Optional[str] = typer.Option(None, "--rubric"),
+           failing: bool = typer.Option(False, "--failing", help="Only failing scores."),
+           limit: int = typer.Option(50, "--limit", "-n", min=1),
+           db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+    """List rubric scores, newest first."""
+    from .rubrics.verdicts import RUBRICS
+    from .scores import list_scores
+
+    if rubric is not None and rubric not in RUBRICS:
+        err.print(f"[red]error:[/red] unknown rubric {rubric!r} (one of {', '.join(RUBRICS)})")
+        raise typer.Exit(2)
+    with _store(_settings(db, home)) as store:
+        rows = list_scores(store, trace_id=trace, rubric=rubric, failing_only=failing, limit=limit)
+    if json_:
+        _print_json([r.to_json() for r in rows])
+        return
+    if not rows:
+        out.print("no scores yet: run `sumwatch sample`")
+        return
+    out.print(_table(f"{len(rows)} scores", ["trace id", "rubric", "verdict", "score", "failure mode", "tier",
+                                             "evidence"],
+                     [(r.trace_id, r.rubric, r.verdict, f"{r.score:.2f}", r.failure_mode, r.tier,
+                       (r.error or r.evidence)[:100]) for r in rows]))
+
+
 # -- demo ---------------------------------------------------------------------------------------
 @app.command()
 def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization calls to generate."),

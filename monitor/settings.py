@@ -19,7 +19,7 @@ ENV_PREFIX = "SUMWATCH_"
 @dataclass(frozen=True)
 class Settings:
     home: Path = Path(".sumwatch")
-    clickhouse_url: Optional[str] = None  # None: embedded chDB under home
+    clickhouse_url: Optional[str] = field(default=None, repr=False)  # None: embedded chDB under home; may hold a password
     database: str = "otel"
     cluster: Optional[str] = None  # ClickHouse cluster name: ON CLUSTER DDL, Replicated + Distributed
     host: str = "127.0.0.1"
@@ -30,6 +30,24 @@ class Settings:
     insert_batch_wait_ms: int = 0  # linger before an INSERT; 0 = group whatever is queued
     retry_after_seconds: int = 5  # told to exporters with a 503
     service_name: str = "sumwatch-demo"
+    # judges
+    judge_mode: Optional[str] = None  # off | ambiguous | always; default: ambiguous with an LLM, else off
+    llm_model: Optional[str] = None  # litellm model string, e.g. openai/gpt-4o-mini
+    llm_api_base: Optional[str] = None
+    llm_api_key: Optional[str] = field(default=None, repr=False)
+    llm_concurrency: int = 16
+    llm_timeout_s: float = 30.0
+    llm_max_spend_usd: Optional[float] = None  # per sampler run
+    embedding_model: str = "all-MiniLM-L6-v2"
+    embeddings: bool = True
+    # sampler
+    sample_rate: float = 1.0
+    service_rates: Optional[str] = None  # "checkout=0.1,support=1"
+    sample_batch: int = 64
+    eval_events: bool = False  # also write gen_ai.evaluation.result events into otel_traces
+    span_filter: Optional[str] = None  # other instrumentations: "span_name=ChatCompletion,attr:gen_ai.operation.name=chat"
+    source_key: str = "input.value"
+    summary_key: str = "output.value"
 
     # environment variable -> field; the names users set
     _ENV = {
@@ -45,6 +63,22 @@ class Settings:
         "INSERT_BATCH_WAIT_MS": "insert_batch_wait_ms",
         "RETRY_AFTER_SECONDS": "retry_after_seconds",
         "SERVICE_NAME": "service_name",
+        "JUDGE_MODE": "judge_mode",
+        "LLM_MODEL": "llm_model",
+        "LLM_API_BASE": "llm_api_base",
+        "LLM_API_KEY": "llm_api_key",
+        "LLM_CONCURRENCY": "llm_concurrency",
+        "LLM_TIMEOUT_S": "llm_timeout_s",
+        "LLM_MAX_SPEND_USD": "llm_max_spend_usd",
+        "EMBEDDING_MODEL": "embedding_model",
+        "EMBEDDINGS": "embeddings",
+        "SAMPLE_RATE": "sample_rate",
+        "SERVICE_RATES": "service_rates",
+        "SAMPLE_BATCH": "sample_batch",
+        "EVAL_EVENTS": "eval_events",
+        "SPAN_FILTER": "span_filter",
+        "SOURCE_KEY": "source_key",
+        "SUMMARY_KEY": "summary_key",
     }
 
     @classmethod
@@ -86,13 +120,36 @@ class Settings:
     def safe_url(self) -> str:
         return redact_url(self.url)
 
+    def service_rate_map(self) -> dict[str, float]:
+        """Per-service sampling rates from ``service_rates`` ("svc=0.1,other=1")."""
+        rates: dict[str, float] = {}
+        for part in filter(None, (p.strip() for p in (self.service_rates or "").split(","))):
+            service, sep, value = part.partition("=")
+            try:
+                rate = float(value)
+            except ValueError:
+                rate = -1.0
+            if not sep or not service.strip() or not 0.0 <= rate <= 1.0:
+                raise ValueError(f"SUMWATCH_SERVICE_RATES entry {part!r} must be service=rate with 0 <= rate <= 1")
+            rates[service.strip()] = rate
+        return rates
+
 
 def _coerce(name: str, raw: str, typ: Any, var: str) -> Any:
-    if "int" in str(typ):
+    kind = str(typ).replace("Optional[", "").rstrip("]")
+    if kind == "bool":
+        value = raw.strip().lower()
+        if value in ("1", "true", "yes", "on"):
+            return True
+        if value in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(f"{var} must be true or false, got {raw!r}")
+    if kind in ("int", "float"):
         try:
-            return int(raw)
+            return int(raw) if kind == "int" else float(raw)
         except ValueError:
-            raise ValueError(f"{var} must be an integer, got {raw!r}") from None
+            article = "an integer" if kind == "int" else "a number"
+            raise ValueError(f"{var} must be {article}, got {raw!r}") from None
     return raw
 
 

@@ -51,3 +51,15 @@ DEMO_PLANTED_DETAIL = "sumwatch.demo.planted_detail"
 
 SPAN_NAME = "summarize"
 INSTRUMENTATION_NAME = "sumwatch.tracer"
+
+# -- evaluation results written back into otel_traces (OTel GenAI evaluation event) ----------
+EVALUATION_SPAN_NAME = "gen_ai.evaluation"
+EVALUATION_EVENT = "gen_ai.evaluation.result"
+EVALUATION_NAME = "gen_ai.evaluation.name"
+EVALUATION_SCORE_VALUE = "gen_ai.evaluation.score.value"
+EVALUATION_SCORE_LABEL = "gen_ai.evaluation.score.label"
+EVALUATION_EXPLANATION = "gen_ai.evaluation.explanation"
+EVALUATION_PASSED = "sumwatch.evaluation.passed"
+EVALUATION_FAILURE_MODE = "sumwatch.evaluation.failure_mode"
+EVALUATION_TIER = "sumwatch.evaluation.tier"
+JUDGE_VERSION = "sumwatch.judge.version"

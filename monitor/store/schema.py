@@ -132,3 +132,85 @@ def migrations_table_ddl(t: Target) -> list[str]:
     applied_at DateTime64(3) DEFAULT now64(3)
 ) ENGINE = {t.engine("ReplacingMergeTree", "applied_at")}
 ORDER BY version"""] + t.distributed(MIGRATIONS_TABLE, "version")
+
+
+SCORES_TABLE = "sumwatch_scores"
+WATERMARKS_TABLE = "sumwatch_watermarks"
+CORPUS_TABLE = "sumwatch_corpus"
+BASELINES_TABLE = "sumwatch_calibration_baselines"
+
+
+def scoring_ddl(t: Target) -> list[str]:
+    """Scores (one row per trace, span, rubric and judge version), job watermarks, calibration corpora
+    and calibration baselines. ReplacingMergeTree on the natural key: a rerun replaces, never adds."""
+    scores = f"""CREATE TABLE IF NOT EXISTS {t.name(SCORES_TABLE)}{t.on_cluster} (
+    TraceId String CODEC(ZSTD(1)),
+    SpanId String CODEC(ZSTD(1)),
+    Rubric LowCardinality(String),
+    JudgeVersion LowCardinality(String),
+    SpanTimestamp DateTime64(9) CODEC(Delta(8), ZSTD(1)),
+    ScoredAt DateTime64(6) CODEC(Delta(8), ZSTD(1)),
+    ServiceName LowCardinality(String),
+    Verdict LowCardinality(String),
+    Score Float32,
+    Passed UInt8,
+    FailureMode LowCardinality(String),
+    Tier LowCardinality(String),
+    Evidence String CODEC(ZSTD(1)),
+    Explanation String CODEC(ZSTD(1)),
+    Model LowCardinality(String),
+    InputTokens UInt32,
+    OutputTokens UInt32,
+    CostUsd Float64,
+    LatencyMs Float32,
+    Error String CODEC(ZSTD(1)),
+    Details String CODEC(ZSTD(3)),
+    INDEX idx_verdict Verdict TYPE set(32) GRANULARITY 4,
+    INDEX idx_scored ScoredAt TYPE minmax GRANULARITY 1
+) ENGINE = {t.engine("ReplacingMergeTree", "ScoredAt")}
+PARTITION BY toYYYYMM(SpanTimestamp)
+ORDER BY (TraceId, SpanId, Rubric, JudgeVersion)"""
+
+    watermarks = f"""CREATE TABLE IF NOT EXISTS {t.name(WATERMARKS_TABLE)}{t.on_cluster} (
+    Name String,
+    Position DateTime64(9),
+    Processed UInt64,
+    UpdatedAt DateTime64(6)
+) ENGINE = {t.engine("ReplacingMergeTree", "UpdatedAt")}
+ORDER BY Name"""
+
+    corpus = f"""CREATE TABLE IF NOT EXISTS {t.name(CORPUS_TABLE)}{t.on_cluster} (
+    ItemId String,
+    Rubric LowCardinality(String),
+    Source String CODEC(ZSTD(3)),
+    Summary String CODEC(ZSTD(3)),
+    Claim String CODEC(ZSTD(1)),
+    HumanVerdict LowCardinality(String),
+    ProposedVerdict LowCardinality(String),
+    Bucket LowCardinality(String),
+    Origin LowCardinality(String),
+    Status LowCardinality(String),
+    Band LowCardinality(String),
+    ExpectedFacts Array(String),
+    TraceId String,
+    Note String,
+    UpdatedAt DateTime64(6)
+) ENGINE = {t.engine("ReplacingMergeTree", "UpdatedAt")}
+ORDER BY (Rubric, ItemId)"""
+
+    baselines = f"""CREATE TABLE IF NOT EXISTS {t.name(BASELINES_TABLE)}{t.on_cluster} (
+    Rubric LowCardinality(String),
+    JudgeVersion String,
+    Kappa Float64,
+    BucketKappas Map(String, Float64),
+    Items UInt32,
+    CorpusHash String,
+    RecordedAt DateTime64(6)
+) ENGINE = {t.engine("ReplacingMergeTree", "RecordedAt")}
+ORDER BY (Rubric, JudgeVersion)"""
+
+    return ([scores, watermarks, corpus, baselines]
+            + t.distributed(SCORES_TABLE, "cityHash64(TraceId)")
+            + t.distributed(WATERMARKS_TABLE, "cityHash64(Name)")
+            + t.distributed(CORPUS_TABLE, "cityHash64(ItemId)")
+            + t.distributed(BASELINES_TABLE, "cityHash64(Rubric)"))

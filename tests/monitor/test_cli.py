@@ -27,7 +27,10 @@ def ingest_sample(env, tmp_path, n=3):
 def test_db_migrate_json_reports_version(cli_env, store):
     result = run(cli_env, "db", "migrate", "--json")
     assert result.exit_code == 0
-    assert json.loads(result.stdout) == {"applied": [], "version": 1, "database": cli_env["SUMWATCH_DATABASE"]}
+    from sumwatch.monitor.store.migrations import MIGRATIONS
+
+    latest = max(m.version for m in MIGRATIONS)
+    assert json.loads(result.stdout) == {"applied": [], "version": latest, "database": cli_env["SUMWATCH_DATABASE"]}
 
 
 def test_ingest_json_lists_skipped_lines(cli_env, store, tmp_path):

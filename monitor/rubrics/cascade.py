@@ -1,0 +1,124 @@
+"""The judge cascade: cheapest tier first, the LLM only where the cheaper tiers cannot settle a case.
+
+    cascade = Cascade(rules=RulesJudge(), embeddings=EmbeddingJudge(), llm=LLMJudge(config), mode="ambiguous")
+    results = cascade.score_batch([SummaryCase(source, summary, band="tldr")])[0]
+    results["factuality"].verdict, results["factuality"].tier
+
+Each tier is a stage with one job and can be swapped (any object with the same methods):
+- rules: ``judge(rubric, case) -> RubricResult`` (always answers; ``confident`` says if it settled it)
+- embeddings: ``judge_batch(cases) -> list[dict[rubric, RubricResult]]`` (may omit a rubric)
+- llm: ``ajudge_many([(rubric, case), ...]) -> list[RubricResult]`` and ``version``
+
+Modes: ``off`` never calls the LLM; ``ambiguous`` (the default with an LLM) sends only unsettled
+rubric/case pairs; ``always`` sends every pair except conciseness, which the rules decide entirely.
+A deterministic failure found by the rules (quoted evidence) stands in every mode. An LLM error is
+the final verdict (``error``): never a pass, and the sampler retries it on its next pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any, Optional, Protocol
+
+from .verdicts import CONCISENESS, RUBRICS, RubricResult, SummaryCase
+
+MODES = ("off", "ambiguous", "always")
+CASCADE_VERSION = "cascade-1"
+
+
+class RulesTier(Protocol):
+    version: str
+
+    def judge(self, rubric: str, case: SummaryCase) -> RubricResult: ...
+
+
+class EmbeddingTier(Protocol):
+    version: str
+
+    def judge_batch(self, cases: list[SummaryCase]) -> list[dict[str, RubricResult]]: ...
+
+
+class LLMTier(Protocol):
+    version: str
+
+    async def ajudge_many(self, items: list[tuple[str, SummaryCase]]) -> list[RubricResult]: ...
+
+
+class Cascade:
+    def __init__(self, rules: RulesTier, embeddings: Optional[EmbeddingTier] = None, llm: Optional[LLMTier] = None,
+                 mode: Optional[str] = None, rubrics: Sequence[str] = RUBRICS) -> None:
+        mode = mode or ("ambiguous" if llm is not None else "off")
+        if mode not in MODES:
+            raise ValueError(f"judge mode must be one of {', '.join(MODES)}, got {mode!r}")
+        if mode != "off" and llm is None:
+            raise ValueError(f"judge mode {mode!r} needs an LLM: configure a model (SUMWATCH_LLM_MODEL) or use 'off'")
+        unknown = set(rubrics) - set(RUBRICS)
+        if unknown:
+            raise ValueError(f"unknown rubrics: {', '.join(sorted(unknown))}")
+        self.rules, self.embeddings, self.llm, self.mode = rules, embeddings, llm, mode
+        self.rubrics = tuple(rubrics)
+        self.llm_requests = 0  # rubric/case pairs sent to the LLM, for the ambiguous-vs-always saving
+
+    @property
+    def version(self) -> str:
+        """Identifies the judge configuration; scores are keyed by it."""
+        parts = [CASCADE_VERSION, self.rules.version]
+        if self.embeddings is not None:
+            parts.append(self.embeddings.version)
+        if self.llm is not None and self.mode != "off":
+            parts.append(f"{self.llm.version}@{self.mode}")
+        return "/".join(parts)
+
+    def _offline(self, cases: list[SummaryCase]) -> tuple[list[dict[str, RubricResult]], list[tuple[int, str]]]:
+        """Rules then embeddings; returns the results so far and the (case, rubric) pairs for the LLM."""
+        by_embedding = self.embeddings.judge_batch(cases) if self.embeddings is not None else [{} for _ in cases]
+        results: list[dict[str, RubricResult]] = []
+        escalate: list[tuple[int, str]] = []
+        for i, case in enumerate(cases):
+            out: dict[str, RubricResult] = {}
+            for rubric in self.rubrics:
+                ruled = self.rules.judge(rubric, case)
+                decided = _settle(ruled, by_embedding[i].get(rubric))
+                out[rubric] = decided
+                if rubric == CONCISENESS or self.mode == "off":
+                    continue
+                deterministic_failure = ruled.confident and not ruled.passed
+                if self.mode == "always" and not deterministic_failure:
+                    escalate.append((i, rubric))
+                elif self.mode == "ambiguous" and not decided.confident:
+                    escalate.append((i, rubric))
+            results.append(out)
+        return results, escalate
+
+    async def ascore_batch(self, cases: Sequence[SummaryCase]) -> list[dict[str, RubricResult]]:
+        cases = list(cases)
+        results, escalate = self._offline(cases)
+        if escalate:
+            assert self.llm is not None
+            self.llm_requests += len(escalate)
+            answers = await self.llm.ajudge_many([(rubric, cases[i]) for i, rubric in escalate])
+            for (i, rubric), answer in zip(escalate, answers):
+                results[i][rubric] = answer
+        return results
+
+    def score_batch(self, cases: Sequence[SummaryCase]) -> list[dict[str, RubricResult]]:
+        """Synchronous form (runs the LLM part on a private event loop)."""
+        return asyncio.run(self.ascore_batch(cases))
+
+    def score(self, case: SummaryCase) -> dict[str, RubricResult]:
+        return self.score_batch([case])[0]
+
+
+def _settle(ruled: RubricResult, embedded: Optional[RubricResult]) -> RubricResult:
+    """The offline verdict for one rubric: a confident rules result stands; otherwise the embedding
+    tier's, which says itself whether it is confident; the rules result when there is no other."""
+    if ruled.confident or embedded is None:
+        return ruled
+    return embedded
+
+
+def describe(cascade: Cascade) -> dict[str, Any]:
+    return {"version": cascade.version, "mode": cascade.mode, "tiers": [
+        t for t, present in (("rules", True), ("embeddings", cascade.embeddings is not None),
+                             ("llm", cascade.llm is not None and cascade.mode != "off")) if present]}

@@ -1,0 +1,32 @@
+"""Job progress kept in ClickHouse, so a restarted job resumes where the last one stopped.
+
+    position = read_watermark(store, "sampler/cascade-1/0of1")     # 0 when the job never ran
+    advance_watermark(store, "sampler/cascade-1/0of1", position_ns, processed=200)
+
+A watermark only moves after the work it covers is stored (callers write results first).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from .store.connection import Store
+from .store.schema import WATERMARKS_TABLE
+
+
+def read_watermark(store: Store, name: str) -> int:
+    """Position in nanoseconds since the epoch (0 when unset)."""
+    rows = store.query_rows(
+        f"SELECT toUnixTimestamp64Nano(argMax(Position, UpdatedAt)), count() FROM {WATERMARKS_TABLE} "
+        f"WHERE Name = {{name:String}}", {"name": name})
+    position, present = rows[0]
+    return int(position) if present else 0
+
+
+def advance_watermark(store: Store, name: str, position_ns: int, processed: int) -> None:
+    """Move forward only: a lower position than the stored one is ignored."""
+    if position_ns <= read_watermark(store, name):
+        return
+    store.insert(WATERMARKS_TABLE,
+                 [(name, datetime.fromtimestamp(position_ns / 1e9, timezone.utc), processed, datetime.now(timezone.utc))],
+                 ["Name", "Position", "Processed", "UpdatedAt"])
