@@ -28,6 +28,8 @@ db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
 traces_app = typer.Typer(invoke_without_command=True, help="Summarization spans.")
 app.add_typer(db_app, name="db")
 app.add_typer(traces_app, name="traces")
+corpus_app = typer.Typer(no_args_is_help=True, help="Calibration corpora: review, label, import, export.")
+app.add_typer(corpus_app, name="corpus")
 
 # Piped output keeps whole lines (ids must never fold); a terminal gets its own width.
 out = Console(width=None if sys.stdout.isatty() else 220)
@@ -335,33 +337,195 @@ def scores(trace: Optional[str] = typer.Option(None, "--trace", help="Only this 
                        (r.error or r.evidence)[:100]) for r in rows]))
 
 
+# -- calibration ------------------------------------------------------------------------------
+RubricOption = typer.Option(..., "--rubric", help="groundedness | completeness | factuality | conciseness")
+
+
+def _check_rubric(rubric: Optional[str]) -> None:
+    from .rubrics.verdicts import RUBRICS
+
+    if rubric is not None and rubric not in RUBRICS:
+        err.print(f"[red]error:[/red] unknown rubric {rubric!r} (one of {', '.join(RUBRICS)})")
+        raise typer.Exit(2)
+
+
+def _fmt(value: Optional[float]) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+@app.command()
+def calibrate(rubric: str = RubricOption,
+              judge_version: Optional[str] = typer.Option(None, "--judge-version",
+                                                          help="Label for this judge (default: the cascade's version)."),
+              mode: Optional[str] = typer.Option(None, "--mode", help="Judge mode: off | ambiguous | always."),
+              record: bool = typer.Option(True, "--record/--no-record", help="Store a passing run as the baseline."),
+              db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+    """Cohen's kappa of the judge against the human verdicts; exits 1 when it fell below the baseline."""
+    from .calibration import calibrate as run_calibration
+    from .calibration import seed_starter_corpora
+
+    _check_rubric(rubric)
+    settings = _settings(db, home)
+    cascade = _cascade(settings, mode)
+    with _store(settings) as store:
+        seed_starter_corpora(store, [rubric])
+        try:
+            report = run_calibration(store, cascade, rubric, judge_version=judge_version, record=record)
+        except ValueError as exc:
+            err.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from None
+    gate = report.gate
+    if json_:
+        _print_json(report.to_json())
+    else:
+        baseline = (f"baseline {_fmt(gate.baseline_kappa)} ({gate.baseline_version})" if gate and gate.baseline_version
+                    else "no baseline yet")
+        out.print(_table(f"{rubric}: {report.judge_version}",
+                         ["bucket", "items", "kappa vs pass", "judge pass rate"],
+                         [(b.bucket, b.items, _fmt(b.kappa), f"{b.judge_pass_rate:.0%}") for b in report.buckets],
+                         caption=f"overall kappa {_fmt(report.kappa)}, accuracy {report.accuracy:.1%} on "
+                                 f"{report.items} labelled items; {baseline}"))
+        for reason in (gate.reasons if gate else []):
+            (out if gate and gate.passed else err).print(("" if gate and gate.passed else "[red]gate:[/red] ") + reason)
+        if report.recorded:
+            out.print(f"recorded as the {rubric} baseline for {report.judge_version}")
+    if gate is not None and not gate.passed:
+        raise typer.Exit(1)
+
+
+@corpus_app.command("list")
+def corpus_list(rubric: Optional[str] = typer.Option(None, "--rubric"),
+                status: Optional[str] = typer.Option(None, "--status", help="labelled | needs_label | rejected"),
+                limit: int = typer.Option(50, "--limit", "-n", min=1),
+                db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+    """Corpus items (promoted ones wait as needs_label)."""
+    from .calibration import STATUSES, load_items, seed_starter_corpora
+
+    _check_rubric(rubric)
+    if status is not None and status not in STATUSES:
+        err.print(f"[red]error:[/red] status must be one of {', '.join(STATUSES)}")
+        raise typer.Exit(2)
+    with _store(_settings(db, home)) as store:
+        seed_starter_corpora(store)
+        items = load_items(store, rubric=rubric, status=status)
+    if json_:
+        _print_json([i.to_json() for i in items[:limit]])
+        return
+    out.print(_table(f"{len(items)} corpus items" + (f" (showing {limit})" if len(items) > limit else ""),
+                     ["id", "rubric", "status", "human", "proposed", "bucket", "origin", "summary"],
+                     [(i.item_id, i.rubric, i.status, i.human_verdict, i.proposed_verdict, i.bucket, i.origin,
+                       " ".join(i.text.split())[:80]) for i in items[:limit]]))
+
+
+@corpus_app.command("label")
+def corpus_label(item_id: str = typer.Argument(..., help="Item id (from `corpus list`)."),
+                 verdict: str = typer.Argument(..., help="The human verdict, or 'rejected' to drop the item."),
+                 bucket: Optional[str] = typer.Option(None, "--bucket", help="Failure-mode bucket."),
+                 note: Optional[str] = typer.Option(None, "--note"),
+                 db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+    """Label a corpus item; labelled items count in `calibrate`."""
+    from .calibration import label_item
+
+    with _store(_settings(db, home)) as store:
+        try:
+            item = label_item(store, item_id, verdict, bucket=bucket, note=note)
+        except (KeyError, ValueError) as exc:
+            err.print(f"[red]error:[/red] {exc.args[0] if exc.args else exc}")
+            raise typer.Exit(2) from None
+    if json_:
+        _print_json(item.to_json())
+    else:
+        out.print(f"{item.item_id}: {item.status}" + (f" as {item.human_verdict}" if item.status == "labelled" else ""))
+
+
+@corpus_app.command("export")
+def corpus_export(rubric: Optional[str] = typer.Option(None, "--rubric"),
+                  status: Optional[str] = typer.Option(None, "--status"),
+                  output: Optional[Path] = typer.Option(None, "--output", "-o", help="File (default: stdout)."),
+                  db: Optional[str] = DbOption, home: Optional[Path] = HomeOption) -> None:
+    """Write corpus items as JSONL."""
+    from .calibration import export_jsonl, load_items, seed_starter_corpora
+
+    _check_rubric(rubric)
+    with _store(_settings(db, home)) as store:
+        seed_starter_corpora(store)
+        text = export_jsonl(load_items(store, rubric=rubric, status=status))
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text)
+        err.print(f"wrote {text.count(chr(10))} items to {output}")
+
+
+@corpus_app.command("import")
+def corpus_import(file: Path = typer.Argument(..., help="JSONL of corpus items."),
+                  db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+    """Add or update corpus items; bad lines are reported by number and skipped."""
+    from .calibration import import_jsonl
+
+    if not file.is_file():
+        err.print(f"[red]error:[/red] no such file: {file}")
+        raise typer.Exit(2)
+    with _store(_settings(db, home)) as store:
+        report = import_jsonl(store, file)
+    for line, reason in report.bad:
+        err.print(f"[yellow]{file}:{line}:[/yellow] skipped: {reason}")
+    if json_:
+        _print_json({"added": report.added, "updated": report.updated,
+                     "skipped": [{"line": n, "reason": r} for n, r in report.bad]})
+    else:
+        out.print(f"added {report.added}, updated {report.updated} corpus items"
+                  + (f"; skipped {len(report.bad)} bad line(s)" if report.bad else ""))
+
+
 # -- demo ---------------------------------------------------------------------------------------
 @app.command()
 def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization calls to generate."),
-         seed: int = typer.Option(7, "--seed"), db: Optional[str] = DbOption, home: Optional[Path] = HomeOption,
-         json_: bool = JsonOption) -> None:
-    """Run a decorated summarizer over a realistic workload with planted failures, traced into the store."""
-    from .demo.run import run_demo
+         seed: int = typer.Option(7, "--seed"),
+         score: bool = typer.Option(True, "--score/--no-score", help="Score the run with the judge cascade."),
+         mode: Optional[str] = typer.Option(None, "--mode", help="Judge mode: off | ambiguous | always."),
+         db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+    """Run a decorated summarizer over a realistic workload with planted failures: trace it, score it."""
+    from .demo.run import run_demo, score_demo
 
     settings = _settings(db, home)
+    cascade = _cascade(settings, mode) if score else None
+    scoring = None
     with _store(settings) as store, _progress() as progress:
         task = progress.add_task("summarizing", total=n)
         result = run_demo(store, n=n, seed=seed, service=settings.service_name,
                           on_progress=lambda i, total: progress.update(task, completed=i))
+        if cascade is not None:
+            scoring_task = progress.add_task("scoring", total=n)
+            scoring = score_demo(store, cascade, result.run_id,
+                                 on_progress=lambda seen, scored: progress.update(scoring_task, completed=scored))
     if json_:
-        _print_json(result.to_json())
+        _print_json({**result.to_json(), "scoring": scoring.to_json() if scoring else None})
         return
     out.print(f"demo run {result.run_id}: {result.generated} summarization calls traced, "
               f"{result.stored} spans stored in {settings.database} on {settings.safe_url}")
     total = max(result.stored, 1)
-    out.print(_table("stored spans by planted failure mode (ground truth; scorers never read it)",
-                     ["planted mode", "spans", "share"],
-                     [(m, c, f"{c / total:.0%}") for m, c in sorted(result.by_mode.items(), key=lambda kv: -kv[1])]))
     out.print(_table("stored spans by domain", ["domain", "spans"], sorted(result.by_domain.items())))
+    if scoring is None:
+        out.print(_table("stored spans by planted failure mode (ground truth; scorers never read it)",
+                         ["planted mode", "spans", "share"],
+                         [(m, c, f"{c / total:.0%}") for m, c in sorted(result.by_mode.items(), key=lambda kv: -kv[1])]))
+    else:
+        out.print(f"scored {scoring.scored} spans with {scoring.judge_version} in {scoring.seconds:.1f}s")
+        out.print(_table("pass rate per rubric", ["rubric", "pass rate"],
+                         [(r, f"{v:.0%}") for r, v in scoring.pass_rates.items()]))
+        clean = scoring.detection.get("none", {})
+        out.print(_table("detection per planted failure mode (ground truth from the generator)",
+                         ["planted mode", "spans", "flagged", "caught by"],
+                         [(m, d["spans"], f"{d['flagged_share']:.0%}",
+                           ", ".join(f"{r} {c}" for r, c in sorted(d["caught_by"].items(), key=lambda kv: -kv[1])))
+                          for m, d in scoring.detection.items() if m != "none"],
+                         caption=f"good summaries flagged (false positives): {clean.get('flagged_share', 0):.0%} "
+                                 f"of {clean.get('spans', 0)}"))
     out.print(_table("examples", ["trace id", "domain", "band", "planted", "summary"],
                      [(e["trace_id"], e["domain"], e["band"], e["planted_mode"], e["summary"][:90])
                       for e in result.examples]))
-    out.print("next: `sumwatch traces` lists them; `sumwatch traces show TRACE_ID` shows one")
+    out.print("next: `sumwatch traces`, `sumwatch scores --failing`, `sumwatch traces show TRACE_ID`")
 
 
 def main() -> None:

@@ -102,3 +102,54 @@ def read_back(store: Store, run_id: str, generated: int) -> DemoResult:
     return DemoResult(run_id=run_id, generated=generated, stored=sum(by_mode.values()),
                       by_mode={k: int(v) for k, v in by_mode.items()},
                       by_domain={k: int(v) for k, v in by_domain.items()}, examples=examples)
+
+
+@dataclass
+class DemoScoring:
+    judge_version: str
+    scored: int
+    seconds: float
+    pass_rates: dict[str, float]  # rubric -> share of this run's spans passing
+    detection: dict[str, dict[str, Any]]  # planted mode -> spans, flagged share, rubrics that caught it
+
+    def to_json(self) -> dict[str, Any]:
+        return {"judge_version": self.judge_version, "scored": self.scored, "seconds": self.seconds,
+                "pass_rates": self.pass_rates, "detection": self.detection}
+
+
+def score_demo(store: Store, cascade: Any, run_id: str,
+               on_progress: Optional[Callable[[int, int], None]] = None) -> DemoScoring:
+    """Score the run's spans with the sampler and measure detection against the planted modes."""
+    from ..sampler import Sampler
+    from ..store.schema import SCORES_TABLE
+
+    report = Sampler(store, cascade).run_pass(on_progress=on_progress)
+    a = "SpanAttributes"
+    rows = store.query_rows(
+        f"""SELECT t.TraceId, t.SpanId, t.{a}['{semconv.DEMO_PLANTED_MODE}'], s.Rubric, s.Passed
+        FROM {TRACES_TABLE} AS t
+        INNER JOIN (SELECT TraceId, SpanId, Rubric, Passed FROM {SCORES_TABLE} FINAL
+                    WHERE JudgeVersion = {{jv:String}}) AS s
+            ON t.TraceId = s.TraceId AND t.SpanId = s.SpanId
+        WHERE t.{a}['{semconv.METADATA_PREFIX}{RUN_KEY}'] = {{run:String}}""", {"jv": cascade.version, "run": run_id})
+    modes: dict[tuple[str, str], str] = {}
+    failing: dict[tuple[str, str], list[str]] = {}
+    passed: dict[str, list[int]] = {}
+    for trace_id, span_id, mode, rubric, ok in rows:
+        key = (trace_id, span_id)
+        modes[key] = mode
+        failing.setdefault(key, [])
+        if not ok:
+            failing[key].append(rubric)
+        passed.setdefault(rubric, []).append(int(ok))
+    detection: dict[str, dict[str, Any]] = {}
+    for key, mode in modes.items():
+        d = detection.setdefault(mode, {"spans": 0, "flagged": 0, "caught_by": {}})
+        d["spans"] += 1
+        d["flagged"] += bool(failing[key])
+        for rubric in failing[key]:
+            d["caught_by"][rubric] = d["caught_by"].get(rubric, 0) + 1
+    for d in detection.values():
+        d["flagged_share"] = round(d["flagged"] / d["spans"], 3)
+    return DemoScoring(cascade.version, report.scored_spans, report.seconds,
+                       {r: round(sum(v) / len(v), 3) for r, v in sorted(passed.items())}, dict(sorted(detection.items())))

@@ -70,14 +70,15 @@ class Cascade:
             parts.append(f"{self.llm.version}@{self.mode}")
         return "/".join(parts)
 
-    def _offline(self, cases: list[SummaryCase]) -> tuple[list[dict[str, RubricResult]], list[tuple[int, str]]]:
+    def _offline(self, cases: list[SummaryCase], rubrics: Sequence[str]
+                 ) -> tuple[list[dict[str, RubricResult]], list[tuple[int, str]]]:
         """Rules then embeddings; returns the results so far and the (case, rubric) pairs for the LLM."""
         by_embedding = self.embeddings.judge_batch(cases) if self.embeddings is not None else [{} for _ in cases]
         results: list[dict[str, RubricResult]] = []
         escalate: list[tuple[int, str]] = []
         for i, case in enumerate(cases):
             out: dict[str, RubricResult] = {}
-            for rubric in self.rubrics:
+            for rubric in rubrics:
                 ruled = self.rules.judge(rubric, case)
                 decided = _settle(ruled, by_embedding[i].get(rubric))
                 out[rubric] = decided
@@ -91,9 +92,14 @@ class Cascade:
             results.append(out)
         return results, escalate
 
-    async def ascore_batch(self, cases: Sequence[SummaryCase]) -> list[dict[str, RubricResult]]:
+    async def ascore_batch(self, cases: Sequence[SummaryCase],
+                           rubrics: Optional[Sequence[str]] = None) -> list[dict[str, RubricResult]]:
         cases = list(cases)
-        results, escalate = self._offline(cases)
+        chosen = tuple(rubrics) if rubrics is not None else self.rubrics
+        unknown = set(chosen) - set(RUBRICS)
+        if unknown:
+            raise ValueError(f"unknown rubrics: {', '.join(sorted(unknown))}")
+        results, escalate = self._offline(cases, chosen)
         if escalate:
             assert self.llm is not None
             self.llm_requests += len(escalate)
@@ -102,9 +108,10 @@ class Cascade:
                 results[i][rubric] = answer
         return results
 
-    def score_batch(self, cases: Sequence[SummaryCase]) -> list[dict[str, RubricResult]]:
+    def score_batch(self, cases: Sequence[SummaryCase],
+                    rubrics: Optional[Sequence[str]] = None) -> list[dict[str, RubricResult]]:
         """Synchronous form (runs the LLM part on a private event loop)."""
-        return asyncio.run(self.ascore_batch(cases))
+        return asyncio.run(self.ascore_batch(cases, rubrics))
 
     def score(self, case: SummaryCase) -> dict[str, RubricResult]:
         return self.score_batch([case])[0]
