@@ -27,6 +27,6 @@ def advance_watermark(store: Store, name: str, position_ns: int, processed: int)
     """Move forward only: a lower position than the stored one is ignored."""
     if position_ns <= read_watermark(store, name):
         return
-    store.insert(WATERMARKS_TABLE,
-                 [(name, datetime.fromtimestamp(position_ns / 1e9, timezone.utc), processed, datetime.now(timezone.utc))],
+    # raw nanoseconds: a datetime would round the position to microseconds
+    store.insert(WATERMARKS_TABLE, [(name, position_ns, processed, datetime.now(timezone.utc))],
                  ["Name", "Position", "Processed", "UpdatedAt"])

@@ -47,3 +47,20 @@ def store(settings):
 def cli_env(settings) -> dict[str, str]:
     """Environment for in-process CLI runs against the test's database."""
     return {"SUMWATCH_HOME": str(settings.home), "SUMWATCH_DATABASE": settings.database}
+
+
+@pytest.fixture(scope="session")
+def offline_cascade():
+    """Rules + embeddings (the packaged all-MiniLM-L6-v2), no LLM: built once per session."""
+    from sumwatch.monitor.judges import build_cascade
+    from sumwatch.monitor.settings import Settings
+
+    return build_cascade(Settings.from_env(env={}), mode="off")
+
+
+@pytest.fixture(scope="session")
+def rules_cascade():
+    from sumwatch.monitor.judges import build_cascade
+    from sumwatch.monitor.settings import Settings
+
+    return build_cascade(Settings.from_env(env={}), mode="off", embeddings=False)
