@@ -1,0 +1,641 @@
+"""The LLM judge tier: a model, reached through litellm, grades one rubric of one case at a time.
+
+    judge = LLMJudge(LLMConfig("openai/gpt-4o-mini", max_spend_usd=5.0))
+    result = await judge.ajudge("groundedness", SummaryCase(source=doc, summary=summ))
+    results = await judge.ajudge_many([("factuality", case), ("completeness", case)])
+    judge.calls, judge.cache_hits, judge.spent_usd
+
+The model's answer is checked, not trusted. An item it passes must quote the source, and the quote must
+really be there (otherwise the item is downgraded: the defence against prompt injection and lazy judges);
+the overall verdict is rolled up from the items here. A judge that cannot answer (rate limits, server
+errors and timeouts past the retries, malformed replies, the spend cap) returns verdict ``error``,
+never a pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import hashlib
+import json
+import logging
+import os
+import random
+import re
+import threading
+import time
+import unicodedata
+import weakref
+from collections import Counter, OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from .prompts import (FIELDS, PROMPT_VERSION, SCHEMAS, UNSUPPORTED, JudgeSchema, as_data, build_messages,
+                      correction_messages)
+from .verdicts import (COMPLETENESS, CONCISENESS, FACTUALITY, FAILURE_MODES, GROUNDEDNESS, LLM, PASSING, VERDICTS,
+                       RubricResult, SummaryCase)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """Which model judges, and how hard to try.
+
+        LLMConfig("openai/gpt-4o-mini")
+        LLMConfig("ollama/llama3.1", api_base="http://127.0.0.1:11434", concurrency=4)
+
+    Costs come from litellm's price table unless ``input_cost_per_mtok`` / ``output_cost_per_mtok``
+    (USD per million tokens) are given; a model litellm does not know costs 0.
+    """
+
+    model: str
+    api_base: Optional[str] = None
+    api_key: Optional[str] = field(default=None, repr=False)
+    temperature: float = 0.0
+    timeout_s: float = 30.0
+    max_retries: int = 3  # for 429, 5xx, timeouts and connection errors
+    backoff_s: float = 0.5  # first retry waits about this long, doubling each time (with jitter)
+    max_backoff_s: float = 30.0  # ceiling on any wait, Retry-After included
+    concurrency: int = 16
+    max_spend_usd: Optional[float] = None  # per judge (one run); no new calls once reached
+    input_cost_per_mtok: Optional[float] = None
+    output_cost_per_mtok: Optional[float] = None
+    cache_size: int = 4096  # replies kept in memory
+    cache_path: Optional[str] = None  # JSONL file that keeps replies across runs
+
+    def __post_init__(self) -> None:
+        if not self.model:
+            raise ValueError("LLMConfig needs a model, e.g. 'openai/gpt-4o-mini'")
+        if self.concurrency < 1 or self.max_retries < 0 or self.timeout_s <= 0 or self.cache_size < 0:
+            raise ValueError("LLMConfig: concurrency >= 1, max_retries >= 0, timeout_s > 0 and cache_size >= 0")
+
+
+_litellm_module: Any = None
+
+
+def _litellm() -> Any:
+    """litellm, imported on first use (it takes seconds) and kept from reaching the network on import."""
+    global _litellm_module
+    if _litellm_module is None:
+        # Without this, importing litellm downloads its price table from GitHub; the copy it ships is
+        # enough, and a monitor must not call out anywhere but its configured model endpoint.
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        import litellm
+
+        litellm.suppress_debug_info = True  # no help banner printed to stdout on every provider error
+        _litellm_module = litellm
+    return _litellm_module
+
+
+# -- the reply cache ----------------------------------------------------------------------------------------
+
+class _ReplyCache:
+    """Validated replies by sha256 of (model, messages): an LRU in memory, optionally a JSONL file."""
+
+    def __init__(self, size: int, path: Optional[str]) -> None:
+        self.size, self.path = size, Path(path) if path else None
+        self._replies: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
+        if self.path is not None and self.path.exists():
+            for line in self.path.read_text(encoding="utf-8").splitlines():
+                try:
+                    row = json.loads(line)
+                    self._remember(str(row["key"]), str(row["reply"]))
+                except (ValueError, KeyError, TypeError):
+                    continue  # a torn last line from a crash
+
+    @staticmethod
+    def key(model: str, messages: list[dict]) -> str:
+        payload = json.dumps([model, messages], ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+    def _remember(self, key: str, reply: str) -> None:
+        self._replies[key] = reply
+        self._replies.move_to_end(key)
+        while len(self._replies) > self.size:
+            self._replies.popitem(last=False)
+
+    def get(self, key: str) -> Optional[str]:
+        with self._lock:
+            reply = self._replies.get(key)
+            if reply is not None:
+                self._replies.move_to_end(key)
+            return reply
+
+    def put(self, key: str, reply: str) -> None:
+        if self.size == 0:
+            return
+        with self._lock:
+            self._remember(key, reply)
+            if self.path is not None:
+                try:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                    with self.path.open("a", encoding="utf-8") as out:
+                        out.write(json.dumps({"key": key, "reply": reply}, ensure_ascii=False) + "\n")
+                except OSError as exc:
+                    log.warning("LLM judge cache: cannot write %s (%s); keeping replies in memory only",
+                                self.path, exc)
+                    self.path = None
+
+
+# -- reading a reply ----------------------------------------------------------------------------------------
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.S | re.I)
+
+
+def _label(value: Any) -> Any:
+    return "_".join(value.strip().lower().replace("-", " ").split()) if isinstance(value, str) else value
+
+
+def _parse(schema: JudgeSchema, content: Optional[str]) -> tuple[Optional[dict], list[str]]:
+    """The reply as a dict in the schema's shape, or the problems that make it unusable.
+
+    Spelling is forgiven ("Supported" for "supported"); a failure mode outside the rubric's list is
+    dropped (a default is filled in later); anything else off the schema is a problem.
+    """
+    if not content or not content.strip():
+        return None, ["the reply was empty"]
+    fenced = _FENCE.match(content)
+    try:
+        obj = json.loads(fenced.group(1) if fenced else content)
+    except ValueError as exc:
+        return None, [f"the reply is not valid JSON ({exc.msg} at character {exc.pos})"]
+    if not isinstance(obj, dict):
+        return None, ["the reply is not a JSON object"]
+    problems: list[str] = []
+    claims = obj.get("claims")
+    if not isinstance(claims, list) or not claims:
+        problems.append('"claims" must be a non-empty list')
+        claims = []
+    items = []
+    for i, item in enumerate(claims):
+        if not isinstance(item, dict):
+            problems.append(f"claims[{i}] is not an object")
+            continue
+        item = dict(item)
+        item["verdict"], item["failure_mode"] = _label(item.get("verdict")), _label(item.get("failure_mode") or "")
+        for name in schema.item_fields:
+            if name not in item and name not in FIELDS:
+                item[name] = ""  # optional extras (completeness's summary_quote)
+            if name not in item:
+                problems.append(f'claims[{i}] has no "{name}"')
+            elif not isinstance(item[name], str):
+                problems.append(f'claims[{i}].{name} must be a string')
+        if isinstance(item["verdict"], str) and item["verdict"] not in schema.item_verdicts:
+            problems.append(f"claims[{i}].verdict {item['verdict']!r} is not one of {', '.join(schema.item_verdicts)}")
+        if not isinstance(item["failure_mode"], str) or item["failure_mode"] not in schema.failure_modes:
+            item["failure_mode"] = ""  # none given, or one the rubric does not have
+        items.append(item)
+    verdict = _label(obj.get("verdict"))
+    if not isinstance(verdict, str):
+        problems.append('"verdict" must be a string')
+    elif verdict not in schema.verdicts:
+        problems.append(f"verdict {verdict!r} is not one of {', '.join(schema.verdicts)}")
+    mode = _label(obj.get("failure_mode") or "")
+    if not isinstance(obj.get("explanation"), str):
+        problems.append('"explanation" must be a string')
+    if problems:
+        return None, problems
+    return {"claims": items, "verdict": verdict,
+            "failure_mode": mode if isinstance(mode, str) and mode in schema.failure_modes else "",
+            "explanation": obj["explanation"].strip()}, []
+
+
+# -- checking the evidence ----------------------------------------------------------------------------------
+
+_QUOTE_MARKS = re.compile("[\"'`\u00b4\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u00ab\u00bb\u2039\u203a]")
+_DASHES = str.maketrans({c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"})
+_ELLIPSIS = re.compile(r"\[?\s*(?:\.\s*\.\s*\.|\u2026)\s*\]?")
+
+
+def _canon(text: str) -> str:
+    """Case, quote marks, dashes, widths and whitespace set aside, so a faithful quote matches."""
+    text = unicodedata.normalize("NFKC", text).casefold().translate(_DASHES)
+    return " ".join(_QUOTE_MARKS.sub("", text).split())
+
+
+def _quoted_from(quote: str, texts: tuple[str, ...]) -> bool:
+    """True when ``quote`` (pieces joined by an ellipsis allowed) occurs in one of the canonical ``texts``.
+    A quote too short to mean anything (under four letters or digits) does not count."""
+    pieces = [p.strip(" .,;:!?-") for p in _ELLIPSIS.split(_canon(quote))]
+    pieces = [p for p in pieces if p]
+    if sum(ch.isalnum() for p in pieces for ch in p) < 4:
+        return False
+    return all(any(p in text for text in texts) for p in pieces)
+
+
+def _detail_kind(claim: str) -> tuple[str, str]:
+    """The factuality verdict and failure mode for a claim whose detail the source never states."""
+    try:
+        from . import text as _text
+
+        kinds = [item.kind for item in _text.extract_items(claim)]
+    except Exception:  # the shared parser is a nicety here; fall back to a digit test
+        kinds = ["number"] if re.search(r"\d", claim) else []
+    for kind in kinds:
+        if kind == "percent":
+            return "numerically_wrong", "percentage_mismatch"
+        if kind in ("number", "money", "quantity"):
+            return "numerically_wrong", "number_mismatch"
+        if kind == "date":
+            return "temporal_wrong", "date_mismatch"
+        if kind == "negation":
+            return "polarity_wrong", "negation_flip"
+        if kind == "quantifier":
+            return "numerically_wrong", "quantifier_mismatch"
+    return "entity_wrong", "entity_swap"
+
+
+_DEFAULT_MODE: dict[tuple[str, str], str] = {
+    (GROUNDEDNESS, "partial"): "unsupported_claim", (GROUNDEDNESS, "missing"): "unsupported_claim",
+    (GROUNDEDNESS, "contradicted"): "contradicted_claim",
+    (COMPLETENESS, "approximate"): "approximate_fact", (COMPLETENESS, "absent"): "missing_key_fact",
+    (FACTUALITY, "numerically_wrong"): "number_mismatch", (FACTUALITY, "entity_wrong"): "entity_swap",
+    (FACTUALITY, "polarity_wrong"): "negation_flip", (FACTUALITY, "temporal_wrong"): "date_mismatch",
+    (CONCISENESS, "padded"): "filler_phrases", (CONCISENESS, "bloated"): "repeated_fact",
+    (CONCISENESS, "under_compressed"): "verbatim_copy",
+}
+
+
+def _default_mode(rubric: str, verdict: str, case: SummaryCase) -> str:
+    mode = _DEFAULT_MODE.get((rubric, verdict), "")
+    if rubric == COMPLETENESS and verdict == "absent" and case.expected_facts:
+        mode = "missing_expected_fact"
+    return mode if mode in FAILURE_MODES.get(rubric, ()) else ""
+
+
+def _short(text: str, limit: int = 240) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@dataclass
+class _Judged:
+    verdict: str
+    failure_mode: str
+    items: list[dict]
+    notes: list[str]
+
+
+def _check(rubric: str, case: SummaryCase, reply: dict) -> _Judged:
+    """Verify each item's evidence, then roll the items up to the rubric's verdict."""
+    schema = SCHEMAS[rubric]
+    sources = (_canon(case.source), _canon(as_data(case.source)))
+    summaries = (_canon(case.summary), _canon(as_data(case.summary)))
+    items, notes = [], []
+    for n, raw in enumerate(reply["claims"], 1):
+        item = {name: raw.get(name, "") for name in schema.item_fields}
+        item["judge_verdict"] = raw["verdict"]
+        verdict, mode = raw["verdict"], raw["failure_mode"]
+        if verdict in schema.needs_evidence:
+            missing = []
+            # an expected fact may be worded apart from the source, so its source quote may be empty;
+            # a quote that is given must be real, and a key fact must come from the source
+            optional = rubric == COMPLETENESS and bool(case.expected_facts) and not item["evidence_quote"].strip()
+            item["evidence_found"] = optional or _quoted_from(item["evidence_quote"], sources)
+            if not item["evidence_found"]:
+                missing.append("its evidence quote is not in the source")
+            if rubric == COMPLETENESS:
+                item["summary_quote_found"] = _quoted_from(item.get("summary_quote", ""), summaries)
+                if not item["summary_quote_found"]:
+                    missing.append("its summary quote is not in the summary")
+            if missing:
+                verdict, mode = schema.downgrade_to, ""
+                notes.append(f'Item {n} ("{_short(item["claim"], 80)}") was judged {raw["verdict"]}, but '
+                             f'{" and ".join(missing)}; counted as {verdict}.')
+        if verdict == schema.item_verdicts[0]:
+            mode = ""
+        elif verdict == UNSUPPORTED:  # factuality: the kind of detail decides, as for the rubric verdict
+            mode = _detail_kind(item["claim"])[1]
+        else:
+            mode = mode or _default_mode(rubric, verdict, case)
+        item["verdict"], item["failure_mode"] = verdict, mode
+        items.append(item)
+
+    verdict, decisive = _roll_up(rubric, items, reply["verdict"])
+    if verdict != reply["verdict"]:
+        notes.append(f"The judge's overall verdict was {reply['verdict']}; its items roll up to {verdict}.")
+    if verdict in PASSING[rubric]:
+        mode = ""
+    elif decisive is not None and decisive["failure_mode"]:
+        mode = decisive["failure_mode"]
+    elif verdict == reply["verdict"] and reply["failure_mode"]:
+        mode = reply["failure_mode"]
+    else:
+        mode = _default_mode(rubric, verdict, case)
+    return _Judged(verdict, mode, items, notes)
+
+
+def _most_common(verdicts: list[str], order: list[str]) -> str:
+    counts = Counter(verdicts)
+    return max(counts, key=lambda v: (counts[v], -order.index(v)))
+
+
+def _roll_up(rubric: str, items: list[dict], judge_verdict: str) -> tuple[str, Optional[dict]]:
+    """The rubric verdict the items add up to, and the item that decided it (None when it passed or
+    the judge's own overall verdict decided)."""
+    verdicts = [i["verdict"] for i in items]
+
+    def first(*wanted: str) -> Optional[dict]:
+        return next((i for i in items if i["verdict"] in wanted), None)
+
+    if rubric == GROUNDEDNESS:
+        if all(v == "supported" for v in verdicts):
+            return "supported", None
+        if "contradicted" in verdicts:
+            return "contradicted", first("contradicted")
+        if all(v == "missing" for v in verdicts):
+            return "missing", first("missing")
+        return "partial", first("missing", "partial")
+    if rubric == COMPLETENESS:
+        if "absent" in verdicts:
+            return "absent", first("absent")
+        if "approximate" in verdicts:
+            return "approximate", first("approximate")
+        return "present", None
+    if rubric == FACTUALITY:
+        order = list(VERDICTS[FACTUALITY])
+        wrong = [v for v in verdicts if v not in ("correct", UNSUPPORTED)]
+        if wrong:
+            verdict = _most_common(wrong, order)
+            return verdict, first(verdict)
+        unverified = first(UNSUPPORTED)
+        if unverified is not None:
+            return _detail_kind(unverified["claim"])[0], unverified
+        return "correct", None
+    # conciseness: length is judged on the whole, so the judge's overall verdict counts unless it
+    # passes a summary whose own items it failed
+    flawed = [v for v in verdicts if v != "concise"]
+    if judge_verdict != "concise" or not flawed:
+        return judge_verdict, None
+    verdict = _most_common(flawed, list(VERDICTS[CONCISENESS]))
+    return verdict, first(verdict)
+
+
+def _evidence(rubric: str, judged: _Judged, passed: bool) -> str:
+    """The quotes behind the verdict: the source passages when it passed, else up to three failing
+    items as summary-versus-source pairs (the ones that decided the verdict first)."""
+    if passed:
+        quotes = [f'"{_short(i["evidence_quote"], 200)}"' for i in judged.items if i["evidence_quote"].strip()]
+        return _short("; ".join(quotes), 1200)
+    good = SCHEMAS[rubric].item_verdicts[0]
+    failing = sorted((i for i in judged.items if i["verdict"] != good), key=lambda i: i["verdict"] != judged.verdict)
+    parts = []
+    for item in failing[:3]:
+        quote = _short(item["evidence_quote"], 200)
+        if item.get("evidence_found") is False:  # never present an invented quote as the source's words
+            source = f'nothing in the source (the judge quoted "{quote}", which is not there)'
+        else:
+            source = f'source "{quote}"' if quote else "nothing in the source"
+        parts.append(f'summary "{_short(item["claim"], 200)}" vs {source}')
+    return _short("; ".join(parts), 1200)
+
+
+# -- errors from the provider -------------------------------------------------------------------------------
+
+_KEY_SHAPES = re.compile(r"(?i)(bearer\s+|\bsk-|\bapi[_-]?key[\"'=:\s]+)[A-Za-z0-9._\-]{6,}")
+
+
+def _scrub(text: str, secret: Optional[str]) -> str:
+    if secret and len(secret) >= 4:
+        text = text.replace(secret, "***")
+    return _short(_KEY_SHAPES.sub(lambda m: m.group(1) + "***", text), 300)
+
+
+def _retryable(exc: BaseException) -> bool:
+    litellm = _litellm()
+    transient = tuple(t for t in (getattr(litellm, name, None) for name in (
+        "RateLimitError", "Timeout", "APIConnectionError", "InternalServerError", "ServiceUnavailableError",
+        "BadGatewayError")) if isinstance(t, type))
+    if isinstance(exc, transient) or isinstance(exc, (asyncio.TimeoutError, ConnectionError)):
+        return True
+    status = getattr(exc, "status_code", None)
+    return isinstance(status, int) and (status in (408, 409, 429) or status >= 500)
+
+
+def _retry_after(exc: BaseException) -> Optional[float]:
+    """Seconds the provider asked us to wait (Retry-After / retry-after-ms), if it said."""
+    for headers in (getattr(exc, "litellm_response_headers", None), getattr(exc, "headers", None),
+                    getattr(getattr(exc, "response", None), "headers", None)):
+        if not headers:
+            continue
+        try:
+            millis = headers.get("retry-after-ms")
+            if millis is not None:
+                return max(0.0, float(millis) / 1000)
+            value = headers.get("retry-after")
+        except (AttributeError, TypeError, ValueError):
+            continue
+        if value is None:
+            continue
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            try:
+                return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
+            except (TypeError, ValueError, IndexError):
+                continue
+    return None
+
+
+def _describe(exc: BaseException) -> str:
+    status = getattr(exc, "status_code", None)
+    message = str(exc).removeprefix("litellm.")
+    return f"{type(exc).__name__}{f' ({status})' if status else ''}: {message}"
+
+
+@dataclass
+class _Spend:
+    """What answering one case has used so far."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+# -- the judge ----------------------------------------------------------------------------------------------
+
+class LLMJudge:
+    """Grades ``(rubric, case)`` pairs with an LLM; see the module docstring."""
+
+    tier = LLM
+
+    def __init__(self, config: LLMConfig) -> None:
+        self.config = config
+        self.calls = 0  # requests sent to the provider, retries included
+        self.cache_hits = 0
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.spent_usd = 0.0
+        self._cache = _ReplyCache(config.cache_size, config.cache_path)
+        self._semaphores: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._prices = self._own_prices()  # USD per token, when litellm's table does not decide
+
+    @property
+    def version(self) -> str:
+        return f"llm-{PROMPT_VERSION}:{self.config.model}"
+
+    # -- public entry points
+
+    def judge(self, rubric: str, case: SummaryCase) -> RubricResult:
+        """Synchronous form of ``ajudge``, for code with no event loop running."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.ajudge(rubric, case))
+        raise RuntimeError("LLMJudge.judge() cannot run inside an event loop; await ajudge() instead")
+
+    async def ajudge_many(self, items: list[tuple[str, SummaryCase]]) -> list[RubricResult]:
+        """All pairs at once, at most ``config.concurrency`` requests in flight; results in input order."""
+        items = list(items)
+        for rubric, _ in items:
+            _schema(rubric)
+        return list(await asyncio.gather(*(self.ajudge(rubric, case) for rubric, case in items)))
+
+    async def ajudge(self, rubric: str, case: SummaryCase) -> RubricResult:
+        _schema(rubric)
+        started = time.perf_counter()
+        messages = build_messages(rubric, case)
+        key = self._cache.key(self.config.model, messages)
+        cached = self._cache.get(key)
+        spend = _Spend()
+        if cached is not None:
+            reply, problems = _parse(SCHEMAS[rubric], cached)
+            if reply is not None:
+                self.cache_hits += 1
+                return self._result(rubric, case, reply, spend, started)
+        async with self._semaphore():
+            reply, content, failure = await self._ask(rubric, messages, spend)
+        if reply is None:
+            return RubricResult.failed_judge(
+                rubric, failure, tier=LLM, judge_version=self.version, model=self.config.model,
+                explanation=f"The LLM judge gave no usable verdict: {failure}", **self._spent(spend, started))
+        self._cache.put(key, content)
+        return self._result(rubric, case, reply, spend, started)
+
+    # -- internals
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        # one per event loop: the sync wrapper and the cascade each run a loop of their own
+        loop = asyncio.get_running_loop()
+        semaphore = self._semaphores.get(loop)
+        if semaphore is None:
+            semaphore = self._semaphores[loop] = asyncio.Semaphore(self.config.concurrency)
+        return semaphore
+
+    def _spent(self, spend: _Spend, started: float) -> dict[str, Any]:
+        return {"input_tokens": spend.input_tokens, "output_tokens": spend.output_tokens,
+                "cost_usd": round(spend.cost_usd, 8), "latency_ms": round((time.perf_counter() - started) * 1000, 2)}
+
+    def _result(self, rubric: str, case: SummaryCase, reply: dict, spend: _Spend, started: float) -> RubricResult:
+        judged = _check(rubric, case, reply)
+        explanation = " ".join([reply["explanation"], *judged.notes]).strip()
+        passed = judged.verdict in PASSING[rubric]
+        return RubricResult.make(
+            rubric, judged.verdict, failure_mode=judged.failure_mode, evidence=_evidence(rubric, judged, passed),
+            explanation=_short(explanation, 2000), tier=LLM, judge_version=self.version, model=self.config.model,
+            confident=True, details=tuple(judged.items), **self._spent(spend, started))
+
+    def _over_budget(self) -> bool:
+        cap = self.config.max_spend_usd
+        return cap is not None and self.spent_usd >= cap
+
+    def _own_prices(self) -> Optional[tuple[float, float]]:
+        """Per-token prices from the config, (0, 0) for a model litellm cannot price, or None to let
+        litellm's table price each reply (it knows tiers that flat prices would miss)."""
+        c = self.config
+        if c.input_cost_per_mtok is not None or c.output_cost_per_mtok is not None:
+            return (c.input_cost_per_mtok or 0.0) / 1e6, (c.output_cost_per_mtok or 0.0) / 1e6
+        try:  # importing here also keeps litellm's import time out of the first case's latency
+            _litellm().cost_per_token(model=c.model, prompt_tokens=1, completion_tokens=1)
+            return None
+        except Exception:  # litellm raises for models missing from its table
+            return 0.0, 0.0
+
+    def _cost(self, response: Any, input_tokens: int, output_tokens: int) -> float:
+        if self._prices is not None:
+            return input_tokens * self._prices[0] + output_tokens * self._prices[1]
+        try:
+            computed = response._hidden_params.get("response_cost")
+        except Exception:  # the reply's private metadata changed shape: price it ourselves
+            computed = None
+        if isinstance(computed, (int, float)):
+            return float(computed)  # litellm priced the reply already
+        try:
+            prompt_cost, completion_cost = _litellm().cost_per_token(
+                model=self.config.model, prompt_tokens=input_tokens, completion_tokens=output_tokens)
+            return float(prompt_cost) + float(completion_cost)
+        except Exception:
+            return 0.0
+
+    async def _complete(self, messages: list[dict]) -> tuple[str, int, int, float]:
+        """One request: (content, input tokens, output tokens, cost). Retries are the caller's, so
+        litellm's and the OpenAI client's own are off."""
+        c = self.config
+        # Prices are not passed to litellm: it would write them into its process-wide price table,
+        # where other judges (and the check in _own_prices) would find them.
+        call = _litellm().acompletion(
+            model=c.model, messages=messages, temperature=c.temperature, api_base=c.api_base, api_key=c.api_key,
+            timeout=c.timeout_s, response_format={"type": "json_object"}, max_retries=0, num_retries=0,
+            drop_params=True)
+        # litellm enforces the timeout; this outer one only guards against a client that hangs anyway
+        response = await asyncio.wait_for(call, timeout=c.timeout_s + 5)
+        usage = getattr(response, "usage", None)
+        input_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+        output_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+        content = response.choices[0].message.content if response.choices else None
+        return content or "", input_tokens, output_tokens, self._cost(response, input_tokens, output_tokens)
+
+    async def _ask(self, rubric: str, messages: list[dict], spend: _Spend) -> tuple[Optional[dict], str, str]:
+        """(reply, raw content, "") on success, or (None, "", why not) once retries are spent."""
+        c = self.config
+        conversation, corrected, attempt = messages, False, 0
+        while True:
+            if self._over_budget():
+                return None, "", f"spend cap reached (spent ${self.spent_usd:.4f} of ${c.max_spend_usd:.4f})"
+            self.calls += 1
+            try:
+                content, input_tokens, output_tokens, cost = await self._complete(conversation)
+            except Exception as exc:
+                reason = _scrub(_describe(exc), c.api_key)
+                if not _retryable(exc):
+                    log.warning("LLM judge (%s, %s): %s", c.model, rubric, reason)
+                    return None, "", reason
+                if attempt >= c.max_retries:
+                    log.warning("LLM judge (%s, %s): giving up after %d attempts: %s", c.model, rubric,
+                                attempt + 1, reason)
+                    return None, "", f"gave up after {attempt + 1} attempts: {reason}"
+                waited = _retry_after(exc)
+                delay = min(c.max_backoff_s, waited if waited is not None
+                            else c.backoff_s * 2 ** attempt * random.uniform(0.5, 1.0))
+                attempt += 1
+                log.info("LLM judge (%s, %s): %s; retry %d of %d in %.2fs", c.model, rubric, reason, attempt,
+                         c.max_retries, delay)
+                await asyncio.sleep(delay)
+                continue
+            spend.input_tokens += input_tokens
+            spend.output_tokens += output_tokens
+            spend.cost_usd += cost
+            self.input_tokens += input_tokens
+            self.output_tokens += output_tokens
+            self.spent_usd += cost
+            reply, problems = _parse(SCHEMAS[rubric], content)
+            if reply is not None:
+                return reply, content, ""
+            if corrected:
+                reason = "malformed judge output after a corrective retry: " + "; ".join(problems[:3])
+                log.warning("LLM judge (%s, %s): %s", c.model, rubric, reason)
+                return None, "", _short(reason, 300)
+            log.info("LLM judge (%s, %s): unusable reply (%s); asking once more", c.model, rubric,
+                     "; ".join(problems[:3]))
+            corrected = True
+            conversation = correction_messages(messages, content, problems)
+
+
+def _schema(rubric: str) -> JudgeSchema:
+    try:
+        return SCHEMAS[rubric]
+    except KeyError:
+        raise ValueError(f"unknown rubric {rubric!r} (rubrics: {', '.join(SCHEMAS)})") from None
