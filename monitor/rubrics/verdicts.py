@@ -40,13 +40,13 @@ TIERS: tuple[str, ...] = (RULES, EMBEDDINGS, LLM)
 
 # failure modes, by rubric (the finer label under a failing verdict; clustering groups on it)
 FAILURE_MODES: dict[str, tuple[str, ...]] = {
-    GROUNDEDNESS: ("unsupported_number", "unsupported_entity", "unsupported_claim", "contradicted_claim",
-                   "added_causal_link", "overgeneralized_quantifier", "topic_drift"),
-    COMPLETENESS: ("missing_expected_fact", "missing_key_fact", "approximate_fact"),
+    GROUNDEDNESS: ("unsupported_number", "unsupported_entity", "unsupported_date", "unsupported_claim",
+                   "contradicted_claim", "added_causal_link", "overgeneralized_quantifier", "topic_drift"),
+    COMPLETENESS: ("missing_expected_fact", "missing_key_fact", "approximate_fact", "under_band_length"),
     FACTUALITY: ("number_mismatch", "percentage_mismatch", "unit_mismatch", "date_mismatch", "entity_swap",
                  "negation_flip", "quantifier_mismatch"),
     CONCISENESS: ("filler_phrases", "hedging", "verbatim_copy", "repeated_fact", "chatty_preamble",
-                  "over_band_length", "under_band_length"),
+                  "over_band_length", "low_compression"),
 }
 
 

@@ -1,0 +1,454 @@
+"""The rules tier: text helpers and RulesJudge on small hand-written source/summary pairs.
+
+Each rule is checked both ways: the failure it should catch, and a faithful paraphrase it must leave alone.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sumwatch.monitor.rubrics import text as tx
+from sumwatch.monitor.rubrics.rules import RulesJudge
+from sumwatch.monitor.rubrics.verdicts import (
+    COMPLETENESS,
+    CONCISENESS,
+    FACTUALITY,
+    FAILURE_MODES,
+    GROUNDEDNESS,
+    PASSING,
+    RubricResult,
+    SummaryCase,
+)
+
+SOURCE = (
+    "Harlow Mills reported third-quarter revenue of $4.2 million, up 12% from a year earlier. "
+    "The outage lasted 188 minutes on March 5 and affected 12% of requests. "
+    "The board did not approve the proposed share buyback. "
+    "Most regions reported higher sales, according to chief executive Dana Whitcombe. "
+    "Net income was $310,000, compared with $290,000 last year. "
+    "Dr. Whitcombe said the U.S. business grew faster than the European one. "
+    "Warehouse staff moved the spring catalogue into the new distribution center in Tilbury. "
+    "The company plans to publish its annual report in the spring, after the auditors finish their review. "
+    "Shareholders will vote on a new dividend policy at the meeting."
+)
+
+judge = RulesJudge()
+
+
+def run(rubric: str, summary: str, source: str = SOURCE, **kw) -> RubricResult:
+    result = judge.judge(rubric, SummaryCase(source=source, summary=summary, **kw))
+    assert result.tier == "rules" and result.judge_version == judge.version
+    if not result.passed:
+        assert result.failure_mode in FAILURE_MODES[rubric], result.failure_mode
+    assert result.explanation
+    return result
+
+
+def quotes_both(evidence: str, summary_phrase: str, source_phrase: str) -> bool:
+    summary_part, _, source_part = evidence.partition(" | ")
+    return (summary_part.startswith("summary: ") and summary_phrase in summary_part
+            and source_part.startswith("source: ") and source_phrase in source_part)
+
+
+# ---------------------------------------------------------------- text helpers
+
+
+def test_sentences_survive_abbreviations_decimals_and_bullets():
+    text = ("Dr. Lee said U.S. sales hit $1.5 million, up 4.2% on the year. The firm also hired staff.\n"
+            "- Owner: Ana Ruiz will draft the memo.\n- Bo Chen: book the venue")
+    assert tx.split_sentences(text) == [
+        "Dr. Lee said U.S. sales hit $1.5 million, up 4.2% on the year.",
+        "The firm also hired staff.",
+        "Owner: Ana Ruiz will draft the memo.",
+        "Bo Chen: book the venue",
+    ]
+
+
+def test_words_lowercase_and_strip_punctuation():
+    assert tx.words("U.S. sales, up 4.2% — “best” ever") == ["us", "sales", "up", "42", "best", "ever"]
+    assert tx.word_count("- Owner: Ana — done.") == 3
+
+
+def test_numbers_money_percentages_and_units_are_read_with_their_scale():
+    items = {i.text: i for i in tx.extract_items(
+        "Sales of $4.2 million and €30m rose 12 percent; 40 beds, 188 minutes and 3.2 mg over three weeks.")}
+    assert items["$4.2 million"].kind == tx.MONEY and items["$4.2 million"].value == 4_200_000
+    assert items["€30m"].unit == "EUR" and items["€30m"].value == 30_000_000
+    assert items["12 percent"].kind == tx.PERCENT and items["12 percent"].value == 12
+    assert items["40 beds"].kind == tx.QUANTITY and items["40 beds"].unit == "bed"
+    assert items["188 minutes"].dimension == "time" and items["188 minutes"].base == 188 * 60
+    assert items["3.2 mg"].unit == "mg"
+    assert items["three weeks"].value == 3
+
+
+def test_equivalent_amounts_match_and_different_ones_do_not():
+    def first(text: str) -> tx.Item:
+        return next(i for i in tx.extract_items(text) if i.kind in tx.NUMERIC_KINDS)
+
+    assert tx.values_match(first("$4.2 million"), first("4,200,000 dollars"))
+    assert tx.values_match(first("up 12%"), first("rose 12 percent"))
+    assert tx.values_match(first("2 hours"), first("120 minutes"))
+    assert tx.values_match(first("$705 million"), first("$705.1 million"))  # rounded restatement
+    assert tx.values_match(first("about 50%"), first("48%"))  # stated as approximate
+    assert not tx.values_match(first("$2,000"), first("$2,400"))
+    assert not tx.values_match(first("21%"), first("12%"))
+    assert not tx.values_match(first("12%"), first("12 stores"))
+    assert tx.unit_differs(first("188 hours"), first("188 minutes"))
+
+
+def test_dates_quarters_and_times_get_comparable_keys():
+    text = "On Monday, March 5, 2024 at 2 p.m. the third-quarter plan for Q4 was set."
+    keys = {i.key for i in tx.extract_items(text)}
+    assert {"weekday:1", "day:3-5", "year:2024", "time:14:00", "quarter:3", "quarter:4"} <= keys
+    assert [i.key for i in tx.extract_items("Q3 sales") if i.kind == tx.DATE] == ["quarter:3"]
+    assert tx.date_supported("month:3", frozenset({"day:3-5"}))
+    assert not tx.date_supported("day:3-7", frozenset({"day:3-5"}))
+    # "May" the modal verb and "March" the verb are not months
+    assert not tx.parse("Prices may fall. March on.").items(tx.DATE)
+    assert [i.key for i in tx.parse("It opens in May. Talks end by March.").items(tx.DATE)] == ["month:5", "month:3"]
+
+
+def test_names_skip_capitalized_sentence_openers():
+    names = [i.text for i in tx.extract_items("Overall, Redfern Steel and Bank of America met Dana Whitcombe.")
+             if i.kind == tx.ENTITY]
+    assert names == ["Redfern Steel", "Bank of America", "Dana Whitcombe"]
+    # a plain word that opens a sentence is not a name when the text uses it in lower case
+    opener = [i for i in tx.extract_items("Nursing staff rose.", frozenset({"nursing"})) if i.kind == tx.ENTITY]
+    assert opener == []
+
+
+@pytest.mark.parametrize("text,negated", [
+    ("The board did not approve it.", True), ("Sales won't recover.", True), ("It never shipped.", True),
+    ("It shipped without tests.", True), ("The firm failed to file.", True), ("She declined to comment.", True),
+    ("No link was found.", True), ("Neither plan passed.", True),
+    ("Send it no later than May 3.", False), ("Revenue declined to $4 million.", False),
+    ("It was a never-before-seen image.", False), ("It goes without saying.", False),
+])
+def test_negation_cues(text, negated):
+    assert tx.has_negation(text) is negated
+
+
+def test_quantifiers_carry_a_strength():
+    strengths = {i.key: i.strength for i in tx.extract_items(
+        "All staff, nearly all sites, most regions, several divisions and a few stores.") if i.kind == tx.QUANTIFIER}
+    assert strengths == {"all": 4, "nearly all": 3, "most": 2, "several": 1, "a few": 1}
+    # time phrases and totals are not quantifiers
+    assert not [i for i in tx.extract_items("Every year 64,000 failed in all.") if i.kind == tx.QUANTIFIER]
+
+
+def test_hedges_and_causal_connectives():
+    hedges = [i.key for i in tx.extract_items("Perhaps it seems the figure might be revised.") if i.kind == tx.HEDGE]
+    assert hedges == ["perhaps", "seems", "might"]
+    assert tx.causal_cue("Sales fell because of the strike.") == "because of"
+    assert tx.causal_cue("Sales fell in May.") is None
+    assert tx.causal_cue("Errors began after the deploy.") is None
+    assert tx.causal_cue("Errors began after the deploy.", strength="sequence") == "after"
+
+
+def test_terms_fold_paraphrases_together():
+    assert {"revenu", "rise", "12"} <= tx.terms("Revenue rose 12%") & tx.terms("sales grew 12 percent")
+
+
+# ---------------------------------------------------------------- the judge: contract
+
+
+def test_unknown_rubric_is_rejected():
+    with pytest.raises(ValueError, match="unknown rubric"):
+        judge.judge("fluency", SummaryCase(source=SOURCE, summary="Harlow Mills grew."))
+
+
+def test_judge_names_its_tier():
+    assert judge.tier == "rules" and judge.version == "rules-1"
+
+
+# ---------------------------------------------------------------- factuality
+
+
+def test_changed_percentage_is_numerically_wrong_and_quotes_both():
+    r = run(FACTUALITY, "The outage lasted 188 minutes and affected 21% of requests.")
+    assert (r.verdict, r.failure_mode, r.confident, r.passed) == ("numerically_wrong", "percentage_mismatch", True,
+                                                                  False)
+    assert quotes_both(r.evidence, "21% of requests", "12% of requests")
+    assert r.details and r.details[0]["status"] == "numerically_wrong"
+
+
+def test_changed_amount_is_a_number_mismatch():
+    r = run(FACTUALITY, "Harlow Mills reported third-quarter revenue of $4.8 million.")
+    assert (r.verdict, r.failure_mode) == ("numerically_wrong", "number_mismatch")
+    assert quotes_both(r.evidence, "$4.8 million", "$4.2 million")
+
+
+def test_same_number_in_another_unit_is_a_unit_mismatch():
+    r = run(FACTUALITY, "The outage lasted 188 hours on March 5.")
+    assert (r.verdict, r.failure_mode) == ("numerically_wrong", "unit_mismatch")
+    assert quotes_both(r.evidence, "188 hours", "188 minutes")
+
+
+def test_changed_date_is_temporal_wrong():
+    r = run(FACTUALITY, "The outage lasted 188 minutes on March 7.")
+    assert (r.verdict, r.failure_mode) == ("temporal_wrong", "date_mismatch")
+    assert quotes_both(r.evidence, "March 7", "March 5")
+
+
+@pytest.mark.parametrize("summary", [
+    "Harlow Mills' Q3 revenue rose 12 percent to 4.2 million dollars.",
+    "Revenue in the third quarter was $4.2m, a 12% gain.",
+    "The outage ran for 188 minutes on March 5, hitting 12% of requests.",
+    "Net income reached $310,000 against $290,000 a year before.",
+])
+def test_faithful_paraphrases_are_correct(summary):
+    r = run(FACTUALITY, summary)
+    assert r.verdict == "correct" and r.passed and r.failure_mode == ""
+
+
+def test_correct_is_confident_only_when_everything_checkable_was_found():
+    sure = run(FACTUALITY, "Net income was $310,000, compared with $290,000 last year.")
+    assert sure.verdict == "correct" and sure.confident
+    # a figure the source never mentions, with no rival figure to compare: not settled here
+    unsure = run(FACTUALITY, "Harlow Mills opened 14 stores.")
+    assert unsure.verdict == "correct" and not unsure.confident
+
+
+def test_dropped_negation_is_polarity_wrong():
+    r = run(FACTUALITY, "The board approved the proposed share buyback.")
+    assert (r.verdict, r.failure_mode, r.confident) == ("polarity_wrong", "negation_flip", True)
+    assert quotes_both(r.evidence, "The board approved the proposed share buyback",
+                       "The board did not approve the proposed share buyback")
+
+
+def test_added_negation_is_polarity_wrong():
+    r = run(FACTUALITY, "Warehouse staff did not move the spring catalogue into the new distribution center.")
+    assert (r.verdict, r.failure_mode) == ("polarity_wrong", "negation_flip")
+
+
+@pytest.mark.parametrize("summary", [
+    "The board rejected the proposed buyback.",
+    "The proposed share buyback was not approved by the board.",
+    "It goes without saying that the outage lasted 188 minutes.",
+])
+def test_negation_paraphrases_keep_polarity(summary):
+    assert run(FACTUALITY, summary).verdict == "correct"
+
+
+def test_stronger_quantifier_is_flagged_and_same_strength_is_not():
+    r = run(FACTUALITY, "All regions reported higher sales.")
+    assert (r.verdict, r.failure_mode) == ("numerically_wrong", "quantifier_mismatch")
+    assert quotes_both(r.evidence, "All regions", "Most regions")
+    assert run(FACTUALITY, "A majority of regions reported higher sales.").verdict == "correct"
+
+
+def test_weaker_quantifier_is_a_soft_factual_slip_but_still_grounded():
+    source = "All regions reported higher sales."
+    r = run(FACTUALITY, "Some regions reported higher sales.", source=source)
+    assert (r.verdict, r.failure_mode, r.confident) == ("numerically_wrong", "quantifier_mismatch", False)
+    assert run(GROUNDEDNESS, "Some regions reported higher sales.", source=source).verdict == "supported"
+    # one step down ("all" -> "nearly all") is a fair hedge
+    assert run(FACTUALITY, "Nearly all regions reported higher sales.", source=source).verdict == "correct"
+
+
+def test_difference_of_two_source_figures_is_not_a_mismatch():
+    source = "The median emergency room wait fell to 76 minutes from 114 minutes last year."
+    r = run(FACTUALITY, "The median ER wait fell by 38 minutes to 76 minutes.", source=source)
+    assert r.verdict == "correct" and not r.confident  # derived, so left to a later tier to confirm
+    assert run(FACTUALITY, "The median ER wait fell by 48 minutes to 76 minutes.", source=source).verdict \
+        == "numerically_wrong"
+
+
+def test_swapped_name_is_entity_wrong():
+    r = run(FACTUALITY, "Most regions reported higher sales, said chief executive Morgan Ellery.")
+    assert (r.verdict, r.failure_mode) == ("entity_wrong", "entity_swap")
+    assert quotes_both(r.evidence, "Morgan Ellery", "Dana Whitcombe")
+
+
+def test_name_from_elsewhere_in_the_source_put_in_the_wrong_slot():
+    source = ("Ana Ruiz will draft the customer announcement by May 3. "
+              "Bo Chen will book the venue for the offsite by May 9.")
+    r = run(FACTUALITY, "Bo Chen will draft the customer announcement by May 3.", source=source)
+    assert (r.verdict, r.failure_mode) == ("entity_wrong", "entity_swap")
+    assert quotes_both(r.evidence, "Bo Chen", "Ana Ruiz")
+    assert run(FACTUALITY, "Ana Ruiz drafts the customer announcement by May 3.", source=source).passed
+
+
+# ---------------------------------------------------------------- groundedness
+
+
+def test_grounded_summary_is_supported_with_per_claim_details():
+    r = run(GROUNDEDNESS, "Harlow Mills' Q3 revenue rose 12% to $4.2 million. The board did not approve the buyback.")
+    assert r.verdict == "supported" and r.passed
+    assert [d["status"] for d in r.details] == ["supported", "supported"]
+    assert set(r.details[0]) >= {"claim", "status", "evidence"}
+
+
+def test_one_unsupported_claim_of_three_is_partial():
+    r = run(GROUNDEDNESS, "Net income was $310,000. The board did not approve the buyback. "
+                          "Harlow Mills also opened 14 stores.")
+    assert (r.verdict, r.failure_mode, r.confident) == ("partial", "unsupported_number", True)
+    assert [d["status"] for d in r.details] == ["supported", "supported", "unsupported"]
+    assert "14 stores" in r.details[2]["evidence"]
+
+
+def test_mostly_unsupported_summary_is_missing():
+    r = run(GROUNDEDNESS, "Harlow Mills opened 14 stores. Sales tripled in Ohio.")
+    assert r.verdict == "missing" and not r.passed
+
+
+def test_name_the_source_never_mentions_is_unsupported():
+    r = run(GROUNDEDNESS, "Net income was $310,000. Revenue rose 12%. Analysts at Brockway Partners cheered.")
+    assert (r.verdict, r.failure_mode) == ("partial", "unsupported_entity")
+    assert "Brockway Partners" in r.evidence
+
+
+def test_acronyms_demonyms_and_headlines_are_not_unsupported_names():
+    source = ("Regulators Approve Emergency Room Expansion Plan\n"
+              "Chinese regulators approved the emergency room expansion on Monday.")
+    r = run(GROUNDEDNESS, "China's regulators approved the ER expansion on Monday.", source=source)
+    assert r.verdict == "supported"
+    r = run(GROUNDEDNESS, "The ER expansion was approved by Korean regulators on Monday.", source=source)
+    assert (r.verdict, r.failure_mode) == ("missing", "unsupported_entity")
+
+
+def test_contradicting_number_is_contradicted():
+    r = run(GROUNDEDNESS, "Net income was $410,000, compared with $290,000 last year.")
+    assert (r.verdict, r.failure_mode, r.confident) == ("contradicted", "contradicted_claim", True)
+    assert quotes_both(r.evidence, "$410,000", "$310,000")
+
+
+def test_added_causal_link_is_flagged():
+    summary = "Net income rose to $310,000 because the board did not approve the buyback."
+    r = run(GROUNDEDNESS, summary)
+    assert r.failure_mode == "added_causal_link" and not r.passed
+    assert r.evidence.startswith('summary: "Net income rose') and "source: " in r.evidence
+
+
+def test_causal_link_stated_in_the_source_is_supported():
+    source = ("Net income fell to $310,000 because freight costs doubled. "
+              "The board did not approve the buyback.")
+    r = run(GROUNDEDNESS, "Profit dropped to $310,000 due to higher freight costs.", source=source)
+    assert r.verdict == "supported"
+
+
+# ---------------------------------------------------------------- completeness
+
+FACTS = ("Revenue was $4.2 million, up 12%", "The outage lasted 188 minutes on March 5",
+         "Net income was $310,000")
+
+
+def test_all_expected_facts_present():
+    summary = ("Q3 revenue rose 12% to $4.2 million; net income was $310,000. "
+               "A 188-minute outage hit on March 5.")
+    r = run(COMPLETENESS, summary, expected_facts=FACTS)
+    assert (r.verdict, r.confident) == ("present", True)
+    assert [d["status"] for d in r.details] == ["present"] * 3
+
+
+def test_one_missing_fact_of_three_is_approximate_and_passes():
+    r = run(COMPLETENESS, "Q3 revenue rose 12% to $4.2 million; net income was $310,000.", expected_facts=FACTS)
+    assert r.verdict == "approximate" and r.passed and r.failure_mode == ""
+    assert [d["status"] for d in r.details] == ["present", "absent", "present"]
+
+
+def test_most_facts_missing_is_absent():
+    r = run(COMPLETENESS, "Harlow Mills reported its quarterly results and a board decision.", expected_facts=FACTS)
+    assert (r.verdict, r.failure_mode, r.confident) == ("absent", "missing_expected_fact", True)
+    assert "188 minutes" in r.evidence
+
+
+def test_far_too_short_summary_is_absent_for_its_band():
+    r = run(COMPLETENESS, "Revenue grew.", band="exec_summary")
+    assert (r.verdict, r.failure_mode, r.confident) == ("absent", "under_band_length", True)
+
+
+def test_without_expected_facts_coverage_is_left_to_a_later_tier():
+    r = run(COMPLETENESS, "Revenue grew 12% to $4.2 million.", band="tldr")
+    assert (r.verdict, r.confident) == ("present", False)
+
+
+# ---------------------------------------------------------------- conciseness
+
+TIGHT = "Harlow Mills' Q3 revenue rose 12% to $4.2 million; net income was $310,000 and a buyback was rejected."
+
+
+def test_tight_summary_is_concise_and_confident():
+    r = run(CONCISENESS, TIGHT, band="tldr")
+    assert (r.verdict, r.confident, r.score) == ("concise", True, 1.0)
+
+
+@pytest.mark.parametrize("summary,phrase", [
+    ("It is important to note that Q3 revenue rose 12% to $4.2 million.", "It is important to note that"),
+    ("In conclusion, revenue rose 12% to $4.2 million in the third quarter.", "In conclusion"),
+    ("In today's fast-paced retail world, revenue rose 12% to $4.2 million.", "In today's fast-paced retail world"),
+])
+def test_filler_phrases_pad(summary, phrase):
+    r = run(CONCISENESS, summary, band="tldr")
+    assert (r.verdict, r.failure_mode, r.confident) == ("padded", "filler_phrases", True)
+    assert phrase in r.evidence
+
+
+def test_one_weak_filler_word_alone_is_not_padding():
+    assert run(CONCISENESS, "Overall, Q3 revenue rose 12% to $4.2 million.", band="tldr").verdict == "concise"
+
+
+@pytest.mark.parametrize("summary", [
+    "Sure! Here's a summary of the report:\n\nQ3 revenue rose 12% to $4.2 million.",
+    "Certainly. Q3 revenue rose 12% to $4.2 million.",
+    "Q3 revenue rose 12% to $4.2 million. I hope this helps!",
+    "Q3 revenue rose 12% to $4.2 million. Let me know if you want more detail.",
+])
+def test_assistant_preambles_and_closers_pad(summary):
+    r = run(CONCISENESS, summary, band="tldr")
+    assert (r.verdict, r.failure_mode) == ("padded", "chatty_preamble")
+
+
+def test_a_capitalized_opening_word_is_not_a_preamble():
+    r = run(CONCISENESS, "Great Lakes shipping revenue rose 12% to $4.2 million.", source=SOURCE * 3, band="tldr")
+    assert r.verdict == "concise"
+
+
+def test_copying_eight_source_words_is_under_compressed():
+    r = run(CONCISENESS, "Staff moved the spring catalogue into the new distribution center in Tilbury.", band="tldr")
+    assert (r.verdict, r.failure_mode) == ("under_compressed", "verbatim_copy")
+    assert "spring catalogue into the new distribution center in Tilbury" in r.evidence
+    # seven shared words in a row is a normal restatement
+    r = run(CONCISENESS, "Workers moved the spring catalogue into the new Tilbury distribution center.", band="tldr")
+    assert r.verdict == "concise"
+
+
+def test_three_hedges_in_a_sentence_pad():
+    r = run(CONCISENESS, "Revenue perhaps rose 12%, though this might possibly be revised.", band="tldr")
+    assert (r.verdict, r.failure_mode) == ("padded", "hedging")
+    assert run(CONCISENESS, "Revenue may have risen 12%, which could be revised.", band="tldr").verdict == "concise"
+
+
+def test_restating_one_fact_twice_pads():
+    r = run(CONCISENESS, "- Net income was $310,000, up from $290,000.\n- Revenue rose 12%.\n"
+                         "- Net income rose to $310,000 from $290,000.", band="action_recap")
+    assert (r.verdict, r.failure_mode) == ("padded", "repeated_fact")
+    assert r.evidence.count("summary: ") == 2
+
+
+def test_far_over_the_band_is_bloated():
+    long = " ".join(["Revenue rose 12% to $4.2 million in the quarter."] * 9)  # 81 words, tldr max is 40
+    r = run(CONCISENESS, long, source=SOURCE * 10, band="tldr")
+    assert (r.verdict, r.failure_mode) == ("bloated", "over_band_length")
+    assert r.score <= 0.25 and "81 words" in r.evidence
+
+
+def test_too_little_compression_is_under_compressed():
+    # 37 words: inside the tldr word band, but half the length of its 75-word source
+    summary = ("Harlow Mills grew revenue 12% to $4.2 million in the third quarter; an outage lasted 188 minutes on "
+               "March 5; the board did not approve a buyback; net income was $310,000 versus $290,000 before.")
+    r = run(CONCISENESS, summary, source=" ".join(SOURCE.split()[:75]), band="tldr")
+    assert (r.verdict, r.failure_mode) == ("under_compressed", "low_compression")
+
+
+def test_custom_or_missing_band_sets_no_length_check():
+    long = " ".join(["Revenue rose 12% to $4.2 million in the quarter."] * 9)
+    for band in (None, "custom"):
+        assert run(CONCISENESS, long, source=SOURCE * 10, band=band).failure_mode != "over_band_length"
+
+
+def test_verdicts_always_pass_through_the_shared_records():
+    for rubric in (GROUNDEDNESS, COMPLETENESS, FACTUALITY, CONCISENESS):
+        r = run(rubric, TIGHT, band="tldr", expected_facts=FACTS)
+        assert r.passed == (r.verdict in PASSING[rubric])
+        assert 0.0 <= r.score <= 1.0
