@@ -118,11 +118,19 @@ class Cascade:
 
 
 def _settle(ruled: RubricResult, embedded: Optional[RubricResult]) -> RubricResult:
-    """The offline verdict for one rubric: a confident rules result stands; otherwise the embedding
-    tier's, which says itself whether it is confident; the rules result when there is no other."""
-    if ruled.confident or embedded is None:
+    """The offline verdict for one rubric. A rules failure stands (embeddings cannot see a flipped
+    negation or a swapped name, so their "supported" cannot overturn one), as does a confident rules
+    pass. Where the rules passed without being sure, a confident embedding result decides; when neither
+    tier is sure, the rules verdict stays (an unsettled case is not a failure without a judge to settle
+    it) with the embedding tier's finer score and confident=False, so ``ambiguous`` mode still sends it
+    to the LLM and rankings still see the doubt."""
+    if ruled.confident or not ruled.passed or embedded is None:
         return ruled
-    return embedded
+    if embedded.confident:
+        return embedded
+    return ruled.with_(score=min(ruled.score, embedded.score), confident=False,
+                       explanation=(ruled.explanation + " " if ruled.explanation else "")
+                       + f"Embedding tier unsure ({embedded.verdict}, {embedded.score:.2f}).")
 
 
 def describe(cascade: Cascade) -> dict[str, Any]:

@@ -27,9 +27,10 @@ import os
 import statistics
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -144,6 +145,33 @@ def regrounded(result: RubricResult, term_share: float,
     return min(score, 0.25) if result.failure_mode == "topic_drift" else score
 
 
+RULE_CHECKABLE = ("number_changed", "negation_flipped", "filler_padding", "verbatim_restatement",
+                  "hedging_inflated", "length_out_of_band")
+TARGET_RECALL, TARGET_FPR = 0.95, 0.05
+
+
+def perturbation_detection(embedding_judge: Any, n: int = 600, seed: int = 11) -> dict[str, Any]:
+    """Recall per planted mode and false-positive rate on good summaries, with the offline cascade
+    (rules + embeddings, what the product runs without an LLM). A case is flagged when any rubric fails."""
+    from sumwatch.monitor.demo import generate_workload
+    from sumwatch.monitor.rubrics.cascade import Cascade
+    workload = generate_workload(n, seed=seed)
+    cascade = Cascade(rules=RulesJudge(), embeddings=embedding_judge, mode="off")
+    results = cascade.score_batch([SummaryCase(c.source, c.summary, c.band, c.expected_facts, c.domain)
+                                   for c in workload])
+    by_mode: dict[str, list[bool]] = defaultdict(list)
+    caught: dict[str, Counter] = defaultdict(Counter)
+    for case, result in zip(workload, results):
+        failing = [r for r, v in result.items() if not v.passed]
+        by_mode[case.planted_mode].append(bool(failing))
+        caught[case.planted_mode].update(failing)
+    modes = {m: {"cases": len(v), "recall" if m != "none" else "false_positive_rate": round(sum(v) / len(v), 3),
+                 "caught_by": dict(caught[m].most_common())} for m, v in sorted(by_mode.items())}
+    fpr = modes["none"]["false_positive_rate"]
+    met = fpr <= TARGET_FPR and all(modes[m]["recall"] >= TARGET_RECALL for m in RULE_CHECKABLE)
+    return {"cases": n, "seed": seed, "modes": modes, "false_positive_rate": fpr, "met": met}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", type=Path, default=Path("../shared/data"), help="folder holding summeval/")
@@ -219,6 +247,20 @@ def main() -> None:
     print(f"\ntimings: embedding tier {embed_s:.1f}s ({'no cache' if args.no_cache else 'file cache'}), "
           f"rules tier {rules_s:.1f}s, total {seconds:.1f}s")
 
+    detection = perturbation_detection(judge)
+    print(f"\nplanted failure modes (demo generator, {detection['cases']} cases, offline cascade): "
+          f"flagged = any rubric fails")
+    print(f"| {'planted mode':<22} | {'cases':>5} | {'recall':>7} | {'target':>6} | caught by")
+    for mode, d in detection["modes"].items():
+        if mode == "none":
+            continue
+        target = f"{TARGET_RECALL:.2f}" if mode in RULE_CHECKABLE else "-"
+        print(f"| {mode:<22} | {d['cases']:>5} | {d['recall']:>7.3f} | {target:>6} | "
+              + ", ".join(f"{r} {c}" for r, c in d["caught_by"].items()))
+    print(f"| {'none (false positives)':<22} | {detection['modes']['none']['cases']:>5} | "
+          f"{detection['false_positive_rate']:>7.3f} | {TARGET_FPR:>6.2f} | "
+          + ", ".join(f"{r} {c}" for r, c in detection["modes"]["none"]["caught_by"].items()))
+
     rho, tau, n = correlate(rows, product)
     halves = {name: dict(zip(("spearman", "kendall", "n_documents"), correlate(rows, product, h)))
               for name, h in (("even", 0), ("odd", 1))}
@@ -227,6 +269,9 @@ def main() -> None:
                       "even": {k: round(v, 4) for k, v in halves["even"].items()},
                       "odd": {k: round(v, 4) for k, v in halves["odd"].items()},
                       "target_kendall": TARGET_KENDALL, "met": tau >= TARGET_KENDALL,
+                      "perturbations": {"false_positive_rate": detection["false_positive_rate"],
+                                        "recall": {m: d["recall"] for m, d in detection["modes"].items() if m != "none"},
+                                        "met": detection["met"]},
                       "judge_version": judge.version, "seconds": round(seconds, 1),
                       "embedding_seconds": round(embed_s, 1), "cached": not args.no_cache}))
 

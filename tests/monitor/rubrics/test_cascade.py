@@ -54,9 +54,24 @@ def asked_rubrics(llm):
 
 
 def test_off_never_calls_the_llm_and_answers_every_rubric():
-    out = Cascade(Rules(), Embeddings()).score(CASE)
+    out = Cascade(Rules(), Embeddings(confident={"completeness"})).score(CASE)
     assert set(out) == set(RUBRICS)
-    assert out["groundedness"].tier == "embeddings" and out["factuality"].tier == "rules"
+    assert out["completeness"].tier == "embeddings"  # a confident embedding result settles an unsure pass
+    # neither tier sure: the rules verdict stays, marked unsettled
+    assert out["groundedness"].tier == "rules" and not out["groundedness"].confident
+    assert out["factuality"].tier == "rules"
+
+
+class UnsureFailingRules(Rules):
+    def judge(self, rubric, case):
+        if rubric == "groundedness":
+            return RubricResult.make(rubric, "partial", tier="rules", confident=False)
+        return super().judge(rubric, case)
+
+
+def test_an_embedding_pass_never_overturns_a_rules_failure():
+    out = Cascade(UnsureFailingRules(), Embeddings(confident={"groundedness"})).score(CASE)
+    assert out["groundedness"].verdict == "partial" and out["groundedness"].tier == "rules"
 
 
 def test_ambiguous_sends_only_unsettled_pairs():

@@ -1,0 +1,122 @@
+"""Scoring throughput: the offline cascade, the LLM tier's concurrency, and what `ambiguous` saves.
+
+    python tests/bench/sampler_throughput.py [--cases 300] [--calls 640] [--concurrency 64] [--latency 0.3]
+
+1. Spans/s scored by the offline tiers (rules alone, then rules + embeddings) on the demo workload.
+2. Judge calls/s through litellm's real HTTP path against a loopback OpenAI-compatible server (its own
+   process) that answers after ``--latency`` seconds, at ``--concurrency``; compared with the ideal
+   concurrency / latency in the same run. Target: >= 100 calls/s at concurrency 64 with 300 ms.
+3. LLM requests in `ambiguous` mode against `always` on the same demo workload: the share saved.
+
+The judge uses a priced model name (openai/gpt-4o-mini) pointed at the loopback server, as a user of
+that model would: for names missing from litellm's price table its pricing lookup costs extra CPU per call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from sumwatch.monitor.demo import generate_workload  # noqa: E402
+from sumwatch.monitor.judges import build_cascade  # noqa: E402
+from sumwatch.monitor.rubrics.cascade import Cascade  # noqa: E402
+from sumwatch.monitor.rubrics.llm import LLMConfig, LLMJudge  # noqa: E402
+from sumwatch.monitor.rubrics.rules import RulesJudge  # noqa: E402
+from sumwatch.monitor.rubrics.verdicts import SummaryCase  # noqa: E402
+from sumwatch.monitor.settings import Settings  # noqa: E402
+
+FAKE = Path(__file__).resolve().parents[1] / "fakes" / "openai_server.py"
+
+
+def start_fake(latency: float) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen([sys.executable, str(FAKE), "--latency", str(latency)], stdout=subprocess.PIPE, text=True)
+    base_url = proc.stdout.readline().strip()  # the server prints its base URL once it listens
+    if not base_url.startswith("http://127.0.0.1"):
+        proc.kill()
+        raise RuntimeError(f"fake server did not start: {base_url!r}")
+    return proc, base_url
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--cases", type=int, default=300)
+    ap.add_argument("--calls", type=int, default=640)
+    ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--latency", type=float, default=0.3)
+    args = ap.parse_args()
+
+    cases = [SummaryCase(c.source, c.summary, c.band, c.expected_facts, c.domain)
+             for c in generate_workload(args.cases, seed=21)]
+    settings = Settings.from_env(env={})
+
+    # 1. offline tiers
+    rules_only = Cascade(rules=RulesJudge())
+    t0 = time.perf_counter()
+    rules_only.score_batch(cases)
+    rules_rate = len(cases) / (time.perf_counter() - t0)
+    offline = build_cascade(settings, mode="off")
+    offline.score_batch(cases[:8])  # load the model outside the timing
+    t0 = time.perf_counter()
+    offline.score_batch(cases)
+    offline_rate = len(cases) / (time.perf_counter() - t0)
+
+    proc, base_url = start_fake(args.latency)
+    try:
+        # 2. LLM calls/s at the concurrency limit (distinct prompts: no cache hits)
+        judge = LLMJudge(LLMConfig(model="openai/gpt-4o-mini", api_base=base_url, api_key="bench-key",
+                                   concurrency=args.concurrency, timeout_s=30))
+        items = [("groundedness", SummaryCase(cases[k % len(cases)].source,
+                                              f"{cases[k % len(cases)].summary} (variant {k})"))
+                 for k in range(args.calls)]
+        asyncio.run(judge.ajudge_many(items[:4]))  # warm up litellm's imports and client
+        t0 = time.perf_counter()
+        results = asyncio.run(judge.ajudge_many(items[4:]))
+        elapsed = time.perf_counter() - t0
+        calls_rate = len(results) / elapsed
+        errors = sum(1 for r in results if r.verdict == "error")
+        ideal = args.concurrency / args.latency
+
+        # 3. ambiguous vs always on the same workload
+        quick_proc, quick_url = start_fake(0.0)
+        try:
+            requests = {}
+            for mode in ("ambiguous", "always"):
+                llm = LLMJudge(LLMConfig(model="openai/gpt-4o-mini", api_base=quick_url, api_key="bench-key",
+                                         concurrency=args.concurrency))
+                cascade = build_cascade(settings, mode=mode, llm=llm)
+                cascade.score_batch(cases)
+                requests[mode] = cascade.llm_requests
+        finally:
+            quick_proc.terminate()
+    finally:
+        proc.terminate()
+
+    saved = 1 - requests["ambiguous"] / max(requests["always"], 1)
+    print(f"{'measure':<46}{'value':>12}")
+    print(f"{'offline, rules only (spans/s)':<46}{rules_rate:>12.1f}")
+    print(f"{'offline, rules + embeddings (spans/s)':<46}{offline_rate:>12.1f}")
+    print(f"{f'LLM calls/s at concurrency {args.concurrency}, {args.latency * 1000:.0f} ms':<46}{calls_rate:>12.1f}")
+    print(f"{'  ideal (concurrency / latency)':<46}{ideal:>12.1f}")
+    print(f"{'LLM requests, always':<46}{requests['always']:>12}")
+    print(f"{'LLM requests, ambiguous':<46}{requests['ambiguous']:>12}")
+    print(f"{'share of LLM calls saved by ambiguous':<46}{saved:>12.1%}")
+    print(json.dumps({
+        "bench": "sampler_throughput", "cases": len(cases), "rules_spans_per_s": round(rules_rate, 1),
+        "offline_spans_per_s": round(offline_rate, 1), "llm_calls_per_s": round(calls_rate, 1),
+        "llm_ideal_calls_per_s": round(ideal, 1), "llm_efficiency": round(calls_rate / ideal, 3),
+        "llm_errors": errors, "concurrency": args.concurrency, "latency_s": args.latency,
+        "llm_requests_always": requests["always"], "llm_requests_ambiguous": requests["ambiguous"],
+        "ambiguous_saves": round(saved, 3), "target_calls_per_s": 100, "pass": calls_rate >= 100 and errors == 0,
+    }))
+
+
+if __name__ == "__main__":
+    main()
