@@ -22,7 +22,7 @@ from typing import Any, Optional
 
 from ..bands import Band, band_for
 from . import text as tx
-from .text import Clause, Item, ParsedText, Sentence
+from .text import Clause, Item, ParsedText, Sentence, detokenize
 from .verdicts import COMPLETENESS, CONCISENESS, FACTUALITY, GROUNDEDNESS, RULES, RubricResult, SummaryCase
 
 VERBATIM_RUN = 8  # consecutive source words a summary may not copy
@@ -563,6 +563,9 @@ class RulesJudge:
     version = "rules-1"
 
     def judge(self, rubric: str, case: SummaryCase) -> RubricResult:
+        source, summary = detokenize(case.source), detokenize(case.summary)
+        if source is not case.source or summary is not case.summary:
+            case = replace(case, source=source, summary=summary)
         if rubric == CONCISENESS:
             return self._conciseness(case)
         if rubric == FACTUALITY:

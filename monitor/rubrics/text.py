@@ -25,7 +25,7 @@ NUMERIC_KINDS = frozenset({NUMBER, PERCENT, MONEY, QUANTITY})
 # word that opens a statement, which may be a name or just a plain word.
 OPENER = "opener"
 
-__all__ = ["CAUSAL", "DATE", "ENTITY", "HEDGE", "MONEY", "NEGATION", "NUMBER", "NUMERIC_KINDS", "OPENER", "PERCENT",
+__all__ = ["detokenize", "CAUSAL", "DATE", "ENTITY", "HEDGE", "MONEY", "NEGATION", "NUMBER", "NUMERIC_KINDS", "OPENER", "PERCENT",
            "QUANTIFIER", "QUANTITY", "Clause", "Item", "ParsedText", "Sentence", "causal_cue", "date_granularity",
            "date_supported", "entity_supported", "extract_items", "has_negation", "has_negative_word",
            "name_tokens", "parse", "split_sentences", "stem", "terms", "unit_differs", "values_match", "word_count",
@@ -1054,6 +1054,31 @@ _LOWER_WORD_RE = re.compile(r"(?<![\w'’])[a-z][a-z'’-]*")
 def _vocab(text: str) -> frozenset[str]:
     """Words the text uses in lower case: "nursing" here means a capitalized "Nursing" is no name."""
     return frozenset(_core(w) for w in set(_LOWER_WORD_RE.findall(text)))
+
+
+_PTB_FIXES = (
+    (re.compile(r"\s+(n['’]t)\b", re.I), r"\1"),            # "do n't" -> "don't"
+    (re.compile(r"\s+(['’](?:s|re|ve|ll|d|m))\b", re.I), r"\1"),  # "team 's" -> "team's"
+    (re.compile(r"\s+([.,;:!?%)\]])"), r"\1"),              # "word ." -> "word."
+    (re.compile(r"([(\[$£€])\s+"), r"\1"),                  # "( word" / "£ 200" -> "(word" / "£200"
+    (re.compile(r"``\s*|\s*''"), '"'),
+    (re.compile(r"([.!?])\s+(['’\"])\s+(?=[A-Z0-9'‘\"])"), r"\1\2 "),  # "wrong. ' Next" -> "wrong.' Next"
+    (re.compile(r"-lrb-", re.I), "("), (re.compile(r"-rrb-", re.I), ")"),
+)
+
+
+@lru_cache(maxsize=1024)
+def detokenize(text: str) -> str:
+    """Undo Penn-Treebank-style tokenization ("do n't", "team 's", "word ."), common in datasets and
+    some pipelines, so sentences split and negations align as they would in ordinary text.
+
+        detokenize("I do n't know .")  # "I don't know."
+    """
+    if " n't" not in text and " ." not in text and " ," not in text and " 's" not in text:
+        return text
+    for pattern, replacement in _PTB_FIXES:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 @lru_cache(maxsize=1024)

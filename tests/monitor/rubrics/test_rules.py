@@ -452,3 +452,16 @@ def test_verdicts_always_pass_through_the_shared_records():
         r = run(rubric, TIGHT, band="tldr", expected_facts=FACTS)
         assert r.passed == (r.verdict in PASSING[rubric])
         assert 0.0 <= r.score <= 1.0
+
+
+def test_tokenized_text_is_read_like_ordinary_text():
+    """Datasets and some pipelines tokenize ("do n't", "team 's", "word ."): sentences must still split,
+    so a negation in a neighbouring quote is not read as a flipped claim."""
+    from sumwatch.monitor.rubrics.text import detokenize
+
+    assert detokenize("I do n't know . ' Next one 's here , ( fine ) .") == "I don't know.' Next one's here, (fine)."
+    source = ("Townsend said : ' I do n't have a problem with that , I 'm the first to admit when I 'm wrong . ' "
+              "Townsend hit back at Merson on Twitter after scoring for England against Italy .")
+    summary = "Townsend hit back at merson on twitter after scoring for england against italy ."
+    result = RulesJudge().judge("factuality", SummaryCase(source, summary))
+    assert result.verdict == "correct", result.evidence
