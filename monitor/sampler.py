@@ -188,6 +188,8 @@ class Sampler:
                                   "sum": self.selector.summary_key, "err": ERROR}
         selector = self.selector.where(params)
         sampled = self.policy.where(params)
+        # done = scored by this judge version with no error verdict; a span with errors is fetched again,
+        # whatever the watermark says
         scored = f"SELECT TraceId, SpanId FROM {quote_ident(SCORES_TABLE)} FINAL WHERE JudgeVersion = {{jv:String}}"
         a = "SpanAttributes"
         rows = self.store.query_rows(
@@ -199,7 +201,8 @@ class Sampler:
               AND (Timestamp > fromUnixTimestamp64Nano({{since:Int64}})
                    OR (TraceId, SpanId) IN ({scored} AND Verdict = {{err:String}}))
               AND (ts, SpanId) > ({{cur_ts:Int64}}, {{cur_span:String}})
-              AND (TraceId, SpanId) NOT IN ({scored} AND Verdict != {{err:String}})
+              AND (TraceId, SpanId) NOT IN ({scored} GROUP BY TraceId, SpanId
+                                            HAVING countIf(Verdict = {{err:String}}) = 0)
             ORDER BY ts, SpanId LIMIT {{limit:UInt32}}""", params)
         out = []
         for tid, sid, ts, service, status, source, summary, band, facts, domain in rows:

@@ -136,3 +136,34 @@ def test_evaluation_events_are_written_as_child_spans(store, rules_cascade):
         names = {a[semconv.EVALUATION_NAME] for a in r["Events.Attributes"]}
         assert names == {"groundedness", "completeness", "factuality", "conciseness"}
         assert all(a[semconv.EVALUATION_SCORE_LABEL] for a in r["Events.Attributes"])
+
+
+def test_llm_failures_are_recorded_as_errors_then_retried_on_the_next_pass(store):
+    from fakes.openai_server import FakeOpenAI, error, judge_responder
+
+    from sumwatch.monitor.judges import build_cascade
+    from sumwatch.monitor.rubrics.llm import LLMConfig, LLMJudge
+    from sumwatch.monitor.settings import Settings
+
+    run_demo(store, n=3, seed=12)
+    provider_down = {"value": True}
+
+    def responder(request):
+        return error(503, "overloaded")(request) if provider_down["value"] else judge_responder(request)
+
+    with FakeOpenAI(responder) as fake:
+        llm = LLMJudge(LLMConfig("openai/gpt-4o-mini", api_base=fake.base_url, api_key="k", max_retries=1,
+                                 backoff_s=0.01))
+        cascade = build_cascade(Settings.from_env(env={}), mode="always", embeddings=False, llm=llm)
+        sampler = Sampler(store, cascade)
+        first = sampler.run_pass()
+        assert first.scored_spans == 3 and first.errors > 0
+        errors = [s for s in list_scores(store, limit=100) if s.verdict == "error"]
+        assert errors and all(not s.passed and "503" in s.error for s in errors)
+
+        provider_down["value"] = False
+        second = sampler.run_pass()  # the watermark has moved past these spans: errors are fetched anyway
+        assert second.scored_spans == 3 and second.errors == 0
+    final = list_scores(store, limit=100)
+    assert len(final) == 12 and not any(s.verdict == "error" for s in final)
+    assert score_count(store) == 12  # replaced, not added (FINAL)
