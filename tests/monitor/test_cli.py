@@ -112,3 +112,24 @@ def test_demo_traces_the_workload_into_the_store(cli_env, store):
     assert attrs["sumwatch.demo.planted_mode"] in report["by_mode"]
     assert attrs["gen_ai.request.model"] == "demo-summarizer-1"
     assert int(attrs["summarization.source.word_count"]) >= 200
+
+
+def test_sample_and_scores_json(cli_env, store):
+    env = {**cli_env, "SUMWATCH_EMBEDDINGS": "false"}
+    run(env, "demo", "--n", "8", "--no-score")
+    sampled = run(env, "sample", "--json")
+    assert sampled.exit_code == 0, sampled.stderr
+    report = json.loads(sampled.stdout)
+    assert report["scored_spans"] == 8 and report["score_rows"] == 32 and report["judge_version"].startswith("cascade-1/")
+    assert json.loads(run(env, "sample", "--json").stdout)["scored_spans"] == 0
+    listed = json.loads(run(env, "scores", "--json", "--limit", "100").stdout)
+    assert len(listed) == 32 and {r["rubric"] for r in listed} == {"groundedness", "completeness", "factuality",
+                                                                   "conciseness"}
+    failing = json.loads(run(env, "scores", "--failing", "--json").stdout)
+    assert all(not r["passed"] for r in failing)
+    one = json.loads(run(env, "scores", "--trace", listed[0]["trace_id"], "--json").stdout)
+    assert len(one) == 4
+    bad = run(env, "sample", "--shard", "3/2")
+    assert bad.exit_code == 2 and "--shard must be i/N" in bad.stderr
+    bad_mode = run(env, "sample", "--mode", "always")
+    assert bad_mode.exit_code == 2 and "needs an LLM" in bad_mode.stderr
