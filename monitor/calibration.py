@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .rubrics.verdicts import PASSING, RUBRICS, VERDICTS, SummaryCase
-from .store.connection import Store
+from .store.connection import Store, equals_filter
 from .store.schema import BASELINES_TABLE, CORPUS_TABLE
 
 LABELLED, NEEDS_LABEL, REJECTED = "labelled", "needs_label", "rejected"
@@ -122,18 +122,10 @@ def save_items(store: Store, items: Sequence[CorpusItem]) -> int:
 
 def load_items(store: Store, rubric: Optional[str] = None, status: Optional[str] = None,
                item_id: Optional[str] = None) -> list[CorpusItem]:
-    where, params = ["1"], {}
-    if rubric:
-        where.append("Rubric = {rubric:String}")
-        params["rubric"] = rubric
-    if status:
-        where.append("Status = {status:String}")
-        params["status"] = status
-    if item_id:
-        where.append("ItemId = {item:String}")
-        params["item"] = item_id
+    params: dict[str, Any] = {}
+    where = equals_filter(params, Rubric=rubric, Status=status, ItemId=item_id)
     rows = store.query_rows(
-        f"SELECT {', '.join(CORPUS_COLUMNS[:-1])} FROM {CORPUS_TABLE} FINAL WHERE {' AND '.join(where)} "
+        f"SELECT {', '.join(CORPUS_COLUMNS[:-1])} FROM {CORPUS_TABLE} FINAL WHERE {where} "
         f"ORDER BY Rubric, Bucket, ItemId", params)
     return [CorpusItem(rubric=r, source=src, summary=summ, claim=claim, human_verdict=hv, proposed_verdict=pv,
                        bucket=bucket, origin=origin, status=status_, band=band, expected_facts=tuple(facts),

@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from typing import Any, Optional
 
 from .rubrics.verdicts import RubricResult
-from .store.connection import Store
+from .store.connection import Store, equals_filter
 from .store.schema import SCORES_TABLE
 
 SCORE_COLUMNS = ("TraceId", "SpanId", "Rubric", "JudgeVersion", "SpanTimestamp", "ScoredAt", "ServiceName",
@@ -88,22 +88,13 @@ def write_scores(store: Store, scored: Sequence[ScoredSpan], judge_version: str)
 
 def list_scores(store: Store, *, trace_id: Optional[str] = None, rubric: Optional[str] = None,
                 judge_version: Optional[str] = None, failing_only: bool = False, limit: int = 100) -> list[ScoreRecord]:
-    where, params = ["1"], {"limit": limit}
-    if trace_id:
-        where.append("TraceId = {tid:String}")
-        params["tid"] = trace_id.strip().lower()
-    if rubric:
-        where.append("Rubric = {rubric:String}")
-        params["rubric"] = rubric
-    if judge_version:
-        where.append("JudgeVersion = {jv:String}")
-        params["jv"] = judge_version
-    if failing_only:
-        where.append("Passed = 0")
+    params: dict[str, Any] = {"limit": limit}
+    where = equals_filter(params, TraceId=trace_id.strip().lower() if trace_id else None, Rubric=rubric,
+                          JudgeVersion=judge_version) + (" AND Passed = 0" if failing_only else "")
     rows = store.query_rows(
         f"""SELECT TraceId, SpanId, Rubric, JudgeVersion, Verdict, Score, Passed, FailureMode, Tier, Evidence,
                Explanation, Model, CostUsd, LatencyMs, Error, ServiceName, toTimeZone(ScoredAt, 'UTC')
-        FROM {SCORES_TABLE} FINAL WHERE {' AND '.join(where)}
+        FROM {SCORES_TABLE} FINAL WHERE {where}
         ORDER BY ScoredAt DESC, TraceId, Rubric LIMIT {{limit:UInt32}}""", params)
     return [ScoreRecord(tid, sid, rub, jv, verdict, round(float(score), 4), bool(passed), fm, tier, ev, ex, model,
                         float(cost), float(lat), err, svc, at.replace(tzinfo=timezone.utc).isoformat())

@@ -210,6 +210,19 @@ class Store:
             raise
 
 
+def equals_filter(params: dict[str, Any], **columns: Optional[str]) -> str:
+    """``Column = {param}`` for each column given a value (None skips it), joined with AND; fills params.
+
+        where = equals_filter(params, Rubric=rubric, Status=status)   # "Rubric = {f_Rubric:String} AND ..."
+    """
+    clauses = ["1"]
+    for column, value in columns.items():
+        if value is not None and value != "":
+            params[f"f_{column}"] = value
+            clauses.append(f"{quote_ident(column)} = {{f_{column}:String}}")
+    return " AND ".join(clauses)
+
+
 def quote_ident(name: str) -> str:
     """A ClickHouse identifier, back-quoted."""
     return "`" + name.replace("\\", "\\\\").replace("`", "\\`") + "`"
