@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from sumwatch.monitor.store.connection import Store, StoreBusyError
+from sumwatch.monitor.store.connection import Store
 from sumwatch.monitor.store.migrations import MIGRATIONS, MigrationError, migrate, pending
 from sumwatch.monitor.store.schema import Target, otel_traces_ddl
 from sumwatch.tracer.otel_traces import COLUMNS
