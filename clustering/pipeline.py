@@ -1,0 +1,146 @@
+"""Failure texts in, named clusters out: embed -> reduce -> cluster -> represent -> name.
+
+    clusterer = FailureClusterer()                       # defaults for every stage
+    result = clusterer.fit(texts=texts, meta=[PointMeta("factuality", "number_mismatch"), ...])
+    for c in result.clusters:
+        c.label, c.members, c.representatives, c.name.title
+    result.noise                                         # indices left unassigned
+
+Each stage is an object with one job and may be swapped: ``FailureClusterer(reducer=MyReducer())`` only
+needs ``fit_transform(X)``; a clusterer needs ``fit(X)`` returning labels, soft memberships and a model
+(see :class:`~sumwatch.clustering.cluster.ClusterFit`); a representer ``select(vectors, members,
+membership)``; a namer ``keywords(clusters)`` and ``name(texts, rubric_counts, failure_mode_counts,
+keywords=...)``. Precomputed vectors (for example embeddings stored earlier) may be passed instead of texts.
+
+Points HDBSCAN calls noise stay unassigned unless their best soft membership reaches
+``noise_threshold`` (0.5 by default: the point's soft membership favours one cluster over all others
+combined), in which case they join that cluster; set it above 1 to never reassign noise.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .cluster import HdbscanClusterer
+from .name import ClusterName, KeywordNamer
+from .reduce import UmapReducer
+from .represent import Representer
+
+
+@dataclass(frozen=True)
+class PointMeta:
+    """What is known about one failing score besides its text, used for naming."""
+
+    rubric: str = ""
+    failure_mode: str = ""
+
+
+@dataclass
+class Cluster:
+    """One cluster: member indices, their membership, centroid (unit, input space) and how it reads."""
+
+    label: int
+    members: list[int]
+    probabilities: np.ndarray  # membership of each member, aligned with ``members``
+    centroid: np.ndarray
+    representatives: list[int]
+    boundary: list[int]
+    keywords: list[str]
+    name: ClusterName | None = None
+
+
+@dataclass
+class ClusterResult:
+    """All clusters, a final label per point (-1 noise), soft memberships (points x clusters), noise indices."""
+
+    clusters: list[Cluster]
+    labels: np.ndarray
+    probabilities: np.ndarray
+    noise: list[int] = field(default_factory=list)
+
+
+class FailureClusterer:
+    """The clustering pipeline with every stage swappable; ``None`` picks the default for that stage."""
+
+    def __init__(self, embedder: Any = None, reducer: Any = None, clusterer: Any = None,
+                 representer: Any = None, namer: Any = None, noise_threshold: float = 0.5) -> None:
+        self._embedder = embedder
+        self.reducer = reducer if reducer is not None else UmapReducer()
+        self.clusterer = clusterer if clusterer is not None else HdbscanClusterer()
+        self.representer = representer if representer is not None else Representer()
+        self.namer = namer if namer is not None else KeywordNamer()
+        self.noise_threshold = noise_threshold
+
+    @property
+    def embedder(self) -> Any:
+        if self._embedder is None:  # built on demand: the vectors path never loads a model
+            from .embedder import Embedder
+
+            self._embedder = Embedder()
+        return self._embedder
+
+    def fit(self, texts: Sequence[str] | None = None, vectors: np.ndarray | None = None,
+            meta: Sequence[PointMeta | Mapping[str, str]] | None = None) -> ClusterResult:
+        """Cluster ``texts`` (embedded here) or precomputed ``vectors``; ``meta`` has one entry per point."""
+        if vectors is None:
+            if texts is None:
+                raise ValueError("pass texts or vectors")
+            vectors = self.embedder.encode(list(texts))
+        vectors = np.asarray(vectors, dtype=np.float32)
+        n = len(vectors)
+        if texts is not None and len(texts) != n:
+            raise ValueError(f"{len(texts)} texts but {n} vectors")
+        if meta is not None and len(meta) != n:
+            raise ValueError(f"{len(meta)} meta entries but {n} points")
+        points = [_as_meta(m) for m in meta] if meta is not None else [PointMeta()] * n
+
+        low = self.reducer.fit_transform(vectors)
+        fitted = self.clusterer.fit(low)
+        labels = np.asarray(fitted.labels, dtype=int).copy()
+        probs = np.asarray(fitted.probabilities, dtype=float).reshape(n, -1)
+        if probs.shape[1]:
+            for i in np.flatnonzero(labels < 0):
+                best = int(np.argmax(probs[i]))
+                if probs[i, best] >= self.noise_threshold:
+                    labels[i] = best
+
+        docs = list(texts) if texts is not None else [f"{p.rubric} {p.failure_mode}" for p in points]
+        found = sorted(int(k) for k in set(labels.tolist()) if k >= 0)
+        groups = {k: np.flatnonzero(labels == k) for k in found}
+        keywords = self.namer.keywords([[docs[i] for i in groups[k]] for k in found]) if found else []
+
+        clusters: list[Cluster] = []
+        for k, words in zip(found, keywords):
+            members = groups[k]
+            membership = probs[members, k] if k < probs.shape[1] else np.ones(len(members))
+            reps, boundary = self.representer.select(vectors, members, membership)
+            name = self.namer.name([docs[i] for i in members],
+                                   dict(Counter(points[i].rubric for i in members)),
+                                   dict(Counter(points[i].failure_mode for i in members)),
+                                   keywords=words)
+            clusters.append(Cluster(label=k, members=members.tolist(), probabilities=membership,
+                                    centroid=_centroid(vectors[members]), representatives=reps,
+                                    boundary=boundary, keywords=list(words), name=name))
+        return ClusterResult(clusters=clusters, labels=labels, probabilities=probs,
+                             noise=np.flatnonzero(labels < 0).tolist())
+
+    def __repr__(self) -> str:
+        return (f"FailureClusterer(embedder={self._embedder!r}, reducer={self.reducer!r}, "
+                f"clusterer={self.clusterer!r}, representer={self.representer!r}, namer={self.namer!r})")
+
+
+def _as_meta(m: PointMeta | Mapping[str, str]) -> PointMeta:
+    if isinstance(m, Mapping):
+        return PointMeta(str(m.get("rubric", "") or ""), str(m.get("failure_mode", "") or ""))
+    return PointMeta(getattr(m, "rubric", "") or "", getattr(m, "failure_mode", "") or "")
+
+
+def _centroid(X: np.ndarray) -> np.ndarray:
+    c = X.astype(np.float64).mean(axis=0)
+    norm = np.linalg.norm(c)
+    return (c / norm if norm else c).astype(np.float32)
