@@ -37,7 +37,7 @@ def test_a_faithful_paraphrase_is_supported_with_a_high_score(judge: EmbeddingJu
     result = judge.judge("groundedness", case(PARAPHRASE))
     assert (result.verdict, result.passed, result.confident) == ("supported", True, True)
     assert result.score >= 0.8
-    assert result.tier == "embeddings" and result.judge_version == "emb-1:all-MiniLM-L6-v2"
+    assert result.tier == "embeddings" and result.judge_version == "emb-2:all-MiniLM-L6-v2"
     assert len(result.details) == 2 and all(d["similarity"] > 0.7 for d in result.details)
 
 
