@@ -50,13 +50,18 @@ def _settings(db: Optional[str], home: Optional[Path], **more: Any) -> Settings:
 
 
 @contextmanager
-def _store(settings: Settings, *, migrate: bool = True, api: Optional[str] = None) -> Iterator[Store]:
-    """Open the store (and bring the schema up to date), turning store errors into a plain message."""
+def _store(settings: Settings, *, migrate: bool = True, api: Optional[str] = None,
+           busy_to_caller: bool = False) -> Iterator[Store]:
+    """Open the store (and bring the schema up to date), turning store errors into a plain message.
+    ``busy_to_caller`` lets a StoreBusyError naming a serving process through, for readers to use it."""
+    from .store.connection import StoreBusyError
     from .store.migrations import migrate as run_migrations
 
     try:
         store = Store.open(settings, api=api)
     except StoreError as exc:
+        if busy_to_caller and isinstance(exc, StoreBusyError) and exc.api:
+            raise
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(3) from None
     try:
@@ -78,27 +83,11 @@ def _reader(settings: Settings) -> Iterator[Any]:
     from .traces import StoreReader
 
     try:
-        store = Store.open(settings)
-    except StoreBusyError as exc:
-        if not exc.api:
-            err.print(f"[red]error:[/red] {exc}")
-            raise typer.Exit(3) from None
+        with _store(settings, busy_to_caller=True) as store:
+            yield StoreReader(store)
+    except StoreBusyError as exc:  # raised by the open, before anything was yielded
         err.print(f"(the database is held by the sumwatch server at {exc.api}; reading through it)")
         yield RemoteReader(exc.api, settings.ingest_token)
-        return
-    except StoreError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(3) from None
-    try:
-        from .store.migrations import migrate as run_migrations
-
-        run_migrations(store)
-        yield StoreReader(store)
-    except StoreError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(3) from None
-    finally:
-        store.close()
 
 
 def _print_json(data: Any) -> None:

@@ -10,7 +10,6 @@ same judge replaces its row instead of adding one.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
@@ -99,16 +98,3 @@ def list_scores(store: Store, *, trace_id: Optional[str] = None, rubric: Optiona
     return [ScoreRecord(tid, sid, rub, jv, verdict, round(float(score), 4), bool(passed), fm, tier, ev, ex, model,
                         float(cost), float(lat), err, svc, at.replace(tzinfo=timezone.utc).isoformat())
             for tid, sid, rub, jv, verdict, score, passed, fm, tier, ev, ex, model, cost, lat, err, svc, at in rows]
-
-
-def pass_rates(store: Store, judge_version: Optional[str] = None) -> dict[str, dict[str, float]]:
-    """Per rubric: scored spans, pass rate, errors — newest judgement per key."""
-    where = "JudgeVersion = {jv:String}" if judge_version else "1"
-    rows = store.query_rows(
-        f"""SELECT Rubric, count(), avg(Passed), countIf(Verdict = 'error')
-        FROM {SCORES_TABLE} FINAL WHERE {where} GROUP BY Rubric ORDER BY Rubric""", {"jv": judge_version or ""})
-    return {r: {"scored": int(n), "pass_rate": float(p), "errors": int(e)} for r, n, p, e in rows}
-
-
-def now_ns() -> int:
-    return time.time_ns()

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any, Optional, Protocol
+from typing import Optional, Protocol
 
 from .verdicts import CONCISENESS, RUBRICS, RubricResult, SummaryCase
 
@@ -53,9 +53,7 @@ class Cascade:
             raise ValueError(f"judge mode must be one of {', '.join(MODES)}, got {mode!r}")
         if mode != "off" and llm is None:
             raise ValueError(f"judge mode {mode!r} needs an LLM: configure a model (SUMWATCH_LLM_MODEL) or use 'off'")
-        unknown = set(rubrics) - set(RUBRICS)
-        if unknown:
-            raise ValueError(f"unknown rubrics: {', '.join(sorted(unknown))}")
+        _check_rubrics(rubrics)
         self.rules, self.embeddings, self.llm, self.mode = rules, embeddings, llm, mode
         self.rubrics = tuple(rubrics)
         self.llm_requests = 0  # rubric/case pairs sent to the LLM, for the ambiguous-vs-always saving
@@ -95,10 +93,7 @@ class Cascade:
     async def ascore_batch(self, cases: Sequence[SummaryCase],
                            rubrics: Optional[Sequence[str]] = None) -> list[dict[str, RubricResult]]:
         cases = list(cases)
-        chosen = tuple(rubrics) if rubrics is not None else self.rubrics
-        unknown = set(chosen) - set(RUBRICS)
-        if unknown:
-            raise ValueError(f"unknown rubrics: {', '.join(sorted(unknown))}")
+        chosen = _check_rubrics(rubrics) if rubrics is not None else self.rubrics
         results, escalate = self._offline(cases, chosen)
         if escalate:
             assert self.llm is not None
@@ -117,6 +112,13 @@ class Cascade:
         return self.score_batch([case])[0]
 
 
+def _check_rubrics(rubrics: Sequence[str]) -> tuple[str, ...]:
+    unknown = set(rubrics) - set(RUBRICS)
+    if unknown:
+        raise ValueError(f"unknown rubrics: {', '.join(sorted(unknown))}")
+    return tuple(rubrics)
+
+
 def _settle(ruled: RubricResult, embedded: Optional[RubricResult]) -> RubricResult:
     """The offline verdict for one rubric. A rules failure stands (embeddings cannot see a flipped
     negation or a swapped name, so their "supported" cannot overturn one), as does a confident rules
@@ -131,9 +133,3 @@ def _settle(ruled: RubricResult, embedded: Optional[RubricResult]) -> RubricResu
     return ruled.with_(score=min(ruled.score, embedded.score), confident=False,
                        explanation=(ruled.explanation + " " if ruled.explanation else "")
                        + f"Embedding tier unsure ({embedded.verdict}, {embedded.score:.2f}).")
-
-
-def describe(cascade: Cascade) -> dict[str, Any]:
-    return {"version": cascade.version, "mode": cascade.mode, "tiers": [
-        t for t, present in (("rules", True), ("embeddings", cascade.embeddings is not None),
-                             ("llm", cascade.llm is not None and cascade.mode != "off")) if present]}
