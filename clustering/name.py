@@ -4,6 +4,10 @@
     keywords = namer.keywords([texts_of_cluster_0, texts_of_cluster_1])   # one keyword list per cluster
     name = namer.name(texts_of_cluster_0, {"factuality": 30}, {"number_mismatch": 28}, keywords=keywords[0])
     name.title, name.description, name.root_cause, name.fix, name.severity
+    names = namer.name_all([NameRequest(texts, rubric_counts, mode_counts, keywords, contrast), ...])
+
+A namer is anything with ``keywords(clusters)`` and ``name_all(requests)``; the pipeline calls
+``name_all`` once with every cluster, so a namer that calls a model can do them concurrently.
 
 c-TF-IDF treats each cluster's texts as one document: weight(t, c) = tf(t, c) * log(1 + A / f(t)), where
 tf is the term's share of the cluster's words, A the average number of words per cluster and f(t) the
@@ -15,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 _TOKEN = re.compile(r"[a-z][a-z_]+")
 _STOP_WORDS = """
@@ -38,6 +42,18 @@ class ClusterName:
     root_cause: str
     fix: str
     severity: str  # "low" | "medium" | "high"
+
+
+@dataclass(frozen=True)
+class NameRequest:
+    """One cluster to name: its texts (representatives first), what failed, its keywords, and texts of
+    nearby points outside the cluster (for a namer that contrasts the two)."""
+
+    texts: list[str]
+    rubric_counts: dict[str, int]
+    failure_mode_counts: dict[str, int]
+    keywords: list[str] = field(default_factory=list)
+    contrast: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -175,6 +191,9 @@ class KeywordNamer:
                        f"{f' with failure mode {mode}' if mode else ''} ({share:.0%}). "
                        f"Typical terms: {terms}.")
         return ClusterName(title, description, remedy.root_cause, remedy.fix, remedy.severity)
+
+    def name_all(self, requests: list[NameRequest]) -> list[ClusterName]:
+        return [self.name(r.texts, r.rubric_counts, r.failure_mode_counts, keywords=r.keywords) for r in requests]
 
     def __repr__(self) -> str:
         return f"KeywordNamer(top_n={self.top_n})"

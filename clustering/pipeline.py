@@ -1,16 +1,19 @@
-"""Failure texts in, named clusters out: embed -> reduce -> cluster -> represent -> name.
+"""Failure texts in, named and tracked clusters out: embed -> reduce -> cluster -> represent -> name -> track.
 
     clusterer = FailureClusterer()                       # defaults for every stage
-    result = clusterer.fit(texts=texts, meta=[PointMeta("factuality", "number_mismatch"), ...])
+    result = clusterer.fit(texts=texts, meta=[PointMeta("factuality", "number_mismatch"), ...],
+                           known=[KnownIssue(12, centroid, "ongoing"), ...])
     for c in result.clusters:
-        c.label, c.members, c.representatives, c.name.title
+        c.label, c.members, c.representatives, c.name.title, c.issue.issue_id
     result.noise                                         # indices left unassigned
+    result.tracking.unmatched                            # known issues absent from this run
 
 Each stage is an object with one job and may be swapped: ``FailureClusterer(reducer=MyReducer())`` only
 needs ``fit_transform(X)``; a clusterer needs ``fit(X)`` returning labels, soft memberships and a model
 (see :class:`~sumwatch.clustering.cluster.ClusterFit`); a representer ``select(vectors, members,
-membership)``; a namer ``keywords(clusters)`` and ``name(texts, rubric_counts, failure_mode_counts,
-keywords=...)``. Precomputed vectors (for example embeddings stored earlier) may be passed instead of texts.
+membership)``; a namer ``keywords(clusters)`` and ``name_all(requests)`` (see :class:`NameRequest`); a
+tracker ``track(known, centroids)``. Precomputed vectors (for example embeddings stored earlier) may be
+passed instead of texts.
 
 Points HDBSCAN calls noise stay unassigned unless their best soft membership reaches
 ``noise_threshold`` (0.5 by default: the point's soft membership favours one cluster over all others
@@ -27,9 +30,10 @@ from typing import Any
 import numpy as np
 
 from .cluster import HdbscanClusterer
-from .name import ClusterName, KeywordNamer
+from .name import ClusterName, KeywordNamer, NameRequest
 from .reduce import UmapReducer
 from .represent import Representer
+from .track import Assignment, IssueTracker, KnownIssue, TrackOutcome
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,9 @@ class Cluster:
     representatives: list[int]
     boundary: list[int]
     keywords: list[str]
+    contrast: list[int] = field(default_factory=list)  # nearest points outside the cluster
     name: ClusterName | None = None
+    issue: Assignment | None = None
 
 
 @dataclass
@@ -62,19 +68,23 @@ class ClusterResult:
     labels: np.ndarray
     probabilities: np.ndarray
     noise: list[int] = field(default_factory=list)
+    tracking: TrackOutcome | None = None
 
 
 class FailureClusterer:
     """The clustering pipeline with every stage swappable; ``None`` picks the default for that stage."""
 
     def __init__(self, embedder: Any = None, reducer: Any = None, clusterer: Any = None,
-                 representer: Any = None, namer: Any = None, noise_threshold: float = 0.5) -> None:
+                 representer: Any = None, namer: Any = None, tracker: Any = None,
+                 noise_threshold: float = 0.5, n_contrast: int = 5) -> None:
         self._embedder = embedder
         self.reducer = reducer if reducer is not None else UmapReducer()
         self.clusterer = clusterer if clusterer is not None else HdbscanClusterer()
         self.representer = representer if representer is not None else Representer()
         self.namer = namer if namer is not None else KeywordNamer()
+        self.tracker = tracker if tracker is not None else IssueTracker()
         self.noise_threshold = noise_threshold
+        self.n_contrast = n_contrast
 
     @property
     def embedder(self) -> Any:
@@ -85,8 +95,10 @@ class FailureClusterer:
         return self._embedder
 
     def fit(self, texts: Sequence[str] | None = None, vectors: np.ndarray | None = None,
-            meta: Sequence[PointMeta | Mapping[str, str]] | None = None) -> ClusterResult:
-        """Cluster ``texts`` (embedded here) or precomputed ``vectors``; ``meta`` has one entry per point."""
+            meta: Sequence[PointMeta | Mapping[str, str]] | None = None,
+            known: Sequence[KnownIssue] = ()) -> ClusterResult:
+        """Cluster ``texts`` (embedded here) or precomputed ``vectors``; ``meta`` has one entry per point;
+        ``known`` are the issues of earlier runs that clusters are matched to."""
         if vectors is None:
             if texts is None:
                 raise ValueError("pass texts or vectors")
@@ -115,23 +127,39 @@ class FailureClusterer:
         keywords = self.namer.keywords([[docs[i] for i in groups[k]] for k in found]) if found else []
 
         clusters: list[Cluster] = []
+        requests: list[NameRequest] = []
+        unit = _unit(vectors)
         for k, words in zip(found, keywords):
             members = groups[k]
             membership = probs[members, k] if k < probs.shape[1] else np.ones(len(members))
             reps, boundary = self.representer.select(vectors, members, membership)
-            name = self.namer.name([docs[i] for i in members],
-                                   dict(Counter(points[i].rubric for i in members)),
-                                   dict(Counter(points[i].failure_mode for i in members)),
-                                   keywords=words)
+            centroid = _centroid(vectors[members])
+            contrast = _nearest_outside(unit, centroid, members, self.n_contrast)
+            first = set(reps)
+            ordered = reps + [int(i) for i in members if int(i) not in first]
+            requests.append(NameRequest([docs[i] for i in ordered],
+                                        dict(Counter(points[i].rubric for i in members)),
+                                        dict(Counter(points[i].failure_mode for i in members)),
+                                        list(words), [docs[i] for i in contrast]))
             clusters.append(Cluster(label=k, members=members.tolist(), probabilities=membership,
-                                    centroid=_centroid(vectors[members]), representatives=reps,
-                                    boundary=boundary, keywords=list(words), name=name))
+                                    centroid=centroid, representatives=reps, boundary=boundary,
+                                    keywords=list(words), contrast=contrast))
+        names = self.namer.name_all(requests) if requests else []
+        if len(names) != len(clusters):
+            raise ValueError(f"namer {self.namer!r} returned {len(names)} names for {len(clusters)} clusters")
+        for cluster, name in zip(clusters, names):
+            cluster.name = name
+        centroids = np.stack([c.centroid for c in clusters]) if clusters else np.zeros((0, vectors.shape[1]))
+        tracking = self.tracker.track(list(known), centroids)
+        for cluster, assignment in zip(clusters, tracking.assignments):
+            cluster.issue = assignment
         return ClusterResult(clusters=clusters, labels=labels, probabilities=probs,
-                             noise=np.flatnonzero(labels < 0).tolist())
+                             noise=np.flatnonzero(labels < 0).tolist(), tracking=tracking)
 
     def __repr__(self) -> str:
         return (f"FailureClusterer(embedder={self._embedder!r}, reducer={self.reducer!r}, "
-                f"clusterer={self.clusterer!r}, representer={self.representer!r}, namer={self.namer!r})")
+                f"clusterer={self.clusterer!r}, representer={self.representer!r}, namer={self.namer!r}, "
+                f"tracker={self.tracker!r})")
 
 
 def _as_meta(m: PointMeta | Mapping[str, str]) -> PointMeta:
@@ -144,3 +172,22 @@ def _centroid(X: np.ndarray) -> np.ndarray:
     c = X.astype(np.float64).mean(axis=0)
     norm = np.linalg.norm(c)
     return (c / norm if norm else c).astype(np.float32)
+
+
+def _unit(X: np.ndarray) -> np.ndarray:
+    X = np.asarray(X, dtype=np.float32)
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    return X / np.where(norms == 0, 1.0, norms)
+
+
+def _nearest_outside(unit: np.ndarray, centroid: np.ndarray, members: np.ndarray, n: int) -> list[int]:
+    """The ``n`` points outside the cluster closest to its centroid: what the cluster must be told from."""
+    if n <= 0:
+        return []
+    sim = unit @ centroid.astype(np.float32)
+    sim[members] = -np.inf
+    take = min(n, len(sim) - len(members))
+    if take <= 0:
+        return []
+    best = np.argpartition(-sim, take - 1)[:take]
+    return [int(i) for i in best[np.argsort(-sim[best], kind="stable")]]
