@@ -96,6 +96,10 @@ _FILLER = _Remedy(
     "The model pads summaries with stock phrases and preambles that carry no information.",
     "Ban filler phrases and preambles in the prompt and lower the length budget.",
     "low")
+_HEDGES = _Remedy(
+    "The model stacks hedges (perhaps, seems, might) on statements the source makes plainly.",
+    "Tell the model to state what the source states with the source's own certainty, without softening words.",
+    "low")
 _LENGTH = _Remedy(
     "Summaries miss the requested length band.",
     "State the word budget explicitly and check the length before returning the summary.",
@@ -125,7 +129,8 @@ _REMEDIES: dict[str, _Remedy] = {
     **dict.fromkeys(("negation_flip", "negation_flipped", "polarity_wrong", "antonym_swap",
                      "negation_insertion_removal", "contradicted_claim"), _NEGATION),
     **dict.fromkeys(("quantifier_mismatch", "quantifier_drift", "quantifier_understated",
-                     "overgeneralized_quantifier", "hedging_inflated"), _QUANTIFIERS),
+                     "overgeneralized_quantifier"), _QUANTIFIERS),
+    **dict.fromkeys(("hedging", "hedging_inflated", "hedges"), _HEDGES),
     **dict.fromkeys(("causal_added", "added_causal_link"), _CAUSAL),
     **dict.fromkeys(("unsupported_claim", "hallucinated_fact_insertion", "partial"), _UNSUPPORTED),
     **dict.fromkeys(("date_mismatch", "temporal_wrong", "unsupported_date"), _DATES),
@@ -178,7 +183,8 @@ class KeywordNamer:
         size = len(cluster_texts)
 
         label = " ".join(p for p in (rubric, mode.replace("_", " ") if mode else "") if p) or "failures"
-        extra = [k.replace("_", " ") for k in keywords if k not in (rubric, mode)][:2]
+        said = set(rubric.split("_")) | set(mode.split("_"))  # keywords that only repeat the label add nothing
+        extra = [k.replace("_", " ") for k in keywords if k not in (rubric, mode) and not set(k.split("_")) <= said][:2]
         words = label.split()
         if extra:
             words += ["-"] + ", ".join(extra).split()

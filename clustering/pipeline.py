@@ -15,6 +15,9 @@ membership)``; a namer ``keywords(clusters)`` and ``name_all(requests)`` (see :c
 tracker ``track(known, centroids)``. Precomputed vectors (for example embeddings stored earlier) may be
 passed instead of texts.
 
+Tracking runs before naming: a cluster matched to a known issue that has a name keeps that name, so only
+new issues are named (with an LLM namer, that is where the calls go).
+
 Points HDBSCAN calls noise stay unassigned unless their best soft membership reaches
 ``noise_threshold`` (0.5 by default: the point's soft membership favours one cluster over all others
 combined), in which case they join that cluster; set it above 1 to never reassign noise.
@@ -122,8 +125,9 @@ class FailureClusterer:
                     labels[i] = best
 
         docs = list(texts) if texts is not None else [f"{p.rubric} {p.failure_mode}" for p in points]
-        found = sorted(int(k) for k in set(labels.tolist()) if k >= 0)
-        groups = {k: np.flatnonzero(labels == k) for k in found}
+        groups = {int(k): np.flatnonzero(labels == k) for k in set(labels.tolist()) if k >= 0}
+        # largest first, so new issues are numbered by size and listings need no re-sorting
+        found = sorted(groups, key=lambda k: (-len(groups[k]), k))
         keywords = self.namer.keywords([[docs[i] for i in groups[k]] for k in found]) if found else []
 
         clusters: list[Cluster] = []
@@ -144,15 +148,18 @@ class FailureClusterer:
             clusters.append(Cluster(label=k, members=members.tolist(), probabilities=membership,
                                     centroid=centroid, representatives=reps, boundary=boundary,
                                     keywords=list(words), contrast=contrast))
-        names = self.namer.name_all(requests) if requests else []
-        if len(names) != len(clusters):
-            raise ValueError(f"namer {self.namer!r} returned {len(names)} names for {len(clusters)} clusters")
-        for cluster, name in zip(clusters, names):
-            cluster.name = name
         centroids = np.stack([c.centroid for c in clusters]) if clusters else np.zeros((0, vectors.shape[1]))
         tracking = self.tracker.track(list(known), centroids)
-        for cluster, assignment in zip(clusters, tracking.assignments):
+        names_of = {k.number: k.name for k in known if k.name is not None}
+        # an issue keeps its name across runs; only clusters without one are named (model calls cost money)
+        todo = [i for i, a in enumerate(tracking.assignments) if not (a.previous_status and a.number in names_of)]
+        names = self.namer.name_all([requests[i] for i in todo]) if todo else []
+        if len(names) != len(todo):
+            raise ValueError(f"namer {self.namer!r} returned {len(names)} names for {len(todo)} clusters")
+        fresh = dict(zip(todo, names))
+        for i, (cluster, assignment) in enumerate(zip(clusters, tracking.assignments)):
             cluster.issue = assignment
+            cluster.name = fresh[i] if i in fresh else names_of[assignment.number]
         return ClusterResult(clusters=clusters, labels=labels, probabilities=probs,
                              noise=np.flatnonzero(labels < 0).tolist(), tracking=tracking)
 

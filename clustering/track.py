@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -36,6 +37,7 @@ class KnownIssue:
     status: str = NEW
     missed_runs: int = 0  # consecutive runs without a matching cluster
     prefix: str = "SW"
+    name: Any = None  # its ClusterName: a matched cluster keeps it instead of being named again
 
     @property
     def issue_id(self) -> str:
@@ -73,7 +75,8 @@ class IssueTracker:
         self.prefix = prefix
 
     def track(self, known: Sequence[KnownIssue], centroids: np.ndarray) -> TrackOutcome:
-        centroids = _unit(np.asarray(centroids, dtype=np.float64).reshape(len(centroids), -1))
+        centroids = np.asarray(centroids, dtype=np.float64)
+        centroids = _unit(centroids.reshape(len(centroids), -1)) if len(centroids) else np.zeros((0, 0))
         pairs: dict[int, tuple[KnownIssue, float]] = {}
         if len(known) and len(centroids):
             from scipy.optimize import linear_sum_assignment

@@ -2,6 +2,8 @@
 
     GET /api/traces?limit=20&service=svc     -> [TraceRow, ...]
     GET /api/traces/{trace_id}               -> [SpanDetail, ...]   (404 when absent)
+    GET /api/issues?resolved=1               -> {"run": RunInfo, "issues": [IssueRow, ...]}
+    GET /api/issues/{issue_id}               -> IssueDetail         (404 when absent)
 
 The same bearer token as ingest protects it when one is set. :class:`RemoteReader` is the client the
 CLI uses when the lock file names a running server.
@@ -49,7 +51,30 @@ def api_routes(store: Store, settings: Settings) -> list[Route]:
             return JSONResponse({"error": f"no trace {request.path_params['trace_id']}"}, status_code=404)
         return JSONResponse([s.to_json() for s in spans])
 
-    return [Route("/api/traces", traces), Route("/api/traces/{trace_id}", trace)]
+    def issues(request: Request) -> JSONResponse:
+        from .issues import issues_document
+
+        if not authorized(request):
+            return JSONResponse({"error": "unauthorized"}, status_code=401)
+        resolved = request.query_params.get("resolved", "1") not in ("0", "false", "no")
+        return JSONResponse(issues_document(store, include_resolved=resolved))
+
+    def issue(request: Request) -> JSONResponse:
+        from .issues import issue_document
+
+        if not authorized(request):
+            return JSONResponse({"error": "unauthorized"}, status_code=401)
+        issue_id = request.path_params["issue_id"]
+        try:
+            found = issue_document(store, issue_id)
+        except ValueError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        if found is None:
+            return JSONResponse({"error": f"no issue {issue_id}"}, status_code=404)
+        return JSONResponse(found)
+
+    return [Route("/api/traces", traces), Route("/api/traces/{trace_id}", trace),
+            Route("/api/issues", issues), Route("/api/issues/{issue_id}", issue)]
 
 
 class RemoteError(RuntimeError):
@@ -57,7 +82,7 @@ class RemoteError(RuntimeError):
 
 
 class RemoteReader:
-    """Reads traces from a running ``sumwatch up`` instead of opening the database."""
+    """Reads traces and issues from a running ``sumwatch up`` instead of opening the database."""
 
     def __init__(self, base_url: str, token: Optional[str] = None, timeout: float = 30.0) -> None:
         import httpx
@@ -86,6 +111,14 @@ class RemoteReader:
     def get_trace(self, trace_id: str) -> list[SpanDetail]:
         data = self._get(f"/api/traces/{normalize_trace_id(trace_id)}")
         return [_record(SpanDetail, d) for d in data or []]
+
+    def issues(self, include_resolved: bool = True) -> dict:
+        return self._get("/api/issues", {"resolved": "1" if include_resolved else "0"})
+
+    def issue(self, issue_id: str) -> Optional[dict]:
+        from .issues import parse_issue_id
+
+        return self._get(f"/api/issues/{parse_issue_id(issue_id)}")
 
 
 def _record(cls: type, data: dict) -> Any:

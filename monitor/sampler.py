@@ -158,7 +158,8 @@ class _Pending:
     case: Optional[SummaryCase]
 
 
-def _facts(raw: str) -> tuple[str, ...]:
+def parse_expected_facts(raw: str) -> tuple[str, ...]:
+    """The span's expected-facts attribute (a JSON list) as a tuple; anything malformed reads as none."""
     if not raw:
         return ()
     try:
@@ -206,7 +207,7 @@ class Sampler:
             ORDER BY ts, SpanId LIMIT {{limit:UInt32}}""", params)
         out = []
         for tid, sid, ts, service, status, source, summary, band, facts, domain in rows:
-            case = (SummaryCase(source, summary, band or None, _facts(facts), domain or None)
+            case = (SummaryCase(source, summary, band or None, parse_expected_facts(facts), domain or None)
                     if source.strip() and summary.strip() else None)
             out.append(_Pending(SpanRef(tid, sid, int(ts), service), status, case))
         return out

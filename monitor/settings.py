@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -48,6 +49,15 @@ class Settings:
     span_filter: Optional[str] = None  # other instrumentations: "span_name=ChatCompletion,attr:gen_ai.operation.name=chat"
     source_key: str = "input.value"
     summary_key: str = "output.value"
+    # clustering job and worker
+    cluster_window: str = "24h"  # failing scores of spans this recent are clustered
+    cluster_match_threshold: float = 0.85  # centroid cosine similarity to keep an issue's id
+    cluster_resolve_after: int = 3  # runs absent before an issue is resolved
+    cluster_max_fit_points: int = 20_000  # above this, fit on a sample and assign the rest
+    cluster_namer: str = "auto"  # auto (LLM when configured) | llm | keywords
+    promote_per_issue: int = 3  # representatives promoted to the calibration corpus per issue and run
+    sampler_interval_s: float = 60.0
+    cluster_cron: str = "*/30 * * * *"
 
     # environment variable -> field; the names users set
     _ENV = {
@@ -79,6 +89,14 @@ class Settings:
         "SPAN_FILTER": "span_filter",
         "SOURCE_KEY": "source_key",
         "SUMMARY_KEY": "summary_key",
+        "CLUSTER_WINDOW": "cluster_window",
+        "CLUSTER_MATCH_THRESHOLD": "cluster_match_threshold",
+        "CLUSTER_RESOLVE_AFTER": "cluster_resolve_after",
+        "CLUSTER_MAX_FIT_POINTS": "cluster_max_fit_points",
+        "CLUSTER_NAMER": "cluster_namer",
+        "PROMOTE_PER_ISSUE": "promote_per_issue",
+        "SAMPLER_INTERVAL_S": "sampler_interval_s",
+        "CLUSTER_CRON": "cluster_cron",
     }
 
     @classmethod
@@ -133,6 +151,19 @@ class Settings:
                 raise ValueError(f"SUMWATCH_SERVICE_RATES entry {part!r} must be service=rate with 0 <= rate <= 1")
             rates[service.strip()] = rate
         return rates
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
+_UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in a duration like ``90s``, ``15m``, ``24h``, ``7d`` or ``2w``."""
+    match = _DURATION.match(str(text).lower())
+    if not match or float(match.group(1)) <= 0:
+        raise ValueError(f"a duration is a positive number with a unit s, m, h, d or w (like 24h or 7d), "
+                         f"got {text!r}")
+    return float(match.group(1)) * _UNIT_S[match.group(2)]
 
 
 def _coerce(name: str, raw: str, typ: Any, var: str) -> Any:

@@ -108,7 +108,7 @@ def get_trace(store: Store, trace_id: str) -> list[SpanDetail]:
 
 
 class StoreReader:
-    """Trace reads on an open store; the CLI's other reader is ``api.RemoteReader``."""
+    """Trace and issue reads on an open store; the CLI's other reader is ``api.RemoteReader``."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
@@ -118,3 +118,13 @@ class StoreReader:
 
     def get_trace(self, trace_id: str) -> list[SpanDetail]:
         return get_trace(self._store, trace_id)
+
+    def issues(self, include_resolved: bool = True) -> dict:
+        from .issues import issues_document
+
+        return issues_document(self._store, include_resolved=include_resolved)
+
+    def issue(self, issue_id: str) -> dict | None:
+        from .issues import issue_document
+
+        return issue_document(self._store, issue_id)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .connection import Store, StoreError
-from .schema import MIGRATIONS_TABLE, Target, migrations_table_ddl, otel_traces_ddl, scoring_ddl
+from .schema import MIGRATIONS_TABLE, Target, clustering_ddl, migrations_table_ddl, otel_traces_ddl, scoring_ddl
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,7 @@ class Migration:
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "otel_traces (OpenTelemetry Collector schema)", otel_traces_ddl),
     Migration(2, "scores, watermarks, calibration corpora and baselines", scoring_ddl),
+    Migration(3, "embeddings, clustering runs, issues and their members", clustering_ddl),
 )
 
 

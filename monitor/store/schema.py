@@ -214,3 +214,93 @@ ORDER BY (Rubric, JudgeVersion)"""
             + t.distributed(WATERMARKS_TABLE, "cityHash64(Name)")
             + t.distributed(CORPUS_TABLE, "cityHash64(ItemId)")
             + t.distributed(BASELINES_TABLE, "cityHash64(Rubric)"))
+
+
+EMBEDDINGS_TABLE = "sumwatch_embeddings"
+CLUSTER_RUNS_TABLE = "sumwatch_cluster_runs"
+ISSUES_TABLE = "sumwatch_issues"
+ISSUE_MEMBERS_TABLE = "sumwatch_issue_members"
+
+
+def clustering_ddl(t: Target) -> list[str]:
+    """Failure-text embeddings (computed once per text and model), clustering runs, the state of every issue
+    as of each run, and the members of each issue in each run.
+
+    A run writes its issue and member rows first and its ``sumwatch_cluster_runs`` row last; readers only
+    look at runs that have that row, so a run killed half way leaves nothing anyone sees."""
+    embeddings = f"""CREATE TABLE IF NOT EXISTS {t.name(EMBEDDINGS_TABLE)}{t.on_cluster} (
+    Model LowCardinality(String),
+    TextHash String,
+    Vector Array(Float32) CODEC(ZSTD(1)),
+    CreatedAt DateTime64(6)
+) ENGINE = {t.engine("ReplacingMergeTree", "CreatedAt")}
+ORDER BY (Model, TextHash)"""
+
+    runs = f"""CREATE TABLE IF NOT EXISTS {t.name(CLUSTER_RUNS_TABLE)}{t.on_cluster} (
+    RunId String,
+    StartedAt DateTime64(6),
+    FinishedAt DateTime64(6),
+    WindowStart DateTime64(9),
+    WindowEnd DateTime64(9),
+    Failures UInt32,
+    Clustered UInt32,
+    Noise UInt32,
+    Issues UInt32,
+    NewIssues UInt32,
+    Embedded UInt32,
+    Promoted UInt32,
+    Namer LowCardinality(String),
+    EmbeddingModel LowCardinality(String),
+    Seconds Float32
+) ENGINE = {t.engine("ReplacingMergeTree", "FinishedAt")}
+ORDER BY RunId"""
+
+    issues = f"""CREATE TABLE IF NOT EXISTS {t.name(ISSUES_TABLE)}{t.on_cluster} (
+    Number UInt32,
+    RunId String,
+    RunAt DateTime64(6),
+    IssueId String,
+    Title String,
+    Description String,
+    RootCause String,
+    Fix String,
+    Severity LowCardinality(String),
+    Rubric LowCardinality(String),
+    FailureMode LowCardinality(String),
+    Keywords Array(String),
+    Status LowCardinality(String),
+    Members UInt32,
+    Traces UInt32,
+    Share Float32,
+    MissedRuns UInt32,
+    FirstSeen DateTime64(6),
+    LastSeen DateTime64(6),
+    Centroid Array(Float32) CODEC(ZSTD(1)),
+    EmbeddingModel LowCardinality(String),
+    Namer LowCardinality(String)
+) ENGINE = {t.engine("ReplacingMergeTree", "RunAt")}
+ORDER BY (Number, RunId)"""
+
+    members = f"""CREATE TABLE IF NOT EXISTS {t.name(ISSUE_MEMBERS_TABLE)}{t.on_cluster} (
+    RunId String,
+    Number UInt32,
+    TraceId String,
+    SpanId String,
+    SpanTimestamp DateTime64(9),
+    ServiceName LowCardinality(String),
+    Rubric LowCardinality(String),
+    Verdict LowCardinality(String),
+    FailureMode LowCardinality(String),
+    Membership Float32,
+    Role LowCardinality(String),
+    Evidence String CODEC(ZSTD(1)),
+    FailureText String CODEC(ZSTD(1)),
+    RunAt DateTime64(6)
+) ENGINE = {t.engine("ReplacingMergeTree", "RunAt")}
+ORDER BY (RunId, Number, TraceId, SpanId)"""
+
+    return ([embeddings, runs, issues, members]
+            + t.distributed(EMBEDDINGS_TABLE, "cityHash64(TextHash)")
+            + t.distributed(CLUSTER_RUNS_TABLE, "cityHash64(RunId)")
+            + t.distributed(ISSUES_TABLE, "Number")
+            + t.distributed(ISSUE_MEMBERS_TABLE, "cityHash64(RunId)"))
