@@ -145,21 +145,87 @@ def db_ddl(cluster: Optional[str] = typer.Option(None, "--cluster", help="Render
 @app.command()
 def up(host: Optional[str] = typer.Option(None, "--host", help="Bind address (default 127.0.0.1)."),
        port: Optional[int] = typer.Option(None, "--port", help="OTLP/HTTP port (default 4318)."),
+       with_worker: bool = typer.Option(True, "--worker/--no-worker",
+                                        help="Also run the sampler and clustering jobs in this process "
+                                             "(the embedded database allows one process)."),
        db: Optional[str] = DbOption, home: Optional[Path] = HomeOption) -> None:
-    """Serve OTLP/HTTP at /v1/traces and write spans into ClickHouse."""
+    """Serve OTLP/HTTP at /v1/traces and write spans into ClickHouse; run the scheduled jobs too."""
     from .api import api_routes
     from .receiver import ReceiverServer
 
     settings = _settings(db, home, host=host, port=port)
     local_host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
     endpoint = f"http://{local_host}:{settings.port}"
+    _job_logging()
     with _store(settings, api=endpoint) as store:
+        jobs = _worker(store, settings) if with_worker else None
         server = ReceiverServer(settings, store, extra_routes=api_routes(store, settings))
         auth = "bearer token required" if settings.ingest_token else "no auth (set SUMWATCH_INGEST_TOKEN)"
         err.print(f"sumwatch receiving OTLP/HTTP on {endpoint}/v1/traces ({auth}); "
                   f"storing in {settings.database} on {settings.safe_url}. Ctrl-C to stop.")
-        server.serve_forever()
-        err.print(f"stopped; {server.writer.rows_written} spans written in {server.writer.inserts} inserts")
+        if jobs is not None:
+            err.print(f"jobs: {jobs.describe()} (--no-worker to run them elsewhere)")
+            jobs.start()
+        try:
+            server.serve_forever()  # handles SIGTERM/SIGINT itself and drains the writer
+        finally:
+            if jobs is not None:  # after the receiver: spans received last are stored before the jobs end
+                jobs.stop(wait=True)
+        err.print(f"stopped; {server.writer.rows_written} spans written in {server.writer.inserts} inserts"
+                  + (f"; jobs: {_job_summary(jobs.stats)}" if jobs is not None else ""))
+
+
+# -- worker -------------------------------------------------------------------------------------
+def _job_logging() -> None:
+    """Job log lines on stderr: sumwatch's at INFO, other libraries' (APScheduler, httpx, ...) at WARNING."""
+    import logging
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("sumwatch").setLevel(logging.INFO)
+    # a run longer than the interval makes APScheduler warn at every tick; the worker counts those skips
+    logging.getLogger("apscheduler.scheduler").setLevel(logging.ERROR)
+
+
+def _worker(store: Store, settings: Settings) -> Any:
+    from .worker import Worker
+
+    try:
+        return Worker(store, settings)
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+
+
+def _job_summary(stats: Any) -> str:
+    return ", ".join(f"{name} {s.runs} run(s), {s.failures} failed" + (f", {s.skipped} skipped" if s.skipped else "")
+                     for name, s in stats.items())
+
+
+@app.command()
+def worker(interval: Optional[float] = typer.Option(None, "--interval",
+                                                    help="Seconds between sampler passes "
+                                                         "(default 60, env SUMWATCH_SAMPLER_INTERVAL_S)."),
+           cron: Optional[str] = typer.Option(None, "--cron", help="Clustering schedule: a 5-field crontab in UTC "
+                                                                   "(default '*/30 * * * *', env SUMWATCH_CLUSTER_CRON)."),
+           once: bool = typer.Option(False, "--once", help="Run one sampler pass and one clustering run now, then exit "
+                                                           "(exit 1 when one failed)."),
+           db: Optional[str] = DbOption, home: Optional[Path] = HomeOption) -> None:
+    """Run the sampler (interval) and the clustering job (cron) until SIGTERM or Ctrl-C."""
+    settings = _settings(db, home, sampler_interval_s=interval, cluster_cron=cron)
+    _job_logging()
+    with _store(settings) as store:
+        jobs = _worker(store, settings)
+        if once:
+            stats = jobs.run_once()
+        else:
+            err.print(f"sumwatch worker on {settings.database} at {settings.safe_url}: {jobs.describe()}. "
+                      f"Ctrl-C to stop.")
+            jobs.run_until_signal()
+            stats = jobs.stats
+    out.print(("ran once: " if once else "worker stopped cleanly: ") + _job_summary(stats))
+    if once and any(s.failures for s in stats.values()):
+        raise typer.Exit(1)
 
 
 # -- ingest -------------------------------------------------------------------------------------
@@ -326,6 +392,136 @@ def scores(trace: Optional[str] = typer.Option(None, "--trace", help="Only this 
                        (r.error or r.evidence)[:100]) for r in rows]))
 
 
+# -- clustering and issues ----------------------------------------------------------------------
+_STAGES = {"read": "reading failing scores", "embed": "embedding failure texts", "cluster": "clustering"}
+
+
+@app.command()
+def cluster(window: Optional[str] = typer.Option(None, "--window", help="How far back to look, like 24h or 7d "
+                                                 "(default SUMWATCH_CLUSTER_WINDOW, 24h)."),
+            db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+    """One clustering run: failing spans of the window become named, tracked issues; representatives are
+    promoted to the calibration corpora."""
+    from .cluster_job import run_clustering
+    from .settings import parse_duration
+
+    settings = _settings(db, home, cluster_window=window)
+    try:
+        parse_duration(settings.cluster_window)
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] --window: {exc}")
+        raise typer.Exit(2) from None
+    with _store(settings) as store:
+        report = _run_clustering(store, settings, run_clustering)
+    if json_:
+        _print_json(report.to_json())
+        return
+    _print_run(report)
+
+
+def _run_clustering(store: Store, settings: Settings, run: Any) -> Any:
+    with _progress() as progress:
+        tasks: dict[str, Any] = {}
+
+        def on_progress(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = progress.add_task(_STAGES.get(stage, stage), total=total or None)
+            progress.update(tasks[stage], completed=done, total=total or None)
+
+        try:
+            return run(store, settings, on_progress=on_progress)
+        except ValueError as exc:  # settings the job rejects (namer, window)
+            err.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from None
+
+
+def _print_run(report: Any) -> None:
+    from .issues import trend_label
+
+    share = f"{report.clustered / report.failures:.0%}" if report.failures else "-"
+    out.print(f"clustering run {report.run_id}: {report.failures} failing spans since "
+              f"{report.window_start:%Y-%m-%d %H:%M} UTC; {report.clustered} ({share}) in {len(report.issues)} issues "
+              f"({report.new_issues} new), {report.noise} unclustered; {report.embedded} newly embedded; "
+              f"{report.promoted} examples promoted for labelling; named by {report.namer}; {report.seconds:.1f}s")
+    if report.resolved:
+        out.print(f"resolved: {', '.join(report.resolved)}")
+    if report.issues:
+        out.print(_issue_table("issues in this run", [i.to_json() for i in report.issues], trend_label))
+
+
+def _issue_table(title: str, issues: Sequence[dict], trend_label: Any, caption: str = "") -> Table:
+    return _table(title, ["id", "status", "severity", "rubric", "traces", "share", "trend", "title / fix"],
+                  [(i["issue_id"], i["status"], i["severity"], i["rubric"], i["traces"],
+                    f"{i['share']:.0%}" if i["members"] else "-", trend_label(i.get("trend") or [i["members"]]),
+                    f"{i['title']}\n[dim]fix: {i['fix']}[/dim]") for i in issues], caption=caption)
+
+
+issues_app = typer.Typer(invoke_without_command=True, help="Issues found by clustering failing traces.")
+app.add_typer(issues_app, name="issues")
+
+
+@issues_app.callback()
+def issues(ctx: typer.Context,
+           open_only: bool = typer.Option(False, "--open", help="Leave out resolved issues."),
+           db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+    """List issues as the last clustering run left them (`issues show ID` for one)."""
+    from .issues import trend_label
+
+    if ctx.invoked_subcommand is not None:
+        ctx.obj = (db, home)
+        return
+    with _reader(_settings(db, home)) as reader:
+        doc = reader.issues(include_resolved=not open_only)
+    if json_:
+        _print_json(doc)
+        return
+    run = doc["run"]
+    if run is None:
+        out.print("no clustering run yet: run `sumwatch cluster` (or `sumwatch demo`)")
+        return
+    caption = (f"run {run['run_id']} at {run['finished_at'][:19]}Z: {run['failures']} failing spans, "
+               f"{run['clustered']} in issues, {run['noise']} unclustered; trend = members in the last runs")
+    out.print(_issue_table(f"{len(doc['issues'])} issues", doc["issues"], trend_label, caption))
+    out.print("next: `sumwatch issues show ID`, `sumwatch corpus list --status needs_label`")
+
+
+@issues_app.command("show")
+def issues_show(ctx: typer.Context, issue_id: str = typer.Argument(..., help="Issue id, like SW-3."),
+                db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+    """One issue: description, cause, fix, representative failures with their evidence, trace ids."""
+    from .issues import parse_issue_id, trend_label
+
+    parent_db, parent_home = ctx.obj or (None, None)
+    try:
+        parse_issue_id(issue_id)
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    with _reader(_settings(db or parent_db, home or parent_home)) as reader:
+        doc = reader.issue(issue_id)
+    if doc is None:
+        err.print(f"[red]error:[/red] no issue {issue_id} (see `sumwatch issues`)")
+        raise typer.Exit(1)
+    if json_:
+        _print_json(doc)
+        return
+    out.print(f"[bold]{doc['issue_id']}[/bold] {doc['title']}", highlight=False)
+    out.print(f"status {doc['status']} · severity {doc['severity']} · {doc['rubric']} / {doc['failure_mode']} · "
+              f"{doc['traces']} traces ({doc['share']:.0%} of failures) in the last run · trend "
+              f"{trend_label(doc['trend'])} · first seen {doc['first_seen'][:16]}", highlight=False)
+    for label, key in (("description", "description"), ("probable root cause", "root_cause"), ("fix", "fix")):
+        out.print(f"[bold]{label}:[/bold] {doc[key]}", highlight=False)
+    examples = [("representative", e) for e in doc["representatives"]] + [("boundary", e) for e in doc["boundary"]]
+    if examples:
+        out.print(_table(f"examples from run {doc['seen_in_run']}", ["role", "trace id", "membership", "verdict",
+                                                                      "evidence"],
+                         [(role, e["trace_id"], f"{e['membership']:.2f}", f"{e['rubric']} {e['verdict']}",
+                           e["evidence"][:240]) for role, e in examples]))
+    if doc["trace_ids"]:
+        out.print(f"trace ids ({len(doc['trace_ids'])}): " + " ".join(doc["trace_ids"][:50])
+                  + (" ..." if len(doc["trace_ids"]) > 50 else ""), highlight=False)
+
+
 # -- calibration ------------------------------------------------------------------------------
 RubricOption = typer.Option(..., "--rubric", help="groundedness | completeness | factuality | conciseness")
 
@@ -472,9 +668,12 @@ def corpus_import(file: Path = typer.Argument(..., help="JSONL of corpus items."
 def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization calls to generate."),
          seed: int = typer.Option(7, "--seed"),
          score: bool = typer.Option(True, "--score/--no-score", help="Score the run with the judge cascade."),
+         cluster: bool = typer.Option(True, "--cluster/--no-cluster", help="Cluster failing spans into issues "
+                                      "(after scoring)."),
          mode: Optional[str] = typer.Option(None, "--mode", help="Judge mode: off | ambiguous | always."),
          db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
-    """Run a decorated summarizer over a realistic workload with planted failures: trace it, score it."""
+    """The whole loop on a realistic workload with planted failures: trace a decorated summarizer, score the
+    spans, cluster the failures into named issues, promote examples for labelling."""
     from .demo.run import run_demo, score_demo
 
     settings = _settings(db, home)
@@ -488,8 +687,15 @@ def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization c
             scoring_task = progress.add_task("scoring", total=n)
             scoring = score_demo(store, cascade, result.run_id,
                                  on_progress=lambda seen, scored: progress.update(scoring_task, completed=scored))
+    clustering = None
+    if scoring is not None and cluster:
+        from .cluster_job import run_clustering
+
+        with _store(settings, migrate=False) as store:
+            clustering = _run_clustering(store, settings, run_clustering)
     if json_:
-        _print_json({**result.to_json(), "scoring": scoring.to_json() if scoring else None})
+        _print_json({**result.to_json(), "scoring": scoring.to_json() if scoring else None,
+                     "clustering": clustering.to_json() if clustering else None})
         return
     out.print(f"demo run {result.run_id}: {result.generated} summarization calls traced, "
               f"{result.stored} spans stored in {settings.database} on {settings.safe_url}")
@@ -514,7 +720,12 @@ def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization c
     out.print(_table("examples", ["trace id", "domain", "band", "planted", "summary"],
                      [(e["trace_id"], e["domain"], e["band"], e["planted_mode"], e["summary"][:90])
                       for e in result.examples]))
-    out.print("next: `sumwatch traces`, `sumwatch scores --failing`, `sumwatch traces show TRACE_ID`")
+    if clustering is not None:
+        _print_run(clustering)
+        out.print("next: `sumwatch issues`, `sumwatch issues show SW-1`, `sumwatch corpus list --status needs_label`, "
+                  "`sumwatch traces show TRACE_ID`")
+    else:
+        out.print("next: `sumwatch traces`, `sumwatch scores --failing`, `sumwatch traces show TRACE_ID`")
 
 
 def main() -> None:

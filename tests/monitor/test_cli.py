@@ -97,11 +97,15 @@ def test_ddl_renders_cluster_statements_without_a_database():
     assert "ON CLUSTER `prod`" in result.stdout and "ENGINE = Distributed(`prod`" in result.stdout
 
 
-def test_demo_traces_the_workload_into_the_store(cli_env, store):
+@pytest.mark.slow
+def test_demo_runs_the_whole_loop(cli_env, store):
     result = run(cli_env, "demo", "--n", "50", "--json")
     assert result.exit_code == 0
     report = json.loads(result.stdout)
     assert report["generated"] == report["stored"] == 50
+    assert report["scoring"]["scored"] == 50
+    clustering = report["clustering"]
+    assert clustering["failures"] > 0 and clustering["issues"] and clustering["promoted"] > 0
     assert report["by_mode"]["none"] == 20  # 40% good, 6% per planted mode
     assert sum(report["by_mode"].values()) == 50 and len(report["by_mode"]) == 11
     listed = json.loads(run(cli_env, "traces", "--json", "--limit", "100").stdout)
