@@ -15,6 +15,8 @@ membership)``; a namer ``keywords(clusters)`` and ``name_all(requests)`` (see :c
 tracker ``track(known, centroids)``. Precomputed vectors (for example embeddings stored earlier) may be
 passed instead of texts.
 
+A cluster whose members sit nearest to different known issues is first split along them (see
+:meth:`IssueTracker.split`), so an issue keeps its id when a run happens to cluster more coarsely.
 Tracking runs before naming: a cluster matched to a known issue that has a name keeps that name, so only
 new issues are named (with an LLM namer, that is where the calls go).
 
@@ -126,16 +128,42 @@ class FailureClusterer:
 
         docs = list(texts) if texts is not None else [f"{p.rubric} {p.failure_mode}" for p in points]
         groups = {int(k): np.flatnonzero(labels == k) for k in set(labels.tolist()) if k >= 0}
+        column = {k: k for k in groups}  # cluster label -> its column of soft memberships
+        split = getattr(self.tracker, "split", None)
+        if split is not None and known:
+            unit_vectors = _unit(vectors)
+            for k in list(groups):
+                parts = split(known, unit_vectors[groups[k]])
+                for part in parts[1:]:  # the first part keeps the label, the others get new ones
+                    new = max(groups) + 1
+                    groups[new], column[new] = groups[k][part], column[k]
+                    labels[groups[new]] = new
+                if len(parts) > 1:
+                    groups[k] = groups[k][parts[0]]
         # largest first, so new issues are numbered by size and listings need no re-sorting
         found = sorted(groups, key=lambda k: (-len(groups[k]), k))
+        centroids = (np.stack([_centroid(vectors[groups[k]]) for k in found]) if found
+                     else np.zeros((0, vectors.shape[1])))
+        tracking = self.tracker.track(list(known), centroids)
+        # clusters given the same known issue (a run that split it finer) become one cluster again
+        owner: dict[int, int] = {}
+        for k, a in zip(found, tracking.assignments):
+            if a.number in owner:
+                first = owner[a.number]
+                groups[first] = np.concatenate([groups[first], groups.pop(k)])
+                labels[groups[first]] = first
+            else:
+                owner[a.number] = k
+        assignment_of = {owner[a.number]: a for a in tracking.assignments}
+        found = [k for k in found if k in groups]
         keywords = self.namer.keywords([[docs[i] for i in groups[k]] for k in found]) if found else []
 
         clusters: list[Cluster] = []
         requests: list[NameRequest] = []
         unit = _unit(vectors)
         for k, words in zip(found, keywords):
-            members = groups[k]
-            membership = probs[members, k] if k < probs.shape[1] else np.ones(len(members))
+            members = np.sort(groups[k])
+            membership = probs[members, column[k]] if column[k] < probs.shape[1] else np.ones(len(members))
             reps, boundary = self.representer.select(vectors, members, membership)
             centroid = _centroid(vectors[members])
             contrast = _nearest_outside(unit, centroid, members, self.n_contrast)
@@ -147,19 +175,16 @@ class FailureClusterer:
                                         list(words), [docs[i] for i in contrast]))
             clusters.append(Cluster(label=k, members=members.tolist(), probabilities=membership,
                                     centroid=centroid, representatives=reps, boundary=boundary,
-                                    keywords=list(words), contrast=contrast))
-        centroids = np.stack([c.centroid for c in clusters]) if clusters else np.zeros((0, vectors.shape[1]))
-        tracking = self.tracker.track(list(known), centroids)
+                                    keywords=list(words), contrast=contrast, issue=assignment_of[k]))
         names_of = {k.number: k.name for k in known if k.name is not None}
         # an issue keeps its name across runs; only clusters without one are named (model calls cost money)
-        todo = [i for i, a in enumerate(tracking.assignments) if not (a.previous_status and a.number in names_of)]
+        todo = [i for i, c in enumerate(clusters) if not (c.issue.previous_status and c.issue.number in names_of)]
         names = self.namer.name_all([requests[i] for i in todo]) if todo else []
         if len(names) != len(todo):
             raise ValueError(f"namer {self.namer!r} returned {len(names)} names for {len(todo)} clusters")
         fresh = dict(zip(todo, names))
-        for i, (cluster, assignment) in enumerate(zip(clusters, tracking.assignments)):
-            cluster.issue = assignment
-            cluster.name = fresh[i] if i in fresh else names_of[assignment.number]
+        for i, cluster in enumerate(clusters):
+            cluster.name = fresh[i] if i in fresh else names_of[cluster.issue.number]
         return ClusterResult(clusters=clusters, labels=labels, probabilities=probs,
                              noise=np.flatnonzero(labels < 0).tolist(), tracking=tracking)
 

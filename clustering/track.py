@@ -7,7 +7,9 @@
 
 Matching is one-to-one: the Hungarian assignment (``scipy.optimize.linear_sum_assignment``) maximises the
 total cosine similarity between cluster centroids and issue centroids, and a pair counts only at or above
-``threshold``. A cluster left over opens a new issue with the next number. Statuses:
+``threshold``. A cluster left over joins the issue it is closest to when that similarity reaches the
+threshold too (several clusters of one run can so share an issue: the caller merges them), and otherwise
+opens a new issue with the next number. Statuses:
 
 - ``new``: first seen this run; ``ongoing``: seen before and again now;
 - ``regressed``: seen again after it was resolved (stays so while it keeps appearing);
@@ -65,7 +67,8 @@ class TrackOutcome:
 class IssueTracker:
     """Hungarian matching of cluster centroids to issue centroids, and the status rules."""
 
-    def __init__(self, threshold: float = 0.85, resolve_after: int = 3, prefix: str = "SW") -> None:
+    def __init__(self, threshold: float = 0.85, resolve_after: int = 3, prefix: str = "SW",
+                 min_split: int = 3) -> None:
         if not -1.0 <= threshold <= 1.0:
             raise ValueError(f"threshold is a cosine similarity in [-1, 1], got {threshold}")
         if resolve_after < 1:
@@ -73,6 +76,7 @@ class IssueTracker:
         self.threshold = threshold
         self.resolve_after = resolve_after
         self.prefix = prefix
+        self.min_split = min_split
 
     def track(self, known: Sequence[KnownIssue], centroids: np.ndarray) -> TrackOutcome:
         centroids = np.asarray(centroids, dtype=np.float64)
@@ -94,6 +98,12 @@ class IssueTracker:
         next_number = max((k.number for k in known), default=0) + 1
         assignments: list[Assignment] = []
         for i in range(len(centroids)):
+            if i not in pairs and len(known) and len(centroids):
+                # left over by the one-to-one assignment but close to an issue another cluster took: a
+                # finer split of that issue, so it joins it rather than opening a new one
+                best = int(np.argmax(sim[i]))
+                if sim[i, best] >= self.threshold:
+                    pairs[i] = (known[best], float(sim[i, best]))
             if i in pairs:
                 issue, similarity = pairs[i]
                 status = REGRESSED if issue.status in (RESOLVED, REGRESSED) else ONGOING
@@ -111,6 +121,42 @@ class IssueTracker:
             status = RESOLVED if missed >= self.resolve_after else issue.status
             unmatched.append(replace(issue, missed_runs=missed, status=status))
         return TrackOutcome(assignments, unmatched)
+
+    def split(self, known: Sequence[KnownIssue], members: np.ndarray) -> list[np.ndarray]:
+        """Split one cluster along known issues: positions (into ``members``, unit rows) of each part.
+
+        Clusters come out coarser in some runs than in others (two known issues in one cluster). Each member
+        is given to its nearest known issue; the members of one issue form a part when there are at least
+        ``min_split`` of them and their centroid is as similar to the issue's as a match needs
+        (``threshold``). Members in no part stay together, or join the largest part when too few to stand
+        alone. One part means no split; the largest part comes first."""
+        everything = [np.arange(len(members))]
+        if len(known) < 2 or len(members) < 2 * self.min_split:
+            return everything
+        issues = _unit(np.stack([np.asarray(k.centroid, dtype=np.float64) for k in known]))
+        members = np.asarray(members, dtype=np.float64)
+        if issues.shape[1] != members.shape[1]:
+            return everything
+        nearest = np.argmax(members @ issues.T, axis=1)
+        parts = []
+        for i in np.unique(nearest):
+            part = np.flatnonzero(nearest == i)
+            if len(part) >= self.min_split:
+                mean = _unit(members[part].mean(axis=0, keepdims=True))[0]
+                if float(mean @ issues[i]) >= self.threshold:
+                    parts.append(part)
+        if not parts:
+            return everything
+        parts.sort(key=lambda p: (-len(p), int(p[0])))
+        rest = np.setdiff1d(np.arange(len(members)), np.concatenate(parts))
+        if len(rest) >= self.min_split:
+            parts.append(rest)
+        elif len(rest):
+            parts[0] = np.sort(np.concatenate([parts[0], rest]))
+        if len(parts) < 2:
+            return everything
+        parts.sort(key=lambda p: (-len(p), int(p[0])))
+        return parts
 
     def __repr__(self) -> str:
         return f"IssueTracker(threshold={self.threshold}, resolve_after={self.resolve_after}, prefix={self.prefix!r})"

@@ -60,3 +60,19 @@ def test_centroids_of_another_model_are_refused_with_a_reason():
 def test_bad_settings_are_rejected(kwargs):
     with pytest.raises(ValueError):
         IssueTracker(**kwargs)
+
+
+def test_a_coarser_cluster_is_split_back_along_known_issues():
+    rng = np.random.default_rng(0)
+    a, b = _unit([1, 0, 0, 0], [0, 1, 0, 0])
+    members = _unit(*(np.vstack([a + 0.05 * rng.normal(size=(6, 4)), b + 0.05 * rng.normal(size=(4, 4))])))
+    tracker = IssueTracker(threshold=0.9)
+    parts = tracker.split([KnownIssue(1, a), KnownIssue(2, b)], members)
+    assert [sorted(p.tolist()) for p in parts] == [[0, 1, 2, 3, 4, 5], [6, 7, 8, 9]]
+    assert len(tracker.split([KnownIssue(1, a)], members)) == 1  # one known issue: nothing to split along
+
+
+def test_a_finer_split_of_a_known_issue_joins_it():
+    known = [KnownIssue(5, _unit([1, 0, 0])[0], ONGOING)]
+    outcome = IssueTracker(threshold=0.9).track(known, _unit([1, 0.1, 0], [1, -0.1, 0]))
+    assert [a.issue_id for a in outcome.assignments] == ["SW-5", "SW-5"] and outcome.unmatched == []
