@@ -29,7 +29,7 @@ class Representer:
         membership = np.asarray(membership, dtype=float)
         if members.size == 0:
             return [], []
-        unit = _unit(np.asarray(vectors, dtype=float)[members])
+        unit = _unit(np.asarray(vectors)[members].astype(float))  # rows first: no float64 copy of every vector
         centroid = _unit(unit.mean(axis=0, keepdims=True))[0]
         centrality = unit @ centroid
 
@@ -47,7 +47,8 @@ class Representer:
             chosen.append(best)
             pool.remove(best)
 
-        rest = [i for i in np.argsort(membership, kind="stable") if i not in set(chosen)]
+        taken = set(chosen)
+        rest = [i for i in np.argsort(membership, kind="stable") if i not in taken]
         n_boundary = min(self.n_boundary, max(0, len(members) - len(chosen)))
         boundary = [int(members[i]) for i in rest[:n_boundary]]
         return [int(members[i]) for i in chosen], boundary
