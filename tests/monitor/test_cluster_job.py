@@ -17,7 +17,7 @@ from sumwatch.monitor.issues import get_issue, list_issues
 from sumwatch.monitor.settings import Settings
 from sumwatch.monitor.store.connection import Store
 from sumwatch.monitor.store.migrations import migrate
-from sumwatch.monitor.store.schema import (CLUSTER_RUNS_TABLE, CORPUS_TABLE, EMBEDDINGS_TABLE, ISSUE_MEMBERS_TABLE,
+from sumwatch.monitor.store.schema import (CLUSTER_RUNS_TABLE, EMBEDDINGS_TABLE, ISSUE_MEMBERS_TABLE,
                                            ISSUES_TABLE, SCORES_TABLE)
 from sumwatch.tracer import semconv
 from sumwatch.tracer.otel_traces import TRACES_TABLE
