@@ -13,14 +13,12 @@ one bad cluster never fails a run. ``keywords`` is always the keyword namer's c-
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import os
 import random
 import re
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
+from .llm_client import clip, describe_error, json_object, litellm_module, retry_after_s, retryable, scrub
 from .name import ClusterName, KeywordNamer, NameRequest
 
 log = logging.getLogger(__name__)
@@ -41,26 +39,9 @@ _SYSTEM = (
     "medium, high.")
 _CORRECTION = ("Your reply could not be used: {problems}. Reply again with only the JSON object with keys "
                "title, description, root_cause, fix, severity.")
-_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL | re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?]+(?:\s+|$)")
 # anything that reads as one of our delimiters inside an example loses its "<", so it cannot close a block
 _DELIMITER = re.compile(r"<(\s*/?\s*)(?=(?:in|outside)_cluster)", re.IGNORECASE)
-_KEY_SHAPES = re.compile(r"(?i)(bearer\s+|\bsk-|\bapi[_-]?key[\"'=:\s]+)[A-Za-z0-9._\-]{6,}")
-
-_litellm_module: Any = None
-
-
-def _litellm() -> Any:
-    """litellm, imported on first use and kept from fetching its price table from the network."""
-    global _litellm_module
-    if _litellm_module is None:
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # the shipped copy is enough
-        import litellm
-
-        litellm.suppress_debug_info = True
-        _litellm_module = litellm
-    return _litellm_module
-
 
 class LLMNamer:
     """Names clusters with an LLM; see the module docstring. ``calls`` and ``failures`` (clusters that
@@ -126,7 +107,7 @@ class LLMNamer:
 
     async def _complete(self, messages: list[dict[str, str]]) -> str:
         # retries are ours (they count calls and honour Retry-After), so litellm's and openai's are off
-        call = _litellm().acompletion(
+        call = litellm_module().acompletion(
             model=self.model, messages=messages, temperature=self.temperature, api_base=self.api_base,
             api_key=self._api_key, timeout=self.timeout_s, response_format={"type": "json_object"},
             max_retries=0, num_retries=0, drop_params=True)
@@ -141,12 +122,12 @@ class LLMNamer:
             try:
                 content = await self._complete(conversation)
             except Exception as exc:  # noqa: BLE001 - any provider error ends in a retry or the fallback
-                reason = self._scrub(_describe(exc))
-                if not _retryable(exc):
+                reason = scrub(describe_error(exc), self._api_key)
+                if not retryable(exc):
                     return None, reason
                 if attempt >= self.max_retries:
                     return None, f"gave up after {attempt + 1} attempts: {reason}"
-                waited = _retry_after(exc)
+                waited = retry_after_s(exc)
                 delay = min(self.max_backoff_s, waited if waited is not None
                             else self.backoff_s * 2 ** attempt * random.uniform(0.5, 1.0))
                 attempt += 1
@@ -158,15 +139,10 @@ class LLMNamer:
             if name is not None:
                 return name, ""
             if corrected:
-                return None, _short("unusable reply after a correction: " + "; ".join(problems[:3]))
+                return None, clip("unusable reply after a correction: " + "; ".join(problems[:3]), 300)
             corrected = True
             conversation = [*messages, {"role": "assistant", "content": content},
                             {"role": "user", "content": _CORRECTION.format(problems="; ".join(problems[:5]))}]
-
-    def _scrub(self, text: str) -> str:
-        if self._api_key and len(self._api_key) >= 4:
-            text = text.replace(self._api_key, "***")
-        return _short(_KEY_SHAPES.sub(lambda m: m.group(1) + "***", text))
 
     def __repr__(self) -> str:
         return (f"LLMNamer(model={self.model!r}, api_base={self.api_base!r}, concurrency={self.concurrency}, "
@@ -200,25 +176,14 @@ def _counts(counts: dict[str, int]) -> str:
 
 
 def _as_data(text: str, max_chars: int) -> str:
-    return _DELIMITER.sub(lambda m: "[" + ("/" if "/" in m.group(1) else ""), _short(text, max_chars))
-
-
-def _short(text: str, limit: int = 300) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return _DELIMITER.sub(lambda m: "[" + ("/" if "/" in m.group(1) else ""), clip(text, max_chars))
 
 
 def _parse(content: str) -> tuple[ClusterName | None, list[str]]:
     """The reply as a ClusterName, or what is wrong with it (phrased for the correction request)."""
-    if not content.strip():
-        return None, ["the reply was empty"]
-    fenced = _FENCE.match(content)
-    try:
-        obj = json.loads(fenced.group(1) if fenced else content)
-    except ValueError as exc:
-        return None, [f"the reply is not valid JSON ({exc.msg} at character {exc.pos})"]
-    if not isinstance(obj, dict):
-        return None, ["the reply is not a JSON object"]
+    obj, unreadable = json_object(content)
+    if obj is None:
+        return None, unreadable
     values: dict[str, str] = {}
     problems: list[str] = []
     for key in _FIELDS:
@@ -240,33 +205,3 @@ def _parse(content: str) -> tuple[ClusterName | None, list[str]]:
     if problems:
         return None, problems
     return ClusterName(**values), []
-
-
-def _retryable(exc: BaseException) -> bool:
-    litellm = _litellm()
-    transient = tuple(t for t in (getattr(litellm, name, None) for name in (
-        "RateLimitError", "Timeout", "APIConnectionError", "InternalServerError", "ServiceUnavailableError",
-        "BadGatewayError")) if isinstance(t, type))
-    if isinstance(exc, (*transient, asyncio.TimeoutError, ConnectionError)):
-        return True
-    status = getattr(exc, "status_code", None)
-    return isinstance(status, int) and (status in (408, 409, 429) or status >= 500)
-
-
-def _retry_after(exc: BaseException) -> float | None:
-    """Seconds the provider asked us to wait (retry-after-ms / numeric Retry-After), if it said."""
-    for headers in (getattr(exc, "litellm_response_headers", None), getattr(exc, "headers", None),
-                    getattr(getattr(exc, "response", None), "headers", None)):
-        try:
-            if headers and headers.get("retry-after-ms") is not None:
-                return max(0.0, float(headers["retry-after-ms"]) / 1000)
-            if headers and headers.get("retry-after") is not None:
-                return max(0.0, float(headers["retry-after"]))
-        except (AttributeError, TypeError, ValueError, KeyError):
-            continue  # an HTTP date or an odd headers object: fall back to our own backoff
-    return None
-
-
-def _describe(exc: BaseException) -> str:
-    status = getattr(exc, "status_code", None)
-    return f"{type(exc).__name__}{f' ({status})' if status else ''}: {str(exc).removeprefix('litellm.')}"

@@ -23,6 +23,8 @@ from typing import Any, Optional
 
 import numpy as np
 
+from sumwatch.clustering.llm_client import clip
+
 from .rubrics.verdicts import COMPLETENESS, CONCISENESS, ERROR, FACTUALITY, GROUNDEDNESS, LLM, RULES
 from .store.connection import Store, quote_ident
 from .store.schema import EMBEDDINGS_TABLE, SCORES_TABLE
@@ -80,11 +82,11 @@ def failure_text(primary: FailingScore, others: Sequence[FailingScore] = ()) -> 
     mode = primary.failure_mode
     parts = [f"{primary.rubric} {primary.verdict.replace('_', ' ')}" + (f" ({mode.replace('_', ' ')})." if mode else "."),
              f"{primary.rubric} {primary.verdict}" + (f" ({mode})" if mode else "") + ":",
-             _clip(primary.explanation, 2 * _MAX_PART)]
+             clip(primary.explanation, 2 * _MAX_PART)]
     if primary.evidence:
-        parts.append(f"Evidence: {_clip(primary.evidence, _MAX_PART)}")
+        parts.append(f"Evidence: {clip(primary.evidence, _MAX_PART)}")
     if primary.sentence and primary.sentence not in primary.evidence:
-        parts.append(f"Sentence: {_clip(primary.sentence, _MAX_PART)}")
+        parts.append(f"Sentence: {clip(primary.sentence, _MAX_PART)}")
     if others:
         parts.append("Also failing: " + ", ".join(f"{o.rubric} {o.failure_mode or o.verdict}" for o in others) + ".")
     return " ".join(p for p in parts if p)
@@ -181,7 +183,3 @@ def embed_failures(store: Store, embedder: Any, failures: Sequence[Failure], *, 
         return np.zeros((0, 0), dtype=np.float32), 0
     return np.stack([known[h] for h in hashes]), len(todo)
 
-
-def _clip(text: str, n: int) -> str:
-    text = " ".join((text or "").split())
-    return text if len(text) <= n else text[: n - 1] + "…"

@@ -15,11 +15,9 @@ never a pass.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import hashlib
 import json
 import logging
-import os
 import random
 import re
 import threading
@@ -30,6 +28,9 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
+
+from sumwatch.clustering.llm_client import (clip, describe_error, json_object, litellm_module, retry_after_s,
+                                             retryable, scrub)
 
 from .prompts import (FIELDS, PROMPT_VERSION, SCHEMAS, UNSUPPORTED, JudgeSchema, as_data, build_messages,
                       correction_messages)
@@ -70,23 +71,6 @@ class LLMConfig:
             raise ValueError("LLMConfig needs a model, e.g. 'openai/gpt-4o-mini'")
         if self.concurrency < 1 or self.max_retries < 0 or self.timeout_s <= 0 or self.cache_size < 0:
             raise ValueError("LLMConfig: concurrency >= 1, max_retries >= 0, timeout_s > 0 and cache_size >= 0")
-
-
-_litellm_module: Any = None
-
-
-def _litellm() -> Any:
-    """litellm, imported on first use (it takes seconds) and kept from reaching the network on import."""
-    global _litellm_module
-    if _litellm_module is None:
-        # Without this, importing litellm downloads its price table from GitHub; the copy it ships is
-        # enough, and a monitor must not call out anywhere but its configured model endpoint.
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        import litellm
-
-        litellm.suppress_debug_info = True  # no help banner printed to stdout on every provider error
-        _litellm_module = litellm
-    return _litellm_module
 
 
 # -- the reply cache ----------------------------------------------------------------------------------------
@@ -142,9 +126,6 @@ class _ReplyCache:
 
 # -- reading a reply ----------------------------------------------------------------------------------------
 
-_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.S | re.I)
-
-
 def _label(value: Any) -> Any:
     return "_".join(value.strip().lower().replace("-", " ").split()) if isinstance(value, str) else value
 
@@ -155,15 +136,9 @@ def _parse(schema: JudgeSchema, content: Optional[str]) -> tuple[Optional[dict],
     Spelling is forgiven ("Supported" for "supported"); a failure mode outside the rubric's list is
     dropped (a default is filled in later); anything else off the schema is a problem.
     """
-    if not content or not content.strip():
-        return None, ["the reply was empty"]
-    fenced = _FENCE.match(content)
-    try:
-        obj = json.loads(fenced.group(1) if fenced else content)
-    except ValueError as exc:
-        return None, [f"the reply is not valid JSON ({exc.msg} at character {exc.pos})"]
-    if not isinstance(obj, dict):
-        return None, ["the reply is not a JSON object"]
+    obj, unreadable = json_object(content)
+    if obj is None:
+        return None, unreadable
     problems: list[str] = []
     claims = obj.get("claims")
     if not isinstance(claims, list) or not claims:
@@ -266,9 +241,7 @@ def _default_mode(rubric: str, verdict: str, case: SummaryCase) -> str:
     return mode if mode in FAILURE_MODES.get(rubric, ()) else ""
 
 
-def _short(text: str, limit: int = 240) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+
 
 
 @dataclass
@@ -303,7 +276,7 @@ def _check(rubric: str, case: SummaryCase, reply: dict) -> _Judged:
                     missing.append("its summary quote is not in the summary")
             if missing:
                 verdict, mode = schema.downgrade_to, ""
-                notes.append(f'Item {n} ("{_short(item["claim"], 80)}") was judged {raw["verdict"]}, but '
+                notes.append(f'Item {n} ("{clip(item["claim"], 80)}") was judged {raw["verdict"]}, but '
                              f'{" and ".join(missing)}; counted as {verdict}.')
         if verdict == schema.item_verdicts[0]:
             mode = ""
@@ -378,73 +351,22 @@ def _evidence(rubric: str, judged: _Judged, passed: bool) -> str:
     """The quotes behind the verdict: the source passages when it passed, else up to three failing
     items as summary-versus-source pairs (the ones that decided the verdict first)."""
     if passed:
-        quotes = [f'"{_short(i["evidence_quote"], 200)}"' for i in judged.items if i["evidence_quote"].strip()]
-        return _short("; ".join(quotes), 1200)
+        quotes = [f'"{clip(i["evidence_quote"], 200)}"' for i in judged.items if i["evidence_quote"].strip()]
+        return clip("; ".join(quotes), 1200)
     good = SCHEMAS[rubric].item_verdicts[0]
     failing = sorted((i for i in judged.items if i["verdict"] != good), key=lambda i: i["verdict"] != judged.verdict)
     parts = []
     for item in failing[:3]:
-        quote = _short(item["evidence_quote"], 200)
+        quote = clip(item["evidence_quote"], 200)
         if item.get("evidence_found") is False:  # never present an invented quote as the source's words
             source = f'nothing in the source (the judge quoted "{quote}", which is not there)'
         else:
             source = f'source "{quote}"' if quote else "nothing in the source"
-        parts.append(f'summary "{_short(item["claim"], 200)}" vs {source}')
-    return _short("; ".join(parts), 1200)
+        parts.append(f'summary "{clip(item["claim"], 200)}" vs {source}')
+    return clip("; ".join(parts), 1200)
 
 
 # -- errors from the provider -------------------------------------------------------------------------------
-
-_KEY_SHAPES = re.compile(r"(?i)(bearer\s+|\bsk-|\bapi[_-]?key[\"'=:\s]+)[A-Za-z0-9._\-]{6,}")
-
-
-def _scrub(text: str, secret: Optional[str]) -> str:
-    if secret and len(secret) >= 4:
-        text = text.replace(secret, "***")
-    return _short(_KEY_SHAPES.sub(lambda m: m.group(1) + "***", text), 300)
-
-
-def _retryable(exc: BaseException) -> bool:
-    litellm = _litellm()
-    transient = tuple(t for t in (getattr(litellm, name, None) for name in (
-        "RateLimitError", "Timeout", "APIConnectionError", "InternalServerError", "ServiceUnavailableError",
-        "BadGatewayError")) if isinstance(t, type))
-    if isinstance(exc, transient) or isinstance(exc, (asyncio.TimeoutError, ConnectionError)):
-        return True
-    status = getattr(exc, "status_code", None)
-    return isinstance(status, int) and (status in (408, 409, 429) or status >= 500)
-
-
-def _retry_after(exc: BaseException) -> Optional[float]:
-    """Seconds the provider asked us to wait (Retry-After / retry-after-ms), if it said."""
-    for headers in (getattr(exc, "litellm_response_headers", None), getattr(exc, "headers", None),
-                    getattr(getattr(exc, "response", None), "headers", None)):
-        if not headers:
-            continue
-        try:
-            millis = headers.get("retry-after-ms")
-            if millis is not None:
-                return max(0.0, float(millis) / 1000)
-            value = headers.get("retry-after")
-        except (AttributeError, TypeError, ValueError):
-            continue
-        if value is None:
-            continue
-        try:
-            return max(0.0, float(value))
-        except ValueError:
-            try:
-                return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
-            except (TypeError, ValueError, IndexError):
-                continue
-    return None
-
-
-def _describe(exc: BaseException) -> str:
-    status = getattr(exc, "status_code", None)
-    message = str(exc).removeprefix("litellm.")
-    return f"{type(exc).__name__}{f' ({status})' if status else ''}: {message}"
-
 
 @dataclass
 class _Spend:
@@ -535,7 +457,7 @@ class LLMJudge:
         passed = judged.verdict in PASSING[rubric]
         return RubricResult.make(
             rubric, judged.verdict, failure_mode=judged.failure_mode, evidence=_evidence(rubric, judged, passed),
-            explanation=_short(explanation, 2000), tier=LLM, judge_version=self.version, model=self.config.model,
+            explanation=clip(explanation, 2000), tier=LLM, judge_version=self.version, model=self.config.model,
             confident=True, details=tuple(judged.items), **self._spent(spend, started))
 
     def _over_budget(self) -> bool:
@@ -549,7 +471,7 @@ class LLMJudge:
         if c.input_cost_per_mtok is not None or c.output_cost_per_mtok is not None:
             return (c.input_cost_per_mtok or 0.0) / 1e6, (c.output_cost_per_mtok or 0.0) / 1e6
         try:  # importing here also keeps litellm's import time out of the first case's latency
-            _litellm().cost_per_token(model=c.model, prompt_tokens=1, completion_tokens=1)
+            litellm_module().cost_per_token(model=c.model, prompt_tokens=1, completion_tokens=1)
             return None
         except Exception:  # litellm raises for models missing from its table
             return 0.0, 0.0
@@ -564,7 +486,7 @@ class LLMJudge:
         if isinstance(computed, (int, float)):
             return float(computed)  # litellm priced the reply already
         try:
-            prompt_cost, completion_cost = _litellm().cost_per_token(
+            prompt_cost, completion_cost = litellm_module().cost_per_token(
                 model=self.config.model, prompt_tokens=input_tokens, completion_tokens=output_tokens)
             return float(prompt_cost) + float(completion_cost)
         except Exception:
@@ -576,7 +498,7 @@ class LLMJudge:
         c = self.config
         # Prices are not passed to litellm: it would write them into its process-wide price table,
         # where other judges (and the check in _own_prices) would find them.
-        call = _litellm().acompletion(
+        call = litellm_module().acompletion(
             model=c.model, messages=messages, temperature=c.temperature, api_base=c.api_base, api_key=c.api_key,
             timeout=c.timeout_s, response_format={"type": "json_object"}, max_retries=0, num_retries=0,
             drop_params=True)
@@ -599,15 +521,15 @@ class LLMJudge:
             try:
                 content, input_tokens, output_tokens, cost = await self._complete(conversation)
             except Exception as exc:
-                reason = _scrub(_describe(exc), c.api_key)
-                if not _retryable(exc):
+                reason = scrub(describe_error(exc), c.api_key)
+                if not retryable(exc):
                     log.warning("LLM judge (%s, %s): %s", c.model, rubric, reason)
                     return None, "", reason
                 if attempt >= c.max_retries:
                     log.warning("LLM judge (%s, %s): giving up after %d attempts: %s", c.model, rubric,
                                 attempt + 1, reason)
                     return None, "", f"gave up after {attempt + 1} attempts: {reason}"
-                waited = _retry_after(exc)
+                waited = retry_after_s(exc)
                 delay = min(c.max_backoff_s, waited if waited is not None
                             else c.backoff_s * 2 ** attempt * random.uniform(0.5, 1.0))
                 attempt += 1
@@ -627,7 +549,7 @@ class LLMJudge:
             if corrected:
                 reason = "malformed judge output after a corrective retry: " + "; ".join(problems[:3])
                 log.warning("LLM judge (%s, %s): %s", c.model, rubric, reason)
-                return None, "", _short(reason, 300)
+                return None, "", clip(reason, 300)
             log.info("LLM judge (%s, %s): unusable reply (%s); asking once more", c.model, rubric,
                      "; ".join(problems[:3]))
             corrected = True

@@ -1,0 +1,108 @@
+"""What every model call through litellm needs, whoever makes it (the cluster namer, the LLM judge).
+
+    litellm = litellm_module()                    # imported once, kept off the network
+    retryable(exc), retry_after_s(exc)            # should we try again, and did the provider say when
+    scrub(describe_error(exc), api_key)           # a short reason safe to log
+    obj, problems = json_object(reply_text)       # a JSON object, fences allowed, or what is wrong
+
+This lives in ``clustering`` because ``monitor`` may import ``clustering`` but not the other way round.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import os
+import re
+import time
+from typing import Any, Optional
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.S | re.I)
+_KEY_SHAPES = re.compile(r"(?i)(bearer\s+|\bsk-|\bapi[_-]?key[\"'=:\s]+)[A-Za-z0-9._\-]{6,}")
+_TRANSIENT = ("RateLimitError", "Timeout", "APIConnectionError", "InternalServerError", "ServiceUnavailableError",
+              "BadGatewayError")
+
+_litellm: Any = None
+
+
+def litellm_module() -> Any:
+    """litellm, imported on first use (it takes seconds) and kept from reaching the network on import."""
+    global _litellm
+    if _litellm is None:
+        # Without this, importing litellm downloads its price table from GitHub; the copy it ships is
+        # enough, and a monitor must not call out anywhere but its configured model endpoint.
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        import litellm
+
+        litellm.suppress_debug_info = True  # no help banner printed to stdout on every provider error
+        _litellm = litellm
+    return _litellm
+
+
+def clip(text: str, limit: int) -> str:
+    """Whitespace collapsed, cut to ``limit`` characters with an ellipsis."""
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def retryable(exc: BaseException) -> bool:
+    """Rate limits, timeouts, connection errors and 5xx: worth another try."""
+    litellm = litellm_module()
+    transient = tuple(t for t in (getattr(litellm, name, None) for name in _TRANSIENT) if isinstance(t, type))
+    if isinstance(exc, (*transient, asyncio.TimeoutError, ConnectionError)):
+        return True
+    status = getattr(exc, "status_code", None)
+    return isinstance(status, int) and (status in (408, 409, 429) or status >= 500)
+
+
+def retry_after_s(exc: BaseException) -> Optional[float]:
+    """Seconds the provider asked us to wait (retry-after-ms, or Retry-After in seconds or as a date)."""
+    for headers in (getattr(exc, "litellm_response_headers", None), getattr(exc, "headers", None),
+                    getattr(getattr(exc, "response", None), "headers", None)):
+        if not headers:
+            continue
+        try:
+            millis = headers.get("retry-after-ms")
+            if millis is not None:
+                return max(0.0, float(millis) / 1000)
+            value = headers.get("retry-after")
+        except (AttributeError, TypeError, ValueError):
+            continue
+        if value is None:
+            continue
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            try:
+                return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
+            except (TypeError, ValueError, IndexError):
+                continue
+    return None
+
+
+def describe_error(exc: BaseException) -> str:
+    status = getattr(exc, "status_code", None)
+    return f"{type(exc).__name__}{f' ({status})' if status else ''}: {str(exc).removeprefix('litellm.')}"
+
+
+def scrub(text: str, secret: Optional[str], limit: int = 300) -> str:
+    """``text`` without the key, or anything shaped like one, and short enough for a log line."""
+    if secret and len(secret) >= 4:
+        text = text.replace(secret, "***")
+    return clip(_KEY_SHAPES.sub(lambda m: m.group(1) + "***", text), limit)
+
+
+def json_object(content: Optional[str]) -> tuple[Optional[dict], list[str]]:
+    """The reply as a JSON object (inside a ```json fence or not), or what is wrong with it, phrased for a
+    correction request."""
+    if not content or not content.strip():
+        return None, ["the reply was empty"]
+    fenced = _FENCE.match(content)
+    try:
+        obj = json.loads(fenced.group(1) if fenced else content)
+    except ValueError as exc:
+        return None, [f"the reply is not valid JSON ({exc.msg} at character {exc.pos})"]
+    if not isinstance(obj, dict):
+        return None, ["the reply is not a JSON object"]
+    return obj, []
