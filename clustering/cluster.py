@@ -9,14 +9,13 @@ points, otherwise about 2.5% of them), and the candidates ``base``, ``base + ste
 (``step = max(1, base // 4)``, capped at half the points) are each fitted; the one with the best HDBSCAN
 relative validity (DBCV approximation) is kept, with ties going to the earlier candidate so runs are
 repeatable. The candidates stay close to the base on purpose: relative validity rewards merging nearby
-clusters, so a candidate several times larger than the smallest real issue wins by swallowing it (on the
-demo workload, 2x and 4x candidates merged ten planted failure modes into two to six clusters).
+clusters, so a candidate several times larger than the smallest real issue wins by swallowing it.
 ``min_samples`` defaults to ``max(1, min_cluster_size // 5)``: a small neighbourhood keeps the density
 estimate local, so small issues next to big ones are not smoothed away. Above ``max_fit_points`` the model is
 fitted on a seeded random sample and the remaining points are assigned with approximate prediction:
 labels as ``hdbscan.approximate_predict`` gives them and soft memberships as ``hdbscan.membership_vector``
 does, both computed by :func:`predict_unseen` on arrays (hdbscan's own functions loop over the points in
-Python: 32 s for the 80,000 points left over from 100,000 on 2 cores; 11 s here).
+Python, one at a time).
 """
 
 from __future__ import annotations
@@ -152,10 +151,9 @@ def predict_unseen(model: Any, X: np.ndarray, batch: int = 2048) -> tuple[np.nda
     """``hdbscan.approximate_predict(model, X)[0]`` and ``hdbscan.membership_vector(model, X)``, computed on
     arrays a batch of points at a time, with one neighbour search serving both.
 
-    hdbscan does both one point at a time in Python and searches the neighbours twice (0.4 ms a point: 9 s
-    and 23 s for 80,000 points); this does the same arithmetic on whole batches, in 11 s (half of it the
-    distances to each cluster's exemplars), and agrees with it: the labels exactly, the memberships to
-    rounding (tests/clustering/test_scale_paths.py). Memory stays at about ``batch * 2 * min_samples``
+    hdbscan does both one point at a time in Python and searches the neighbours twice; this does the same
+    arithmetic on whole batches and agrees with it: the labels exactly, the memberships to rounding
+    (tests/clustering/test_scale_paths.py). Memory stays at about ``batch * 2 * min_samples``
     numbers.
     A model with no clusters, or a metric other than euclidean, goes to hdbscan's own functions.
     """

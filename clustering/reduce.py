@@ -12,10 +12,8 @@ Large inputs: above ``max_fit_points`` (20,000 by default) UMAP is fitted on a s
 many rows and the other rows are placed with UMAP's own ``transform``: each is put among its nearest
 neighbours in the sample and refined against the sample's layout, which stays fixed. Rows come back in
 the order given (``fit_sample_`` says which were fitted), and the same seed draws the same sample, so runs
-repeat. At 100,000 x 384 on 2 cores this about halves the reducer's time (55-68 s instead of 126-133 s
-once numba has compiled, 105-125 s instead of 174-212 s in a fresh process, with the same clusters found;
-``tests/bench/cluster_scale.py``), as a transform costs about half as much per point as a fit. The
-clusters are found in
+repeat. A transform costs less per point than a fit; ``tests/bench/cluster_scale.py
+--umap-max-fit-points 100000`` measures the full fit against the default sample. The clusters are found in
 the sample's layout, so a failure mode needs enough points in the sample to show up, which the clusterer's
 own ``min_cluster_size`` (a share of its own fit sample) asks anyway. ``HdbscanClusterer`` draws its
 fit sample the same way: with both left at their defaults (20,000 points, seed 42) the two samples are

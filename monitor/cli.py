@@ -402,24 +402,26 @@ def cluster(window: Optional[str] = typer.Option(None, "--window", help="How far
             db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
     """One clustering run: failing spans of the window become named, tracked issues; representatives are
     promoted to the calibration corpora."""
-    from .cluster_job import run_clustering
-    from .settings import parse_duration
-
     settings = _settings(db, home, cluster_window=window)
-    try:
-        parse_duration(settings.cluster_window)
-    except ValueError as exc:
-        err.print(f"[red]error:[/red] --window: {exc}")
-        raise typer.Exit(2) from None
     with _store(settings) as store:
-        report = _run_clustering(store, settings, run_clustering)
+        report = _run_clustering(store, settings)
     if json_:
         _print_json(report.to_json())
         return
     _print_run(report)
 
 
-def _run_clustering(store: Store, settings: Settings, run: Any) -> Any:
+def _run_clustering(store: Store, settings: Settings) -> Any:
+    """One clustering run with progress bars; settings the job cannot use exit 2 before it starts."""
+    from .cluster_job import build_clusterer, run_clustering
+    from .settings import parse_duration
+
+    try:
+        parse_duration(settings.cluster_window)
+        clusterer = build_clusterer(settings)
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
     with _progress() as progress:
         tasks: dict[str, Any] = {}
 
@@ -428,11 +430,7 @@ def _run_clustering(store: Store, settings: Settings, run: Any) -> Any:
                 tasks[stage] = progress.add_task(_STAGES.get(stage, stage), total=total or None)
             progress.update(tasks[stage], completed=done, total=total or None)
 
-        try:
-            return run(store, settings, on_progress=on_progress)
-        except ValueError as exc:  # settings the job rejects (namer, window)
-            err.print(f"[red]error:[/red] {exc}")
-            raise typer.Exit(2) from None
+        return run_clustering(store, settings, clusterer=clusterer, on_progress=on_progress)
 
 
 def _print_run(report: Any) -> None:
@@ -689,10 +687,8 @@ def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization c
                                  on_progress=lambda seen, scored: progress.update(scoring_task, completed=scored))
     clustering = None
     if scoring is not None and cluster:
-        from .cluster_job import run_clustering
-
         with _store(settings, migrate=False) as store:
-            clustering = _run_clustering(store, settings, run_clustering)
+            clustering = _run_clustering(store, settings)
     if json_:
         _print_json({**result.to_json(), "scoring": scoring.to_json() if scoring else None,
                      "clustering": clustering.to_json() if clustering else None})

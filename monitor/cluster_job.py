@@ -16,7 +16,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Optional
 
@@ -128,18 +128,11 @@ def build_clusterer(settings: Settings) -> Any:
         namer = LLMNamer(settings.llm_model, api_base=settings.llm_api_base, api_key=settings.llm_api_key,
                          timeout_s=settings.llm_timeout_s, concurrency=min(8, settings.llm_concurrency))
     return FailureClusterer(
-        reducer=_reducer(UmapReducer, settings.cluster_max_fit_points),
+        reducer=UmapReducer(max_fit_points=settings.cluster_max_fit_points),
         clusterer=HdbscanClusterer(max_fit_points=settings.cluster_max_fit_points),
         namer=namer,
         tracker=IssueTracker(threshold=settings.cluster_match_threshold,
                              resolve_after=settings.cluster_resolve_after))
-
-
-def _reducer(cls: Any, max_fit_points: int) -> Any:
-    try:
-        return cls(max_fit_points=max_fit_points)
-    except TypeError:  # a reducer without fit-on-sample
-        return cls()
 
 
 def namer_label(namer: Any) -> str:
@@ -155,12 +148,16 @@ def latest_run_id(store: Store) -> Optional[str]:
     return rows[0][0] if rows else None
 
 
-def issue_states(store: Store, run_id: str) -> list[IssueState]:
-    """Every issue as the given run left it."""
+def issue_states(store: Store, run_id: str, number: Optional[int] = None) -> list[IssueState]:
+    """Every issue (or issue ``number``) as the given run left it."""
+    params: dict[str, Any] = {"run": run_id}
+    only = ""
+    if number is not None:
+        params["n"], only = number, " AND Number = {n:UInt32}"
     rows = store.query_rows(
         f"SELECT Number, IssueId, Title, Description, RootCause, Fix, Severity, Rubric, FailureMode, Keywords, "
         f"Status, Members, Traces, Share, MissedRuns, FirstSeen, LastSeen, Centroid, EmbeddingModel, Namer "
-        f"FROM {quote_ident(ISSUES_TABLE)} FINAL WHERE RunId = {{run:String}} ORDER BY Number", {"run": run_id})
+        f"FROM {quote_ident(ISSUES_TABLE)} FINAL WHERE RunId = {{run:String}}{only} ORDER BY Number", params)
     return [IssueState(int(n), iid, title, desc, cause, fix, sev, rubric, mode, list(kw), status, int(members),
                        int(traces), float(share), int(missed), as_utc(first), as_utc(last),
                        np.asarray(centroid, dtype=np.float32), model, namer)
@@ -274,9 +271,8 @@ def run_clustering(store: Store, settings: Settings, *, window: Optional[str] = 
 
 
 def _absent(p: IssueState, status: str, missed: int) -> IssueState:
-    return IssueState(p.number, p.issue_id, p.title, p.description, p.root_cause, p.fix, p.severity, p.rubric,
-                      p.failure_mode, p.keywords, status, 0, 0, 0.0, missed, p.first_seen, p.last_seen,
-                      p.centroid, p.embedding_model, p.namer)
+    """An issue no cluster of this run matched: carried with its new status and no members."""
+    return replace(p, status=status, missed_runs=missed, members=0, traces=0, share=0.0)
 
 
 def _dominant_pair(members: Sequence[Failure]) -> tuple[str, str]:
@@ -314,7 +310,8 @@ def promote(store: Store, settings: Settings, failures: Sequence[Failure], clust
                           origin=PROMOTED_ORIGIN, band=band, expected_facts=facts, trace_id=f.trace_id,
                           note=f"{state.issue_id}: {state.title}")
         items.setdefault(item.item_id, item)
-    fresh = [item for iid, item in items.items() if iid not in existing_ids(store, items)]
+    present = existing_ids(store, items)
+    fresh = [item for iid, item in items.items() if iid not in present]
     if fresh:
         save_items(store, fresh)
     return len(fresh)

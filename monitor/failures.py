@@ -77,8 +77,7 @@ def failure_text(primary: FailingScore, others: Sequence[FailingScore] = ()) -> 
     """What gets embedded: rubric, verdict and failure mode, the judge's explanation, evidence and sentence.
 
     The label comes first in words and then again as the judge wrote it: said twice, the kind of failure
-    outweighs what the document was about (on the demo workload this took ARI against the planted
-    modes from about 0.76 to 0.95)."""
+    outweighs what the document was about (names, numbers and topics vary within a failure mode)."""
     mode = primary.failure_mode
     parts = [f"{primary.rubric} {primary.verdict.replace('_', ' ')}" + (f" ({mode.replace('_', ' ')})." if mode else "."),
              f"{primary.rubric} {primary.verdict}" + (f" ({mode})" if mode else "") + ":",

@@ -127,13 +127,13 @@ def _trends(store: Store, numbers: list[int], runs: int) -> dict[int, list[int]]
 def list_issues(store: Store, *, include_resolved: bool = True, trend_runs: int = 8
                 ) -> tuple[Optional[RunInfo], list[IssueRow]]:
     """Issues of the last finished run: seen ones by size, then the rest by number."""
-    run_id = latest_run_id(store)
-    if run_id is None:
+    run = latest_run(store)
+    if run is None:
         return None, []
-    states = [s for s in issue_states(store, run_id) if include_resolved or s.status != "resolved"]
+    states = [s for s in issue_states(store, run.run_id) if include_resolved or s.status != "resolved"]
     states.sort(key=lambda s: (-s.members, s.number))
     trends = _trends(store, [s.number for s in states], trend_runs)
-    return latest_run(store), [IssueRow(s, trends.get(s.number, [])) for s in states]
+    return run, [IssueRow(s, trends.get(s.number, [])) for s in states]
 
 
 def get_issue(store: Store, issue_id: str, *, trend_runs: int = 8, max_traces: int = 200) -> Optional[IssueDetail]:
@@ -141,9 +141,10 @@ def get_issue(store: Store, issue_id: str, *, trend_runs: int = 8, max_traces: i
     run_id = latest_run_id(store)
     if run_id is None:
         return None
-    state = next((s for s in issue_states(store, run_id) if s.number == number), None)
-    if state is None:
+    found = issue_states(store, run_id, number)
+    if not found:
         return None
+    state = found[0]
     history = [{"run_id": r, "run_at": as_utc(at).isoformat(), "members": int(m), "status": st}
                for r, at, m, st in store.query_rows(
                    f"SELECT RunId, RunAt, Members, Status FROM {quote_ident(ISSUES_TABLE)} FINAL "
