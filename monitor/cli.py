@@ -340,20 +340,18 @@ def sample(all_spans: bool = typer.Option(False, "--all", help="Ignore the water
                                                  help="Also write gen_ai.evaluation.result events into otel_traces."),
            db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
     """Score unscored summarization spans on the four rubrics (one pass)."""
-    from .sampler import Sampler, SamplingPolicy, SpanSelector
+    from .sampler import Sampler
 
     settings = _settings(db, home)
-    try:
-        policy = SamplingPolicy.from_settings(settings, rate=rate, shard=_shard(shard))
-        selector = SpanSelector.from_settings(settings)
-    except ValueError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
     cascade = _cascade(settings, mode)
     with _store(settings) as store, _progress() as progress:
+        try:
+            sampler = Sampler.from_settings(store, cascade, settings, rate=rate, shard=_shard(shard),
+                                            eval_events=events)
+        except ValueError as exc:
+            err.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from None
         task = progress.add_task("scoring", total=None)
-        sampler = Sampler(store, cascade, selector, policy, batch=settings.sample_batch,
-                          eval_events=settings.eval_events if events is None else events)
         report = sampler.run_pass(all_spans=all_spans, limit=limit,
                                   on_progress=lambda seen, scored: progress.update(task, completed=scored))
     if json_:

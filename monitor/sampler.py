@@ -178,6 +178,14 @@ class Sampler:
         self.store, self.cascade, self.selector, self.policy = store, cascade, selector, policy
         self.batch, self.eval_events, self.lookback_ns = batch, eval_events, int(lookback_s * 1e9)
 
+    @classmethod
+    def from_settings(cls, store: Store, cascade: Cascade, settings: Settings, *, rate: Optional[float] = None,
+                      shard: Optional[tuple[int, int]] = None, eval_events: Optional[bool] = None) -> "Sampler":
+        """The sampler the settings describe (selector, sampling policy, batch, events); flags override."""
+        return cls(store, cascade, SpanSelector.from_settings(settings),
+                   SamplingPolicy.from_settings(settings, rate=rate, shard=shard or (0, 1)), batch=settings.sample_batch,
+                   eval_events=settings.eval_events if eval_events is None else eval_events)
+
     @property
     def watermark_name(self) -> str:
         index, count = self.policy.shard

@@ -28,7 +28,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from .cluster_job import build_clusterer, run_clustering
 from .rubrics.cascade import Cascade
-from .sampler import Sampler, SamplingPolicy, SpanSelector
+from .sampler import Sampler
 from .settings import Settings
 from .store.connection import Store
 
@@ -122,9 +122,7 @@ class Worker:
 
             cascade = build_cascade(settings)
         self._store, self.settings = store, settings
-        self._sampler = Sampler(store, cascade, SpanSelector.from_settings(settings),
-                                SamplingPolicy.from_settings(settings), batch=settings.sample_batch,
-                                eval_events=settings.eval_events)
+        self._sampler = Sampler.from_settings(store, cascade, settings)
         self._clusterer = clusterer if clusterer is not None else build_clusterer(settings)
         self._stats = {SAMPLER_JOB: JobStats(), CLUSTERING_JOB: JobStats()}
         self._lock = threading.Lock()
