@@ -183,8 +183,8 @@ class Sampler:
                       shard: Optional[tuple[int, int]] = None, eval_events: Optional[bool] = None) -> "Sampler":
         """The sampler the settings describe (selector, sampling policy, batch, events); flags override."""
         return cls(store, cascade, SpanSelector.from_settings(settings),
-                   SamplingPolicy.from_settings(settings, rate=rate, shard=shard or (0, 1)), batch=settings.sample_batch,
-                   eval_events=settings.eval_events if eval_events is None else eval_events)
+                   SamplingPolicy.from_settings(settings, rate=rate, shard=shard or (0, 1)),
+                   batch=settings.sample_batch, eval_events=settings.eval_events if eval_events is None else eval_events)
 
     @property
     def watermark_name(self) -> str:
