@@ -52,7 +52,7 @@ def cli_env(settings) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def offline_cascade():
     """Rules + embeddings (the packaged all-MiniLM-L6-v2), no LLM: built once per session."""
-    from sumwatch.monitor.judges import build_cascade
+    from sumwatch.monitor.scoring.judges import build_cascade
     from sumwatch.monitor.settings import Settings
 
     return build_cascade(Settings.from_env(env={}), mode="off")
@@ -60,7 +60,7 @@ def offline_cascade():
 
 @pytest.fixture(scope="session")
 def rules_cascade():
-    from sumwatch.monitor.judges import build_cascade
+    from sumwatch.monitor.scoring.judges import build_cascade
     from sumwatch.monitor.settings import Settings
 
     return build_cascade(Settings.from_env(env={}), mode="off", embeddings=False)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from string import Formatter
 from typing import Callable, Optional
 
-from ..bands import BANDS as _BAND_DEFS
+from ..rubrics.bands import BANDS as _BAND_DEFS
 from .corpus import (
     Day,
     Document,

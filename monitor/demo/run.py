@@ -120,8 +120,8 @@ class DemoScoring:
 def score_demo(store: Store, cascade: Any, run_id: str,
                on_progress: Optional[Callable[[int, int], None]] = None) -> DemoScoring:
     """Score the run's spans with the sampler and measure detection against the planted modes."""
-    from ..sampler import Sampler
-    from ..store.schema import SCORES_TABLE
+    from ..scoring.sampler import Sampler
+    from ..store.scores import SCORES_TABLE
 
     report = Sampler(store, cascade).run_pass(on_progress=on_progress)
     a = "SpanAttributes"

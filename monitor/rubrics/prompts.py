@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from ..bands import band_for
+from .bands import band_for
 from .text import word_count
 from .verdicts import COMPLETENESS, CONCISENESS, FACTUALITY, FAILURE_MODES, GROUNDEDNESS, RUBRICS, VERDICTS, SummaryCase
 

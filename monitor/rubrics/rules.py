@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Optional
 
-from ..bands import Band, band_for
+from .bands import Band, band_for
 from . import text as tx
 from .text import Clause, Item, ParsedText, Sentence, detokenize
 from .verdicts import COMPLETENESS, CONCISENESS, FACTUALITY, GROUNDEDNESS, RULES, RubricResult, SummaryCase

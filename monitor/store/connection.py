@@ -18,6 +18,7 @@ import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Optional
 
@@ -226,3 +227,8 @@ def equals_filter(params: dict[str, Any], **columns: Optional[str]) -> str:
 def quote_ident(name: str) -> str:
     """A ClickHouse identifier, back-quoted."""
     return "`" + name.replace("\\", "\\\\").replace("`", "\\`") + "`"
+
+
+def as_utc(value: datetime) -> datetime:
+    """A datetime read from ClickHouse (naive, in UTC) made aware."""
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)

@@ -14,7 +14,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .connection import Store, StoreError
-from .schema import MIGRATIONS_TABLE, Target, clustering_ddl, migrations_table_ddl, otel_traces_ddl, scoring_ddl
+from .baselines import BASELINES
+from .corpus import CORPUS
+from .ddl import MIGRATIONS_TABLE, Table, Target, migrations_table_ddl, tables_ddl
+from .embeddings import EMBEDDINGS
+from .issue_members import ISSUE_MEMBERS
+from .issues import ISSUES
+from .runs import CLUSTER_RUNS
+from .scores import SCORES
+from .traces import otel_traces_ddl
+from .watermarks import WATERMARKS
 
 
 @dataclass(frozen=True)
@@ -29,10 +38,17 @@ class Migration:
         return hashlib.sha256(sql.encode()).hexdigest()[:16]
 
 
+def _tables(*tables: Table) -> Callable[[Target], list[str]]:
+    return lambda t: tables_ddl(t, *tables)
+
+
+# A recorded checksum pins each migration's statements: never edit one, add a migration instead.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "otel_traces (OpenTelemetry Collector schema)", otel_traces_ddl),
-    Migration(2, "scores, watermarks, calibration corpora and baselines", scoring_ddl),
-    Migration(3, "embeddings, clustering runs, issues and their members", clustering_ddl),
+    Migration(2, "scores, watermarks, calibration corpora and baselines",
+              _tables(SCORES, WATERMARKS, CORPUS, BASELINES)),
+    Migration(3, "embeddings, clustering runs, issues and their members",
+              _tables(EMBEDDINGS, CLUSTER_RUNS, ISSUES, ISSUE_MEMBERS)),
 )
 
 

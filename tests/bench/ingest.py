@@ -25,7 +25,7 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 
-from sumwatch.monitor.receiver import ReceiverServer
+from sumwatch.monitor.ingest.receiver import ReceiverServer
 from sumwatch.monitor.settings import Settings
 from sumwatch.monitor.store.connection import Store
 from sumwatch.monitor.store.migrations import migrate

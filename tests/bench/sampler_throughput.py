@@ -27,7 +27,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from sumwatch.monitor.demo import generate_workload  # noqa: E402
-from sumwatch.monitor.judges import build_cascade  # noqa: E402
+from sumwatch.monitor.scoring.judges import build_cascade  # noqa: E402
 from sumwatch.monitor.rubrics.cascade import Cascade  # noqa: E402
 from sumwatch.monitor.rubrics.llm import LLMConfig, LLMJudge  # noqa: E402
 from sumwatch.monitor.rubrics.rules import RulesJudge  # noqa: E402

@@ -1,0 +1,1 @@
+"""Calibration: corpora management (import, export, starter corpora, labelling) and the kappa gate on judges."""

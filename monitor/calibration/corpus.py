@@ -1,0 +1,84 @@
+"""Manage calibration corpora: import and export JSONL, seed the shipped starter corpora, label items.
+
+    import_jsonl(store, Path("factuality.jsonl"))             # items with human verdicts
+    seed_starter_corpora(store)                               # idempotent
+    label_item(store, "3f2a...", "entity_wrong")               # a promoted item becomes labelled
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from ..rubrics.verdicts import RUBRICS
+from ..store.connection import Store
+from ..store.corpus import LABELLED, REJECTED, CorpusItem, existing_ids, load_items, save_items
+
+STARTER_DIR = Path(__file__).parent / "corpora"
+
+
+@dataclass
+class ImportReport:
+    added: int = 0
+    updated: int = 0
+    bad: list[tuple[int, str]] = field(default_factory=list)
+
+
+def import_jsonl(store: Store, path: Path, *, origin: Optional[str] = None) -> ImportReport:
+    """Add or update items from JSONL; a bad line is reported with its number and skipped."""
+    report = ImportReport()
+    items: list[CorpusItem] = []
+    with path.open("rb") as fh:
+        for line_no, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            try:
+                data = json.loads(raw.decode("utf-8"))
+                if origin and isinstance(data, dict) and not data.get("origin"):
+                    data["origin"] = origin
+                items.append(CorpusItem.from_json(data))
+            except (ValueError, TypeError, UnicodeDecodeError) as exc:
+                report.bad.append((line_no, str(exc)))
+    known = existing_ids(store, (i.item_id for i in items))
+    save_items(store, items)
+    report.updated = sum(1 for i in items if i.item_id in known)
+    report.added = len(items) - report.updated
+    return report
+
+
+def export_jsonl(items: Sequence[CorpusItem]) -> str:
+    return "".join(json.dumps(i.to_json(), ensure_ascii=False) + "\n" for i in items)
+
+
+def seed_starter_corpora(store: Store, rubrics: Sequence[str] = RUBRICS) -> dict[str, int]:
+    """Load the corpora shipped with sumwatch (idempotent: items already present are left as they are)."""
+    added = {}
+    for rubric in rubrics:
+        path = STARTER_DIR / f"{rubric}.jsonl"
+        if not path.is_file():
+            added[rubric] = 0
+            continue
+        items = [CorpusItem.from_json(json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
+        known = existing_ids(store, (i.item_id for i in items))
+        fresh = [i for i in items if i.item_id not in known]
+        save_items(store, fresh)
+        added[rubric] = len(fresh)
+    return added
+
+
+def label_item(store: Store, item_id: str, verdict: str, *, bucket: Optional[str] = None,
+               note: Optional[str] = None) -> CorpusItem:
+    """A person's verdict on a promoted item: it becomes ``labelled`` and counts in calibration."""
+    found = load_items(store, item_id=item_id)
+    if not found:
+        raise KeyError(f"no corpus item {item_id!r}")
+    item = found[0]
+    status = REJECTED if verdict == REJECTED else LABELLED
+    labelled = CorpusItem(**{**item.to_json(), "expected_facts": item.expected_facts,
+                             "human_verdict": item.human_verdict if status == REJECTED else verdict,
+                             "status": status, "bucket": bucket or item.bucket, "note": note or item.note})
+    save_items(store, [labelled])
+    return labelled

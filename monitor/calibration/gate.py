@@ -1,0 +1,153 @@
+"""The gate on judge changes: Cohen's kappa against human verdicts, compared with the stored baseline.
+
+    report = calibrate(store, cascade, "factuality")          # Cohen's kappa, overall and per bucket
+    report.gate.passed                                        # False: kappa fell vs the baseline
+
+Only ``labelled`` corpus items count (see :mod:`sumwatch.monitor.store.corpus`). Each calibration run is compared with the stored baseline of the rubric (the latest recorded,
+any judge version) and fails when overall kappa drops by more than 0.05 or a bucket's by more than
+0.10; a passing run becomes the new baseline for its judge version.
+
+Per-bucket kappa: a bucket (e.g. ``negation_flip``) holds items of mostly one human verdict, where
+kappa on its own is undefined, so a bucket's kappa is computed on its items together with the
+corpus's passing items, on the pass/fail decision: how well the judge tells that failure from good
+summaries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Optional
+
+from ..rubrics.verdicts import PASSING, RUBRICS
+from ..store.baselines import latest_baseline
+from ..store.baselines import record_baseline as store_baseline
+from ..store.connection import Store
+from ..store.corpus import LABELLED, CorpusItem, load_items
+
+OVERALL_DROP, BUCKET_DROP = 0.05, 0.10
+
+
+# -- agreement ------------------------------------------------------------------------------------
+def cohen_kappa(human: Sequence[str], judge: Sequence[str]) -> Optional[float]:
+    """Cohen's kappa between two labelings; None when undefined (both constant on one label)."""
+    if len(human) != len(judge):
+        raise ValueError("labelings differ in length")
+    n = len(human)
+    if n == 0:
+        return None
+    observed = sum(1 for a, b in zip(human, judge) if a == b) / n
+    ch, cj = Counter(human), Counter(judge)
+    expected = sum(ch[label] * cj[label] for label in set(ch) | set(cj)) / (n * n)
+    if expected >= 1.0:
+        return None
+    return (observed - expected) / (1.0 - expected)
+
+
+@dataclass
+class BucketAgreement:
+    bucket: str
+    items: int
+    kappa: Optional[float]
+    judge_pass_rate: float
+
+
+@dataclass
+class GateResult:
+    passed: bool
+    baseline_version: Optional[str]
+    baseline_kappa: Optional[float]
+    reasons: list[str] = field(default_factory=list)
+
+
+@dataclass
+class CalibrationReport:
+    rubric: str
+    judge_version: str
+    items: int
+    kappa: Optional[float]
+    accuracy: float
+    buckets: list[BucketAgreement]
+    confusion: dict[str, dict[str, int]]
+    gate: Optional[GateResult] = None
+    recorded: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def agreement(rubric: str, items: Sequence[CorpusItem], verdicts: Sequence[str], judge_version: str) -> CalibrationReport:
+    human = [i.human_verdict for i in items]
+    passing = PASSING[rubric]
+    confusion: dict[str, dict[str, int]] = {}
+    for h, j in zip(human, verdicts):
+        confusion.setdefault(h, {}).setdefault(j, 0)
+        confusion[h][j] += 1
+    buckets = []
+    pass_idx = [k for k, i in enumerate(items) if i.human_verdict in passing]
+    for bucket in sorted({i.bucket for i in items}):
+        idx = [k for k, i in enumerate(items) if i.bucket == bucket]
+        pool = sorted(set(idx) | set(pass_idx))
+        h_bin = ["pass" if items[k].human_verdict in passing else "fail" for k in pool]
+        j_bin = ["pass" if verdicts[k] in passing else "fail" for k in pool]
+        buckets.append(BucketAgreement(bucket, len(idx), _round(cohen_kappa(h_bin, j_bin)),
+                                       round(sum(verdicts[k] in passing for k in idx) / len(idx), 3)))
+    accuracy = sum(1 for h, j in zip(human, verdicts) if h == j) / max(len(items), 1)
+    return CalibrationReport(rubric, judge_version, len(items), _round(cohen_kappa(human, verdicts)),
+                             round(accuracy, 4), buckets, confusion)
+
+
+def _round(value: Optional[float]) -> Optional[float]:
+    return None if value is None else round(value, 4)
+
+
+def corpus_hash(items: Sequence[CorpusItem]) -> str:
+    digest = hashlib.sha256()
+    for item in sorted(items, key=lambda i: i.item_id):
+        digest.update(f"{item.item_id}:{item.human_verdict}:{item.bucket}\n".encode())
+    return digest.hexdigest()[:16]
+
+
+def gate(report: CalibrationReport, baseline: Optional[tuple[str, float, dict[str, float]]]) -> GateResult:
+    if baseline is None:
+        return GateResult(True, None, None, ["no baseline yet: this run becomes the baseline"])
+    version, kappa, bucket_kappas = baseline
+    reasons = []
+    current = report.kappa if report.kappa is not None else 0.0
+    if current < kappa - OVERALL_DROP:
+        reasons.append(f"overall kappa {current:.3f} is {kappa - current:.3f} below the baseline {kappa:.3f} "
+                       f"({version}); the limit is {OVERALL_DROP}")
+    for b in report.buckets:
+        before = bucket_kappas.get(b.bucket)
+        now = b.kappa if b.kappa is not None else 0.0
+        if before is not None and now < before - BUCKET_DROP:
+            reasons.append(f"bucket {b.bucket}: kappa {now:.3f} is {before - now:.3f} below the baseline "
+                           f"{before:.3f}; the limit is {BUCKET_DROP}")
+    return GateResult(not reasons, version, kappa, reasons)
+
+
+def record_baseline(store: Store, report: CalibrationReport, items: Sequence[CorpusItem]) -> None:
+    store_baseline(store, report.rubric, report.judge_version,
+                   kappa=report.kappa if report.kappa is not None else 0.0,
+                   bucket_kappas={b.bucket: b.kappa for b in report.buckets if b.kappa is not None},
+                   items=report.items, corpus_hash=corpus_hash(items))
+
+
+def calibrate(store: Store, cascade: Any, rubric: str, *, judge_version: Optional[str] = None,
+              record: bool = True) -> CalibrationReport:
+    """Run the judge over the rubric's labelled corpus, compare with the baseline, record if it holds."""
+    if rubric not in RUBRICS:
+        raise ValueError(f"unknown rubric {rubric!r} (one of {', '.join(RUBRICS)})")
+    items = load_items(store, rubric=rubric, status=LABELLED)
+    if not items:
+        raise ValueError(f"the {rubric} corpus has no labelled items: run `sumwatch corpus seed` or import some")
+    results = cascade.score_batch([i.case() for i in items], rubrics=[rubric])
+    verdicts = [r[rubric].verdict for r in results]
+    report = agreement(rubric, items, verdicts, judge_version or cascade.version)
+    report.gate = gate(report, latest_baseline(store, rubric))
+    if record and report.gate.passed:
+        record_baseline(store, report, items)
+        report.recorded = True
+    return report

@@ -1,0 +1,1 @@
+"""Ingest: the OTLP/HTTP receiver, OTLP decoding, the group-commit span writer, and JSONL backfill."""

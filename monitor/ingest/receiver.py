@@ -1,0 +1,180 @@
+"""OTLP/HTTP trace receiver: ``POST /v1/traces`` in protobuf or JSON, gzip or not, into ``otel_traces``.
+
+    server = ReceiverServer(settings, store).start()      # background thread, port 0 picks one
+    ...                                                    # exporters send to server.endpoint
+    server.stop()
+
+Answers: 200 once the spans are stored; 400 with the reason for a malformed body; 401 when an ingest
+token is set and the bearer token is missing or wrong; 413 over the body limit; 415 for another
+content type; 503 (with Retry-After) when the database fails, so OTLP exporters retry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import logging
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any, Optional
+
+from starlette.applications import Starlette
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from .otlp import JSON, PROTOBUF, OtlpDecodeError, PayloadTooLarge, decode_traces, encode_response, media_type
+from ..settings import Settings
+from ..store.connection import Store
+from .writer import SpanWriter
+
+_log = logging.getLogger(__name__)
+# google.rpc.Code values, used in the Status body OTLP clients expect on errors
+_RPC_CODE = {400: 3, 401: 16, 413: 8, 415: 3, 503: 14}
+
+
+def _status_body(status: int, message: str, content_type: Optional[str], retry_after: int = 5) -> Response:
+    """An OTLP error response: google.rpc.Status in the request's encoding."""
+    code = _RPC_CODE.get(status, 2)
+    headers = {"Retry-After": str(retry_after)} if status == 503 else {}
+    if status == 401:
+        headers["WWW-Authenticate"] = 'Bearer realm="sumwatch"'
+    if media_type(content_type) == PROTOBUF:
+        from google.rpc import status_pb2
+
+        body = status_pb2.Status(code=code, message=message).SerializeToString()
+        return Response(body, status_code=status, media_type=PROTOBUF, headers=headers)
+    return JSONResponse({"code": code, "message": message}, status_code=status, headers=headers)
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise PayloadTooLarge(f"body of {declared} bytes exceeds the {limit}-byte limit")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise PayloadTooLarge(f"body exceeds the {limit}-byte limit")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def create_app(settings: Settings, writer: SpanWriter) -> Starlette:
+    token = settings.ingest_token
+    expected = f"Bearer {token}".encode() if token else None
+    limit = settings.max_body_bytes
+
+    async def traces(request: Request) -> Response:
+        content_type = request.headers.get("content-type")
+        if expected is not None:
+            given = request.headers.get("authorization", "").encode()
+            if not hmac.compare_digest(given, expected):
+                reason = "missing bearer token" if not given else "wrong bearer token"
+                return _status_body(401, f"unauthorized: {reason}", content_type)
+        if media_type(content_type) not in (PROTOBUF, JSON):
+            return _status_body(415, f"unsupported Content-Type {content_type!r}: use {PROTOBUF} or {JSON}",
+                                content_type)
+        try:
+            body = await _read_body(request, limit)
+            rows = decode_traces(body, content_type=content_type,
+                                 content_encoding=request.headers.get("content-encoding"), max_bytes=limit)
+        except PayloadTooLarge as exc:
+            return _status_body(413, str(exc), content_type)
+        except OtlpDecodeError as exc:
+            return _status_body(400, str(exc), content_type)
+        except ClientDisconnect:
+            return Response(status_code=400)
+        if rows:
+            try:
+                await asyncio.wrap_future(writer.submit(rows))
+            except Exception as exc:  # nothing acknowledged that was not stored
+                _log.warning("answering 503: %s", exc)
+                return _status_body(503, f"database unavailable, retry later: {exc}", content_type,
+                                    settings.retry_after_seconds)
+        body, out_type = encode_response(content_type)
+        return Response(body, media_type=out_type)
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"status": "ok", "rows_written": writer.rows_written, "inserts": writer.inserts})
+
+    return Starlette(routes=[Route("/v1/traces", traces, methods=["POST"]), Route("/healthz", health)])
+
+
+def _uvicorn_server(config: Any) -> Any:
+    import uvicorn
+
+    class _Server(uvicorn.Server):
+        """uvicorn, minus its signal handling: it re-raises SIGTERM after shutting down, which would
+        kill the process before the writer drains and the store is closed. serve_forever handles
+        signals itself."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
+
+    return _Server(config)
+
+
+class ReceiverServer:
+    """The receiver on uvicorn, in a background thread or in the foreground."""
+
+    def __init__(self, settings: Settings, store: Store, *, extra_routes: Optional[list] = None) -> None:
+        import uvicorn
+
+        self.settings = settings
+        self.writer = SpanWriter(store, max_rows=settings.insert_batch_rows,
+                                 linger_ms=settings.insert_batch_wait_ms)
+        app = create_app(settings, self.writer)
+        for route in extra_routes or []:
+            app.router.routes.append(route)
+        config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning",
+                                access_log=False, lifespan="off")
+        self._server = _uvicorn_server(config)
+        self._thread: Optional[threading.Thread] = None
+
+    @property
+    def port(self) -> int:
+        return self._server.servers[0].sockets[0].getsockname()[1]
+
+    @property
+    def endpoint(self) -> str:
+        host = self.settings.host if self.settings.host not in ("0.0.0.0", "::") else "127.0.0.1"
+        return f"http://{host}:{self.port}"
+
+    def start(self, timeout: float = 15.0) -> "ReceiverServer":
+        self.writer.start()
+        self._thread = threading.Thread(target=self._server.run, name="sumwatch-receiver", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + timeout
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the receiver did not start on {self.settings.host}:{self.settings.port}")
+            time.sleep(0.01)
+        return self
+
+    def serve_forever(self) -> None:
+        """Run in the foreground until SIGINT/SIGTERM, then write what is queued and return."""
+
+        def stop(signum: int, frame: Any) -> None:
+            if self._server.should_exit and signum == signal.SIGINT:
+                self._server.force_exit = True  # a second Ctrl-C: do not wait for open connections
+            self._server.should_exit = True
+
+        previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+        self.writer.start()
+        try:
+            self._server.run()
+        finally:
+            self.writer.stop()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(10)
+        self.writer.stop()

@@ -1,0 +1,238 @@
+"""The clustering job: failing scores in a window -> named, tracked issues -> promoted corpus items.
+
+    report = run_clustering(store, settings, window="24h")    # one run
+    report.issues[0].issue_id, report.issues[0].title, report.promoted
+
+A run reads the failing spans of the window (see :mod:`.failures`), embeds each failure text once (vectors
+are kept in ``sumwatch_embeddings``), runs the clustering pipeline against the issues of the last run, and
+writes, in this order: the members of every issue, a snapshot of every issue as of this run, the promoted
+corpus items, and finally the run's row in ``sumwatch_cluster_runs``. Readers only see runs with that last
+row, so a run killed half way is invisible and the next run simply starts again from the last finished one.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from typing import Any, Optional
+
+import numpy as np
+
+from ..rubrics.verdicts import VERDICTS
+from ..settings import Settings, parse_duration
+from ..store.connection import Store
+from ..store.corpus import NEEDS_LABEL, CorpusItem, existing_ids, save_items
+from ..store.issue_members import BOUNDARY, MEMBER, REPRESENTATIVE, save_members
+from ..store.issues import IssueState, issue_states, save_states
+from ..store.runs import CLUSTER_RUNS_TABLE, RUN_COLUMNS, latest_run_id
+from ..store.traces import span_texts
+from .failures import Failure, embed_failures, load_failures
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+PROMOTED_ORIGIN = "promoted"
+
+
+@dataclass
+class ClusterRunReport:
+    run_id: str
+    window_start: datetime
+    window_end: datetime
+    failures: int
+    embedded: int  # failure texts embedded in this run (the rest came from the store)
+    clustered: int
+    noise: int
+    issues: list[IssueState]  # issues seen in this run, largest first
+    new_issues: int
+    resolved: list[str]  # issue ids that became resolved in this run
+    promoted: int
+    namer: str
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "window_start": self.window_start.isoformat(),
+                "window_end": self.window_end.isoformat(), "failures": self.failures, "embedded": self.embedded,
+                "clustered": self.clustered, "noise": self.noise, "new_issues": self.new_issues,
+                "resolved": self.resolved, "promoted": self.promoted, "namer": self.namer,
+                "seconds": round(self.seconds, 2), "issues": [i.to_json() for i in self.issues]}
+
+
+def build_clusterer(settings: Settings) -> Any:
+    """The pipeline the settings ask for: default stages, the configured limits, an LLM namer if asked."""
+    from sumwatch.clustering.cluster import HdbscanClusterer
+    from sumwatch.clustering.pipeline import FailureClusterer
+    from sumwatch.clustering.reduce import UmapReducer
+    from sumwatch.clustering.track import IssueTracker
+
+    if settings.cluster_namer not in ("auto", "llm", "keywords"):
+        raise ValueError(f"SUMWATCH_CLUSTER_NAMER must be auto, llm or keywords, got {settings.cluster_namer!r}")
+    namer = None
+    if settings.cluster_namer == "llm" and not settings.llm_model:
+        raise ValueError("SUMWATCH_CLUSTER_NAMER=llm needs SUMWATCH_LLM_MODEL")
+    if settings.llm_model and settings.cluster_namer != "keywords":
+        from sumwatch.clustering.llm_namer import LLMNamer
+
+        namer = LLMNamer(settings.llm_model, api_base=settings.llm_api_base, api_key=settings.llm_api_key,
+                         timeout_s=settings.llm_timeout_s, concurrency=min(8, settings.llm_concurrency))
+    return FailureClusterer(
+        reducer=UmapReducer(max_fit_points=settings.cluster_max_fit_points),
+        clusterer=HdbscanClusterer(max_fit_points=settings.cluster_max_fit_points),
+        namer=namer,
+        tracker=IssueTracker(threshold=settings.cluster_match_threshold,
+                             resolve_after=settings.cluster_resolve_after))
+
+
+def namer_label(namer: Any) -> str:
+    model = getattr(namer, "model", None)
+    return f"llm:{model}" if model else type(namer).__name__
+
+
+# -- the run --------------------------------------------------------------------------------------------
+
+def run_clustering(store: Store, settings: Settings, *, window: Optional[str] = None,
+                   now: Optional[datetime] = None, clusterer: Any = None, embedder: Any = None,
+                   on_progress: Optional[Progress] = None) -> ClusterRunReport:
+    """Cluster the failing spans of the last ``window`` (default ``settings.cluster_window``)."""
+    from sumwatch.clustering.name import ClusterName
+    from sumwatch.clustering.track import KnownIssue, RESOLVED
+
+    started = time.monotonic()
+    started_at = datetime.now(timezone.utc)
+    window_s = parse_duration(window or settings.cluster_window)
+    end = now or started_at
+    end_ns = int(end.timestamp() * 1e9)
+    start_ns = end_ns - int(window_s * 1e9)
+    run_id = f"{end:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
+    progress = on_progress or (lambda stage, done, total: None)
+    model_name = settings.embedding_model
+    if embedder is None:
+        from ..scoring.judges import shared_embedder
+
+        embedder = shared_embedder(model_name)
+    clusterer = clusterer if clusterer is not None else build_clusterer(settings)
+
+    progress("read", 0, 1)
+    failures = load_failures(store, start_ns, end_ns)
+    progress("read", 1, 1)
+    vectors, embedded = embed_failures(store, embedder, failures, model=model_name,
+                                       on_progress=lambda d, t: progress("embed", d, t))
+
+    previous_run = latest_run_id(store)
+    previous = issue_states(store, previous_run) if previous_run else []
+    comparable = [p for p in previous if p.embedding_model == model_name and len(p.centroid)]
+    known = [KnownIssue(p.number, p.centroid, p.status, p.missed_runs,
+                        name=ClusterName(p.title, p.description, p.root_cause, p.fix, p.severity))
+             for p in comparable]
+
+    progress("cluster", 0, 1)
+    if failures:
+        from sumwatch.clustering.pipeline import PointMeta
+
+        result = clusterer.fit(texts=[f.text for f in failures], vectors=vectors,
+                               meta=[PointMeta(f.rubric, f.failure_mode) for f in failures], known=known)
+        clusters, unmatched, noise = result.clusters, result.tracking.unmatched, len(result.noise)
+    else:
+        outcome = clusterer.tracker.track(known, np.zeros((0, 1)))
+        clusters, unmatched, noise = [], outcome.unmatched, 0
+    progress("cluster", 1, 1)
+
+    # issues seen now, then known issues not seen (carried with their new status), then issues of another
+    # embedding model, which cannot be matched and are carried as they were
+    by_number = {p.number: p for p in previous}
+    namer = namer_label(clusterer.namer)
+    seen: list[IssueState] = []
+    member_rows: list[tuple] = []
+    for cluster in clusters:
+        a, name = cluster.issue, cluster.name
+        members = [failures[i] for i in cluster.members]
+        rubric, mode = _dominant_pair(members)
+        before = by_number.get(a.number)
+        state = IssueState(
+            a.number, a.issue_id, name.title, name.description, name.root_cause, name.fix, name.severity, rubric,
+            mode, list(cluster.keywords), a.status, len(members), len({f.trace_id for f in members}),
+            len(members) / len(failures), 0, before.first_seen if before else end, end, cluster.centroid,
+            model_name, before.namer if before and a.previous_status else namer)
+        seen.append(state)
+        roles = {i: REPRESENTATIVE for i in cluster.representatives} | {i: BOUNDARY for i in cluster.boundary}
+        for i, p in zip(cluster.members, cluster.probabilities):
+            f = failures[i]
+            member_rows.append((run_id, a.number, f.trace_id, f.span_id,
+                                datetime.fromtimestamp(f.timestamp_ns / 1e9, timezone.utc), f.service, f.rubric,
+                                f.primary.verdict, f.failure_mode, float(p), roles.get(i, MEMBER),
+                                f.primary.evidence, f.text, started_at))
+    carried = []
+    resolved_now = []
+    for k in unmatched:
+        p = by_number[k.number]
+        if k.status == RESOLVED and p.status != RESOLVED:
+            resolved_now.append(p.issue_id)
+        carried.append(_absent(p, k.status, k.missed_runs))
+    comparable_numbers = {p.number for p in comparable}
+    others = [_absent(p, p.status, p.missed_runs) for p in previous if p.number not in comparable_numbers]
+
+    if member_rows:
+        save_members(store, member_rows)
+    all_states = seen + carried + others
+    if all_states:
+        save_states(store, all_states, run_id, started_at)
+    promoted = promote(store, settings, failures, clusters, seen)
+    seconds = time.monotonic() - started
+    clustered = sum(s.members for s in seen)
+    new_issues = sum(1 for c in clusters if not c.issue.previous_status)
+    store.insert(CLUSTER_RUNS_TABLE, [(
+        run_id, started_at, datetime.now(timezone.utc), start_ns, end_ns, len(failures), clustered, noise,
+        len(seen), new_issues, embedded, promoted, namer, model_name, seconds)], RUN_COLUMNS)
+    return ClusterRunReport(run_id, datetime.fromtimestamp(start_ns / 1e9, timezone.utc), end, len(failures),
+                            embedded, clustered, noise, sorted(seen, key=lambda s: (-s.members, s.number)),
+                            new_issues, resolved_now, promoted, namer, seconds)
+
+
+def _absent(p: IssueState, status: str, missed: int) -> IssueState:
+    """An issue no cluster of this run matched: carried with its new status and no members."""
+    return replace(p, status=status, missed_runs=missed, members=0, traces=0, share=0.0)
+
+
+def _dominant_pair(members: Sequence[Failure]) -> tuple[str, str]:
+    # the most common (rubric, failure mode) pair, ties to the alphabetically first: names stay consistent
+    counts = Counter((f.rubric, f.failure_mode) for f in members)
+    return min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0] if counts else ("", "")
+
+
+# -- promotion ------------------------------------------------------------------------------------------
+
+def promote(store: Store, settings: Settings, failures: Sequence[Failure], clusters: Sequence[Any],
+            states: Sequence[IssueState]) -> int:
+    """Put each issue's representatives into the corpus of the issue's rubric as ``needs_label`` items, the
+    judge's verdict proposed as the label. An item already in the corpus (same rubric, source and summary)
+    is left alone, so a person's label is never overwritten."""
+    per_issue = settings.promote_per_issue
+    if per_issue <= 0 or not clusters:
+        return 0
+    picks: list[tuple[Failure, IssueState]] = []
+    for cluster, state in zip(clusters, states):
+        for i in cluster.representatives[:per_issue]:
+            picks.append((failures[i], state))
+    texts = span_texts(store, settings.source_key, settings.summary_key, [(f.trace_id, f.span_id) for f, _ in picks])
+    items: dict[str, CorpusItem] = {}
+    for f, state in picks:
+        found = texts.get((f.trace_id, f.span_id))
+        if not found:
+            continue  # text capture was off for this span: nothing to label
+        source, summary, band, facts = found
+        score = next((s for s in (f.primary, *f.others) if s.rubric == state.rubric), f.primary)
+        if score.verdict not in VERDICTS.get(score.rubric, {}):
+            continue
+        item = CorpusItem(rubric=score.rubric, source=source, summary=summary, status=NEEDS_LABEL,
+                          proposed_verdict=score.verdict, bucket=score.failure_mode or "fail",
+                          origin=PROMOTED_ORIGIN, band=band, expected_facts=facts, trace_id=f.trace_id,
+                          note=f"{state.issue_id}: {state.title}")
+        items.setdefault(item.item_id, item)
+    present = existing_ids(store, items)
+    fresh = [item for iid, item in items.items() if iid not in present]
+    if fresh:
+        save_items(store, fresh)
+    return len(fresh)

@@ -1,0 +1,127 @@
+"""Issues as people read them: the list with trends, and one issue with its examples.
+
+    run, issues = list_issues(store)                 # as the last finished clustering run left them
+    issues[0].issue_id, issues[0].title, issues[0].trend   # "SW-3", "...", [4, 9, 12] (members per run)
+    detail = get_issue(store, "SW-3")                # description, fix, representatives, trace ids, history
+
+Only finished runs count (a run's row in ``sumwatch_cluster_runs`` is written last), so a run that is
+still going, or was killed, never shows half its issues.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ..store.issue_members import BOUNDARY, REPRESENTATIVE, Example, members_of
+from ..store.issues import IssueState, issue_history, issue_states, member_counts
+from ..store.runs import FINISHED_RUNS, RunInfo, last_run_ids, latest_run, latest_run_id
+from ..store.connection import Store
+
+_ISSUE_ID = re.compile(r"^\s*(?:([A-Za-z]+)-)?(\d+)\s*$")
+_BARS = "▁▂▃▄▅▆▇█"
+
+
+@dataclass
+class IssueRow:
+    state: IssueState
+    trend: list[int]  # members in each of the last runs, oldest first
+
+    @property
+    def issue_id(self) -> str:
+        return self.state.issue_id
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.state.to_json(), "trend": self.trend}
+
+
+@dataclass
+class IssueDetail:
+    row: IssueRow
+    seen_in_run: Optional[str]  # the last run with members (the examples below come from it)
+    representatives: list[Example]
+    boundary: list[Example]
+    trace_ids: list[str]
+    history: list[dict[str, Any]] = field(default_factory=list)  # run_id, run_at, members, status
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.row.to_json(), "seen_in_run": self.seen_in_run,
+                "representatives": [e.to_json() for e in self.representatives],
+                "boundary": [e.to_json() for e in self.boundary], "trace_ids": self.trace_ids,
+                "history": self.history}
+
+
+def parse_issue_id(text: str) -> int:
+    """The number in ``SW-12`` (or plain ``12``)."""
+    match = _ISSUE_ID.match(text or "")
+    if not match:
+        raise ValueError(f"an issue id looks like SW-12 (or just 12), got {text!r}")
+    return int(match.group(2))
+
+
+def _trends(store: Store, numbers: list[int], runs: int) -> dict[int, list[int]]:
+    if not numbers:
+        return {}
+    last_runs = last_run_ids(store, runs)
+    counts = member_counts(store, last_runs, numbers)
+    return {n: [counts.get((n, r), 0) for r in last_runs] for n in numbers}
+
+
+def list_issues(store: Store, *, include_resolved: bool = True, trend_runs: int = 8
+                ) -> tuple[Optional[RunInfo], list[IssueRow]]:
+    """Issues of the last finished run: seen ones by size, then the rest by number."""
+    run = latest_run(store)
+    if run is None:
+        return None, []
+    states = [s for s in issue_states(store, run.run_id) if include_resolved or s.status != "resolved"]
+    states.sort(key=lambda s: (-s.members, s.number))
+    trends = _trends(store, [s.number for s in states], trend_runs)
+    return run, [IssueRow(s, trends.get(s.number, [])) for s in states]
+
+
+def get_issue(store: Store, issue_id: str, *, trend_runs: int = 8, max_traces: int = 200) -> Optional[IssueDetail]:
+    number = parse_issue_id(issue_id)
+    run_id = latest_run_id(store)
+    if run_id is None:
+        return None
+    found = issue_states(store, run_id, number)
+    if not found:
+        return None
+    state = found[0]
+    history = issue_history(store, number, FINISHED_RUNS)
+    seen = [h["run_id"] for h in history if h["members"] > 0]
+    seen_in = seen[-1] if seen else None
+    examples = members_of(store, seen_in, number) if seen_in else []
+    trace_ids = list(dict.fromkeys(e.trace_id for e in examples))[:max_traces]
+    row = IssueRow(state, _trends(store, [number], trend_runs).get(number, []))
+    return IssueDetail(row, seen_in, [e for e in examples if e.role == REPRESENTATIVE],
+                       [e for e in examples if e.role == BOUNDARY], trace_ids, history)
+
+
+def sparkline(values: list[int]) -> str:
+    """Members per run as bars, scaled to the largest: ``▁▃█``."""
+    top = max(values, default=0)
+    if top <= 0:
+        return _BARS[0] * len(values)
+    return "".join(_BARS[min(len(_BARS) - 1, round(v / top * (len(_BARS) - 1)))] for v in values)
+
+
+def trend_label(values: list[int]) -> str:
+    """Sparkline and change since the previous run, like ``▂▅█ +7``."""
+    if len(values) < 2:
+        return sparkline(values) + " new" if values else ""
+    delta = values[-1] - values[-2]
+    return f"{sparkline(values)} {'+' if delta > 0 else ''}{delta if delta else '='}"
+
+
+
+def issues_document(store: Store, *, include_resolved: bool = True) -> dict[str, Any]:
+    """``list_issues`` as JSON: what the CLI prints and the read API serves."""
+    run, rows = list_issues(store, include_resolved=include_resolved)
+    return {"run": run.to_json() if run else None, "issues": [r.to_json() for r in rows]}
+
+
+def issue_document(store: Store, issue_id: str) -> Optional[dict[str, Any]]:
+    detail = get_issue(store, issue_id)
+    return detail.to_json() if detail else None

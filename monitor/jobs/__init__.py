@@ -1,0 +1,1 @@
+"""Jobs: the scheduler that runs the sampler and the clustering job."""

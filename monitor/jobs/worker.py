@@ -1,0 +1,249 @@
+"""The scheduled jobs: the sampler on an interval, the clustering job on a cron, in one process.
+
+    worker = Worker(store, settings)      # SUMWATCH_SAMPLER_INTERVAL_S, SUMWATCH_CLUSTER_CRON
+    worker.run_until_signal()             # blocks; SIGTERM or SIGINT stops it cleanly
+    worker.stats["sampler"].runs
+
+Each job runs one instance at a time and coalesces missed runs. Progress lives in ClickHouse (the
+sampler's watermark, the clustering run row written last), so a worker killed at any point resumes on
+the next start without losing or duplicating anything; ``stop`` only makes the shutdown quick.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from typing import Any, Optional
+
+from apscheduler.events import EVENT_JOB_MAX_INSTANCES, EVENT_JOB_MISSED, JobEvent
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+
+from ..issues.job import build_clusterer, run_clustering
+from ..rubrics.cascade import Cascade
+from ..scoring.sampler import Sampler
+from ..settings import Settings
+from ..store.connection import Store
+
+_log = logging.getLogger(__name__)
+
+SAMPLER_JOB = "sampler"
+CLUSTERING_JOB = "clustering"
+_CLUSTER_GRACE_S = 600  # a clustering run up to 10 minutes late (a suspended host) still runs, once
+
+
+@dataclass(frozen=True)
+class JobStats:
+    """What one job has done since the worker was built."""
+
+    runs: int = 0  # finished runs, failed and stopped ones included
+    failures: int = 0
+    skipped: int = 0  # runs not started: the previous one was still going, or the time was missed
+    last_error: Optional[str] = None  # of the latest failure, kept after later successes
+    last_summary: str = ""  # the log line of the last finished run
+    last_seconds: float = 0.0
+
+
+class _Stopping(Exception):
+    """Raised from a job's progress callback to end it at a safe point when the worker stops."""
+
+
+def crontab_trigger(expr: str) -> CronTrigger:
+    """A UTC trigger for a 5-field crontab; ValueError naming SUMWATCH_CLUSTER_CRON when it is not one.
+    One difference from cron remains: with both day of month and weekday restricted, both must match."""
+    fields = str(expr).split()
+    try:
+        if len(fields) != 5:
+            raise ValueError(f"got {len(fields)} field(s), expected minute hour day month weekday")
+        fields[4] = _crontab_weekdays(fields[4])
+        return CronTrigger.from_crontab(" ".join(fields), timezone="UTC")
+    except ValueError as exc:
+        raise ValueError(f"SUMWATCH_CLUSTER_CRON (--cron) {expr!r} is not a 5-field crontab: {exc}") from None
+
+
+_WEEKDAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")  # crontab numbering: 0 (and 7) is Sunday
+
+
+def _crontab_weekdays(field: str) -> str:
+    """The weekday field in names. APScheduler 3 reads the numbers 0-6 as Monday-Sunday, crontab as
+    Sunday-Saturday, so "1-5" would silently mean Tuesday to Saturday; names mean the same to both."""
+    if field in ("*", "?"):
+        return field
+    days: set[int] = set()
+    for part in field.lower().split(","):
+        base, slash, step = part.partition("/")
+        if slash and (not step.isdigit() or int(step) == 0):
+            raise ValueError(f"weekday step {step!r} in {field!r} is not a positive number")
+        low, dash, high = base.partition("-")
+        if base == "*":
+            first, last = 0, 6
+        else:
+            first = _weekday(low, field)
+            last = _weekday(high, field) if dash else (6 if slash else first)
+        if last < first:
+            raise ValueError(f"weekday range {base!r} in {field!r} runs backwards")
+        days.update(d % 7 for d in range(first, last + 1, int(step or 1)))
+    return ",".join(_WEEKDAYS[d] for d in sorted(days))
+
+
+def _weekday(token: str, field: str) -> int:
+    if token.isdigit() and int(token) <= 7:
+        return int(token)
+    if token in _WEEKDAYS:
+        return _WEEKDAYS.index(token)
+    raise ValueError(f"weekday {token!r} in {field!r} is not 0-7 or sun-sat")
+
+
+def interval_trigger(seconds: float) -> IntervalTrigger:
+    """A trigger every ``seconds``; ValueError naming SUMWATCH_SAMPLER_INTERVAL_S when it is not positive."""
+    if not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds <= 0:
+        raise ValueError(f"SUMWATCH_SAMPLER_INTERVAL_S (--interval) must be a positive number of seconds, "
+                         f"got {seconds!r}")
+    return IntervalTrigger(seconds=seconds, timezone=timezone.utc)
+
+
+class Worker:
+    """The sampler and the clustering job on an APScheduler background scheduler (UTC)."""
+
+    def __init__(self, store: Store, settings: Settings, *, cascade: Optional[Cascade] = None,
+                 clusterer: Any = None) -> None:
+        # every setting is checked here, before anything runs: a bad cron fails the start, not a job
+        sampler_trigger = interval_trigger(settings.sampler_interval_s)
+        cluster_trigger = crontab_trigger(settings.cluster_cron)
+        if cascade is None:
+            from ..scoring.judges import build_cascade
+
+            cascade = build_cascade(settings)
+        self._store, self.settings = store, settings
+        self._sampler = Sampler.from_settings(store, cascade, settings)
+        self._clusterer = clusterer if clusterer is not None else build_clusterer(settings)
+        self._stats = {SAMPLER_JOB: JobStats(), CLUSTERING_JOB: JobStats()}
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self.scheduler = BackgroundScheduler(timezone=timezone.utc)
+        self.scheduler.add_listener(self._on_skipped, EVENT_JOB_MAX_INSTANCES | EVENT_JOB_MISSED)
+        # coalesce + one instance: a slow run delays the next instead of piling runs up behind it
+        self.scheduler.add_job(self._run_sampler, sampler_trigger, id=SAMPLER_JOB, name=SAMPLER_JOB,
+                               max_instances=1, coalesce=True,
+                               misfire_grace_time=max(30, math.ceil(settings.sampler_interval_s)),
+                               next_run_time=datetime.now(timezone.utc))
+        self.scheduler.add_job(self._run_clustering, cluster_trigger, id=CLUSTERING_JOB, name=CLUSTERING_JOB,
+                               max_instances=1, coalesce=True, misfire_grace_time=_CLUSTER_GRACE_S)
+
+    # -- public surface -----------------------------------------------------------------------
+    @property
+    def stats(self) -> dict[str, JobStats]:
+        """A snapshot: job name -> JobStats."""
+        with self._lock:
+            return dict(self._stats)
+
+    @property
+    def running(self) -> bool:
+        return self.scheduler.running
+
+    def describe(self) -> str:
+        """One line saying what runs when."""
+        return (f"sampler every {self.settings.sampler_interval_s:g}s (first run now), "
+                f"clustering on cron '{self.settings.cluster_cron}' (UTC)")
+
+    def start(self) -> "Worker":
+        """Start the jobs in background threads; the sampler runs at once."""
+        self._stopping.clear()
+        self.scheduler.start()
+        _log.info("worker started: %s", self.describe())
+        return self
+
+    def stop(self, wait: bool = True) -> None:
+        """Stop scheduling; a running job ends at its next safe point (a sampler batch stored, or a
+        clustering run before it writes) and, with ``wait``, is waited for. Safe to call twice."""
+        self._stopping.set()
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=wait)
+
+    def run_once(self) -> dict[str, JobStats]:
+        """One sampler pass, then one clustering run, in this thread (for cron users and tests)."""
+        self._stopping.clear()
+        self._run_sampler()
+        self._run_clustering()
+        return self.stats
+
+    def run_until_signal(self) -> None:
+        """Start, block until SIGTERM or SIGINT, stop cleanly and return. Call from the main thread."""
+        received = threading.Event()
+        previous = {sig: signal.signal(sig, lambda signum, frame: received.set())
+                    for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            if not self.scheduler.running:
+                self.start()
+            while not received.wait(0.5):  # a timed wait keeps the main thread responsive to signals
+                pass
+            _log.info("worker stopping: waiting for a running job to reach a safe point")
+        finally:
+            self.stop(wait=True)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    # -- jobs -----------------------------------------------------------------------------------
+    def _check_stopping(self, *args: Any) -> None:
+        if self._stopping.is_set():
+            raise _Stopping
+
+    def _run_sampler(self) -> None:
+        seen = {"spans": 0}
+
+        def progress(considered: int, scored: int) -> None:
+            seen["spans"] = scored
+            self._check_stopping()  # called after each batch's scores and watermark are stored
+
+        def run() -> str:
+            r = self._sampler.run_pass(on_progress=progress)
+            return (f"sampler: scored {r.scored_spans} spans ({r.score_rows} rubric scores, {r.failing} failing, "
+                    f"{r.errors} judge errors) in {r.seconds:.2f}s")
+
+        self._run(SAMPLER_JOB, run, lambda: f"sampler: stopped after scoring {seen['spans']} spans; anything "
+                                            f"left waits for the next start")
+
+    def _run_clustering(self) -> None:
+        def run() -> str:
+            # progress comes before anything is written, so stopping there leaves no trace of the run
+            r = run_clustering(self._store, self.settings, clusterer=self._clusterer,
+                               on_progress=self._check_stopping)
+            return (f"clustering: {r.failures} failing spans -> {len(r.issues)} issues ({r.new_issues} new, "
+                    f"{len(r.resolved)} resolved), {r.promoted} promoted, run {r.run_id}, in {r.seconds:.2f}s")
+
+        self._run(CLUSTERING_JOB, run, lambda: "clustering: stopped before writing; the run is discarded")
+
+    def _run(self, name: str, job: Callable[[], str], stopped: Callable[[], str]) -> None:
+        """Run a job, log one line, count it. An exception is logged and counted, never raised: the
+        scheduler must keep going, and the next run starts over from what is stored."""
+        started = time.perf_counter()
+        error: Optional[str] = None
+        try:
+            summary = job()
+            _log.info("%s", summary)
+        except _Stopping:
+            summary = stopped()
+            _log.info("%s", summary)
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            summary = f"{name}: failed after {time.perf_counter() - started:.2f}s: {error}"
+            _log.exception("%s; the next run is as scheduled", summary)
+        seconds = round(time.perf_counter() - started, 3)
+        with self._lock:
+            s = self._stats[name]
+            self._stats[name] = replace(s, runs=s.runs + 1, failures=s.failures + (error is not None),
+                                        last_error=error or s.last_error, last_summary=summary,
+                                        last_seconds=seconds)
+
+    def _on_skipped(self, event: JobEvent) -> None:
+        with self._lock:
+            if event.job_id in self._stats:
+                s = self._stats[event.job_id]
+                self._stats[event.job_id] = replace(s, skipped=s.skipped + 1)

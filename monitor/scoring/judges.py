@@ -1,0 +1,47 @@
+"""Build the judge cascade the settings ask for; the one place tiers are wired together.
+
+    cascade = build_cascade(Settings.from_env())            # rules + embeddings (+ LLM if configured)
+    cascade = build_cascade(settings, mode="off")           # offline tiers only
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ..rubrics.cascade import Cascade
+from ..settings import Settings
+
+_embedders: dict[str, Any] = {}  # one model per process: loading it costs seconds
+
+
+def shared_embedder(model_name: str) -> Any:
+    from sumwatch.clustering.embedder import Embedder
+
+    if model_name not in _embedders:
+        _embedders[model_name] = Embedder(model_name)
+    return _embedders[model_name]
+
+
+def build_llm(settings: Settings) -> Optional[Any]:
+    if not settings.llm_model:
+        return None
+    from ..rubrics.llm import LLMConfig, LLMJudge
+
+    return LLMJudge(LLMConfig(model=settings.llm_model, api_base=settings.llm_api_base,
+                              api_key=settings.llm_api_key, timeout_s=settings.llm_timeout_s,
+                              concurrency=settings.llm_concurrency, max_spend_usd=settings.llm_max_spend_usd))
+
+
+def build_cascade(settings: Settings, *, mode: Optional[str] = None, embeddings: Optional[bool] = None,
+                  llm: Any = None) -> Cascade:
+    from ..rubrics.rules import RulesJudge
+
+    use_embeddings = settings.embeddings if embeddings is None else embeddings
+    embedding_judge = None
+    if use_embeddings:
+        from ..rubrics.embeddings import EmbeddingJudge
+
+        embedding_judge = EmbeddingJudge(shared_embedder(settings.embedding_model))
+    chosen_mode = mode or settings.judge_mode
+    judge = llm if llm is not None else (build_llm(settings) if chosen_mode != "off" else None)
+    return Cascade(rules=RulesJudge(), embeddings=embedding_judge, llm=judge, mode=chosen_mode)

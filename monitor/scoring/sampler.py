@@ -1,0 +1,276 @@
+"""The sampler: find unscored summarization spans, score a share of them, store the scores.
+
+    sampler = Sampler(store, cascade, SpanSelector.from_settings(s), SamplingPolicy.from_settings(s))
+    report = sampler.run_pass()          # drains what is pending, batch by batch
+
+Selection happens in ClickHouse: spans matching the selector (ours by ``sumwatch.task``, or another
+instrumentation's by a filter and the attribute keys holding source and summary), newer than the
+watermark minus a look-back, not yet scored by this judge version, and sampled. The sampling decision
+is a deterministic hash of the trace id (MD5, the same in SQL and in Python), so a span never
+sampled stays unsampled on every pass; spans with error status are always taken; services can have
+their own rates; ``--shard i/N`` splits the work between samplers by another part of the same hash.
+Scores are written before the watermark moves, so a crash in between repeats nothing: the next pass
+skips spans that already have scores (and a rescore would replace, not add, rows).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from sumwatch.tracer import semconv
+from sumwatch.tracer.otel_traces import SERVICE_NAME_KEY, STATUS_ERROR_VALUES, TRACES_TABLE
+
+from ..rubrics.cascade import Cascade
+from ..rubrics.verdicts import ERROR, RubricResult, SummaryCase
+from ..store.scores import ScoredSpan, SpanRef, write_scores
+from ..settings import Settings
+from ..store.connection import Store, quote_ident
+from ..store.scores import SCORES_TABLE
+from ..store.traces import parse_expected_facts
+from ..store.watermarks import advance_watermark, read_watermark
+
+_SCALE = 1_000_000  # sampling resolution: rates are compared in millionths
+
+
+def trace_hash(trace_id: str, part: int = 0) -> int:
+    """The unsigned 64-bit hash SQL computes as reinterpretAsUInt64(substring(MD5(TraceId), 1 + 8*part, 8))."""
+    digest = hashlib.md5(trace_id.encode()).digest()
+    return int.from_bytes(digest[8 * part: 8 * part + 8], "little")
+
+
+@dataclass(frozen=True)
+class SpanSelector:
+    """Which spans are summarizations, and where their texts are."""
+
+    filters: tuple[tuple[str, str], ...] = ()  # ("span_name"|"service"|"attr:<key>", value); empty: our tag
+    source_key: str = semconv.INPUT_VALUE
+    summary_key: str = semconv.OUTPUT_VALUE
+
+    @classmethod
+    def parse(cls, spec: Optional[str], source_key: str = semconv.INPUT_VALUE,
+              summary_key: str = semconv.OUTPUT_VALUE) -> "SpanSelector":
+        """``"span_name=ChatCompletion,attr:gen_ai.operation.name=chat"`` -> a selector."""
+        filters = []
+        for part in filter(None, (p.strip() for p in (spec or "").split(","))):
+            key, sep, value = part.partition("=")
+            key = key.strip()
+            if not sep or not (key in ("span_name", "service") or (key.startswith("attr:") and len(key) > 5)):
+                raise ValueError(f"span filter {part!r}: use span_name=V, service=V or attr:KEY=V")
+            filters.append((key, value.strip()))
+        return cls(tuple(filters), source_key, summary_key)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "SpanSelector":
+        return cls.parse(settings.span_filter, settings.source_key, settings.summary_key)
+
+    def where(self, params: dict[str, Any]) -> str:
+        if not self.filters:
+            params["sel_task"] = semconv.TASK_SUMMARIZATION
+            return f"SpanAttributes['{semconv.TASK}'] = {{sel_task:String}}"
+        clauses = []
+        for i, (key, value) in enumerate(self.filters):
+            params[f"sel_v{i}"] = value
+            if key == "span_name":
+                clauses.append(f"SpanName = {{sel_v{i}:String}}")
+            elif key == "service":
+                clauses.append(f"ServiceName = {{sel_v{i}:String}}")
+            else:
+                params[f"sel_k{i}"] = key[5:]
+                clauses.append(f"SpanAttributes[{{sel_k{i}:String}}] = {{sel_v{i}:String}}")
+        return " AND ".join(clauses)
+
+
+@dataclass(frozen=True)
+class SamplingPolicy:
+    rate: float = 1.0
+    service_rates: dict[str, float] = field(default_factory=dict)
+    always_errors: bool = True
+    shard: tuple[int, int] = (0, 1)
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.rate <= 1.0:
+            raise ValueError(f"sample rate must be between 0 and 1, got {self.rate}")
+        index, count = self.shard
+        if count < 1 or not 0 <= index < count:
+            raise ValueError(f"shard must be i/N with 0 <= i < N, got {index}/{count}")
+
+    @classmethod
+    def from_settings(cls, settings: Settings, rate: Optional[float] = None,
+                      shard: tuple[int, int] = (0, 1)) -> "SamplingPolicy":
+        return cls(settings.sample_rate if rate is None else rate, settings.service_rate_map(), True, shard)
+
+    def rate_of(self, service: str) -> float:
+        return self.service_rates.get(service, self.rate)
+
+    def takes(self, trace_id: str, service: str, status: str) -> bool:
+        """The decision the SQL makes, in Python."""
+        index, count = self.shard
+        if trace_hash(trace_id, 1) % count != index:
+            return False
+        if self.always_errors and status in STATUS_ERROR_VALUES:
+            return True
+        return trace_hash(trace_id, 0) % _SCALE < round(self.rate_of(service) * _SCALE)
+
+    def where(self, params: dict[str, Any]) -> str:
+        params["shard_n"], params["shard_i"] = self.shard[1], self.shard[0]
+        shard = ("reinterpretAsUInt64(substring(MD5(TraceId), 9, 8)) % {shard_n:UInt64} = {shard_i:UInt64}")
+        threshold = str(round(self.rate * _SCALE))
+        if self.service_rates:
+            arms = []
+            for i, (service, rate) in enumerate(sorted(self.service_rates.items())):
+                params[f"svc{i}"] = service
+                arms.append(f"ServiceName = {{svc{i}:String}}, {round(rate * _SCALE)}")
+            threshold = f"multiIf({', '.join(arms)}, {threshold})"
+        sampled = f"reinterpretAsUInt64(substring(MD5(TraceId), 1, 8)) % {_SCALE} < {threshold}"
+        if self.always_errors:
+            errors = ", ".join(f"'{v}'" for v in STATUS_ERROR_VALUES)
+            sampled = f"({sampled} OR StatusCode IN ({errors}))"
+        return f"{shard} AND {sampled}"
+
+
+@dataclass
+class PassReport:
+    judge_version: str
+    considered: int = 0
+    scored_spans: int = 0
+    score_rows: int = 0
+    skipped_no_text: int = 0
+    errors: int = 0
+    failing: int = 0
+    llm_requests: int = 0
+    spent_usd: float = 0.0
+    seconds: float = 0.0
+    watermark_ns: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class _Pending:
+    ref: SpanRef
+    status: str
+    case: Optional[SummaryCase]
+
+
+class Sampler:
+    def __init__(self, store: Store, cascade: Cascade, selector: SpanSelector = SpanSelector(),
+                 policy: SamplingPolicy = SamplingPolicy(), *, batch: int = 64, eval_events: bool = False,
+                 lookback_s: float = 600.0) -> None:
+        if batch < 1:
+            raise ValueError(f"batch must be at least 1, got {batch}")
+        self.store, self.cascade, self.selector, self.policy = store, cascade, selector, policy
+        self.batch, self.eval_events, self.lookback_ns = batch, eval_events, int(lookback_s * 1e9)
+
+    @classmethod
+    def from_settings(cls, store: Store, cascade: Cascade, settings: Settings, *, rate: Optional[float] = None,
+                      shard: Optional[tuple[int, int]] = None, eval_events: Optional[bool] = None) -> "Sampler":
+        """The sampler the settings describe (selector, sampling policy, batch, events); flags override."""
+        return cls(store, cascade, SpanSelector.from_settings(settings),
+                   SamplingPolicy.from_settings(settings, rate=rate, shard=shard or (0, 1)),
+                   batch=settings.sample_batch, eval_events=settings.eval_events if eval_events is None else eval_events)
+
+    @property
+    def watermark_name(self) -> str:
+        index, count = self.policy.shard
+        return f"sampler/{self.cascade.version}/{index}of{count}"
+
+    def _fetch(self, since_ns: int, cursor: tuple[int, str], limit: int) -> list[_Pending]:
+        params: dict[str, Any] = {"since": since_ns, "cur_ts": cursor[0], "cur_span": cursor[1], "limit": limit,
+                                  "jv": self.cascade.version, "src": self.selector.source_key,
+                                  "sum": self.selector.summary_key, "err": ERROR}
+        selector = self.selector.where(params)
+        sampled = self.policy.where(params)
+        # done = scored by this judge version with no error verdict; a span with errors is fetched again,
+        # whatever the watermark says
+        scored = f"SELECT TraceId, SpanId FROM {quote_ident(SCORES_TABLE)} FINAL WHERE JudgeVersion = {{jv:String}}"
+        a = "SpanAttributes"
+        rows = self.store.query_rows(
+            f"""SELECT TraceId, SpanId, toUnixTimestamp64Nano(Timestamp) AS ts, ServiceName, StatusCode,
+                   {a}[{{src:String}}], {a}[{{sum:String}}], {a}['{semconv.SUMMARIZATION_BAND}'],
+                   {a}['{semconv.EXPECTED_FACTS}'], {a}['{semconv.DOMAIN}']
+            FROM {TRACES_TABLE}
+            WHERE {selector} AND {sampled}
+              AND (Timestamp > fromUnixTimestamp64Nano({{since:Int64}})
+                   OR (TraceId, SpanId) IN ({scored} AND Verdict = {{err:String}}))
+              AND (ts, SpanId) > ({{cur_ts:Int64}}, {{cur_span:String}})
+              AND (TraceId, SpanId) NOT IN ({scored} GROUP BY TraceId, SpanId
+                                            HAVING countIf(Verdict = {{err:String}}) = 0)
+            ORDER BY ts, SpanId LIMIT {{limit:UInt32}}""", params)
+        out = []
+        for tid, sid, ts, service, status, source, summary, band, facts, domain in rows:
+            case = (SummaryCase(source, summary, band or None, parse_expected_facts(facts), domain or None)
+                    if source.strip() and summary.strip() else None)
+            out.append(_Pending(SpanRef(tid, sid, int(ts), service), status, case))
+        return out
+
+    def run_pass(self, *, all_spans: bool = False, limit: Optional[int] = None,
+                 on_progress: Optional[Callable[[int, int], None]] = None) -> PassReport:
+        """Score everything pending (or up to ``limit`` spans); ``all_spans`` ignores the watermark."""
+        started = time.perf_counter()
+        report = PassReport(self.cascade.version)
+        since = 0 if all_spans else max(0, read_watermark(self.store, self.watermark_name) - self.lookback_ns)
+        cursor = (0, "")
+        llm_before = self.cascade.llm_requests
+        spent_before = getattr(self.cascade.llm, "spent_usd", 0.0)
+        while limit is None or report.considered < limit:
+            size = self.batch if limit is None else min(self.batch, limit - report.considered)
+            pending = self._fetch(since, cursor, size)
+            if not pending:
+                break
+            cursor = (pending[-1].ref.timestamp_ns, pending[-1].ref.span_id)
+            report.considered += len(pending)
+            scorable = [p for p in pending if p.case is not None]
+            report.skipped_no_text += len(pending) - len(scorable)
+            results = self.cascade.score_batch([p.case for p in scorable]) if scorable else []  # type: ignore[misc]
+            scored = [ScoredSpan(p.ref, r) for p, r in zip(scorable, results)]
+            if scored:
+                report.score_rows += write_scores(self.store, scored, self.cascade.version)
+                if self.eval_events:
+                    self._write_events([s for s in scored if all(r.verdict != ERROR for r in s.results.values())])
+            report.scored_spans += len(scored)
+            report.errors += sum(1 for s in scored for r in s.results.values() if r.verdict == ERROR)
+            report.failing += sum(1 for s in scored if any(not r.passed for r in s.results.values()))
+            # the watermark moves only after the scores above are stored
+            advance_watermark(self.store, self.watermark_name, cursor[0], report.scored_spans)
+            report.watermark_ns = max(report.watermark_ns, cursor[0])
+            if on_progress:
+                on_progress(report.considered, report.scored_spans)
+        report.llm_requests = self.cascade.llm_requests - llm_before
+        report.spent_usd = getattr(self.cascade.llm, "spent_usd", 0.0) - spent_before
+        report.seconds = round(time.perf_counter() - started, 3)
+        return report
+
+    def _write_events(self, scored: Sequence[ScoredSpan]) -> None:
+        """Each scored span gets a child span carrying one gen_ai.evaluation.result event per rubric."""
+        now = time.time_ns()
+        rows = []
+        for item in scored:
+            names, attrs = [], []
+            for rubric, r in item.results.items():
+                names.append(semconv.EVALUATION_EVENT)
+                attrs.append(_event_attributes(rubric, r))
+            rows.append((
+                now, item.ref.trace_id, os.urandom(8).hex(), item.ref.span_id, "", semconv.EVALUATION_SPAN_NAME,
+                "Internal", "sumwatch", {SERVICE_NAME_KEY: "sumwatch"}, "sumwatch.monitor", "",
+                {semconv.JUDGE_VERSION: self.cascade.version, "gen_ai.operation.name": "evaluate"}, 0, "Unset", "",
+                [now] * len(names), names, attrs, [], [], [], [],
+            ))
+        self.store.insert_spans(rows)
+
+
+def _event_attributes(rubric: str, r: RubricResult) -> dict[str, str]:
+    return {
+        semconv.EVALUATION_NAME: rubric,
+        semconv.EVALUATION_SCORE_LABEL: r.verdict,
+        semconv.EVALUATION_SCORE_VALUE: f"{r.score:.4g}",
+        semconv.EVALUATION_EXPLANATION: r.explanation,
+        semconv.EVALUATION_PASSED: "true" if r.passed else "false",
+        semconv.EVALUATION_FAILURE_MODE: r.failure_mode,
+        semconv.EVALUATION_TIER: r.tier,
+    }

@@ -1,0 +1,153 @@
+"""Calibration corpora: ``sumwatch_corpus``, one row per (rubric, item), and the item record.
+
+    save_items(store, [CorpusItem(rubric="factuality", source=..., summary=..., human_verdict="correct")])
+    load_items(store, rubric="factuality", status=LABELLED)
+
+A corpus item is (rubric, source, summary or claim, human verdict, failure-mode bucket, origin, status).
+Only ``labelled`` items count in calibration; promoted examples wait as ``needs_label`` until a person
+labels them. The table is a ReplacingMergeTree on (rubric, item id): saving an item again replaces it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from typing import Any, Optional
+
+from ..rubrics.verdicts import RUBRICS, VERDICTS, SummaryCase
+from .connection import Store, equals_filter
+from .ddl import Table, Target
+
+CORPUS_TABLE = "sumwatch_corpus"
+LABELLED, NEEDS_LABEL, REJECTED = "labelled", "needs_label", "rejected"
+STATUSES = (LABELLED, NEEDS_LABEL, REJECTED)
+PASS_BUCKET = "pass"
+CORPUS_COLUMNS = ("ItemId", "Rubric", "Source", "Summary", "Claim", "HumanVerdict", "ProposedVerdict", "Bucket",
+                  "Origin", "Status", "Band", "ExpectedFacts", "TraceId", "Note", "UpdatedAt")
+
+
+def _create(t: Target) -> str:
+    return f"""CREATE TABLE IF NOT EXISTS {t.name(CORPUS_TABLE)}{t.on_cluster} (
+    ItemId String,
+    Rubric LowCardinality(String),
+    Source String CODEC(ZSTD(3)),
+    Summary String CODEC(ZSTD(3)),
+    Claim String CODEC(ZSTD(1)),
+    HumanVerdict LowCardinality(String),
+    ProposedVerdict LowCardinality(String),
+    Bucket LowCardinality(String),
+    Origin LowCardinality(String),
+    Status LowCardinality(String),
+    Band LowCardinality(String),
+    ExpectedFacts Array(String),
+    TraceId String,
+    Note String,
+    UpdatedAt DateTime64(6)
+) ENGINE = {t.engine("ReplacingMergeTree", "UpdatedAt")}
+ORDER BY (Rubric, ItemId)"""
+
+
+CORPUS = Table(CORPUS_TABLE, "cityHash64(ItemId)", _create)
+
+
+@dataclass(frozen=True)
+class CorpusItem:
+    rubric: str
+    source: str
+    summary: str
+    human_verdict: str = ""  # empty until labelled
+    bucket: str = PASS_BUCKET
+    origin: str = "manual"
+    status: str = LABELLED
+    claim: str = ""
+    proposed_verdict: str = ""
+    band: str = ""
+    expected_facts: tuple[str, ...] = ()
+    trace_id: str = ""
+    note: str = ""
+    item_id: str = ""
+
+    def __post_init__(self) -> None:
+        if self.rubric not in RUBRICS:
+            raise ValueError(f"unknown rubric {self.rubric!r} (one of {', '.join(RUBRICS)})")
+        if self.status not in STATUSES:
+            raise ValueError(f"status must be one of {', '.join(STATUSES)}, got {self.status!r}")
+        for name, verdict in (("human_verdict", self.human_verdict), ("proposed_verdict", self.proposed_verdict)):
+            if verdict and verdict not in VERDICTS[self.rubric]:
+                raise ValueError(f"{name} {verdict!r} is not a {self.rubric} verdict "
+                                 f"(one of {', '.join(VERDICTS[self.rubric])})")
+        if self.status == LABELLED and not self.human_verdict:
+            raise ValueError("a labelled item needs a human_verdict")
+        if not self.source.strip() or not (self.summary.strip() or self.claim.strip()):
+            raise ValueError("an item needs a source and a summary (or claim)")
+        if not self.item_id:
+            key = "\x1f".join((self.rubric, self.source, self.summary, self.claim))
+            object.__setattr__(self, "item_id", hashlib.sha256(key.encode()).hexdigest()[:20])
+
+    @property
+    def text(self) -> str:
+        return self.claim or self.summary
+
+    def case(self) -> SummaryCase:
+        return SummaryCase(self.source, self.text, self.band or None, self.expected_facts)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["expected_facts"] = list(self.expected_facts)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "CorpusItem":
+        if not isinstance(data, dict):
+            raise ValueError(f"expected a JSON object, got {type(data).__name__}")
+        known = {f for f in cls.__dataclass_fields__}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown field(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        for required in ("rubric", "source"):
+            if not isinstance(data.get(required), str):
+                raise ValueError(f"missing or non-text field {required!r}")
+        facts = data.get("expected_facts") or ()
+        if not isinstance(facts, (list, tuple)) or not all(isinstance(f, str) for f in facts):
+            raise ValueError("expected_facts must be a list of strings")
+        values = {k: v for k, v in data.items() if k != "expected_facts"}
+        for key, value in values.items():
+            if not isinstance(value, str):
+                raise ValueError(f"field {key!r} must be text, got {type(value).__name__}")
+        return cls(**values, expected_facts=tuple(facts))
+
+
+def _row(item: CorpusItem, at: datetime) -> tuple:
+    return (item.item_id, item.rubric, item.source, item.summary, item.claim, item.human_verdict,
+            item.proposed_verdict, item.bucket, item.origin, item.status, item.band, list(item.expected_facts),
+            item.trace_id, item.note, at)
+
+
+def save_items(store: Store, items: Sequence[CorpusItem]) -> int:
+    at = datetime.now(timezone.utc)
+    store.insert(CORPUS_TABLE, [_row(i, at) for i in items], CORPUS_COLUMNS)
+    return len(items)
+
+
+def load_items(store: Store, rubric: Optional[str] = None, status: Optional[str] = None,
+               item_id: Optional[str] = None) -> list[CorpusItem]:
+    params: dict[str, Any] = {}
+    where = equals_filter(params, Rubric=rubric, Status=status, ItemId=item_id)
+    rows = store.query_rows(
+        f"SELECT {', '.join(CORPUS_COLUMNS[:-1])} FROM {CORPUS_TABLE} FINAL WHERE {where} "
+        f"ORDER BY Rubric, Bucket, ItemId", params)
+    return [CorpusItem(rubric=r, source=src, summary=summ, claim=claim, human_verdict=hv, proposed_verdict=pv,
+                       bucket=bucket, origin=origin, status=status_, band=band, expected_facts=tuple(facts),
+                       trace_id=tid, note=note, item_id=iid)
+            for iid, r, src, summ, claim, hv, pv, bucket, origin, status_, band, facts, tid, note in rows]
+
+
+def existing_ids(store: Store, ids: Iterable[str]) -> set[str]:
+    ids = list(ids)
+    if not ids:
+        return set()
+    rows = store.query_rows(f"SELECT DISTINCT ItemId FROM {CORPUS_TABLE} WHERE ItemId IN {{ids:Array(String)}}",
+                            {"ids": ids})
+    return {r[0] for r in rows}

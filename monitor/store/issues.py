@@ -1,0 +1,131 @@
+"""Issues as of each run: ``sumwatch_issues``, one row per (issue number, run).
+
+    issue_states(store, run_id)          # every issue as that run left it
+    issue_states(store, run_id, 3)       # just SW-3
+
+Every run stores a snapshot of every known issue, so history and trends are plain reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any, Optional
+
+import numpy as np
+
+from .connection import Store, as_utc, quote_ident
+from .ddl import Table, Target
+
+ISSUES_TABLE = "sumwatch_issues"
+ISSUE_COLUMNS = ("Number", "RunId", "RunAt", "IssueId", "Title", "Description", "RootCause", "Fix", "Severity",
+                 "Rubric", "FailureMode", "Keywords", "Status", "Members", "Traces", "Share", "MissedRuns",
+                 "FirstSeen", "LastSeen", "Centroid", "EmbeddingModel", "Namer")
+
+
+def _create(t: Target) -> str:
+    return f"""CREATE TABLE IF NOT EXISTS {t.name(ISSUES_TABLE)}{t.on_cluster} (
+    Number UInt32,
+    RunId String,
+    RunAt DateTime64(6),
+    IssueId String,
+    Title String,
+    Description String,
+    RootCause String,
+    Fix String,
+    Severity LowCardinality(String),
+    Rubric LowCardinality(String),
+    FailureMode LowCardinality(String),
+    Keywords Array(String),
+    Status LowCardinality(String),
+    Members UInt32,
+    Traces UInt32,
+    Share Float32,
+    MissedRuns UInt32,
+    FirstSeen DateTime64(6),
+    LastSeen DateTime64(6),
+    Centroid Array(Float32) CODEC(ZSTD(1)),
+    EmbeddingModel LowCardinality(String),
+    Namer LowCardinality(String)
+) ENGINE = {t.engine("ReplacingMergeTree", "RunAt")}
+ORDER BY (Number, RunId)"""
+
+
+ISSUES = Table(ISSUES_TABLE, "Number", _create)
+
+
+@dataclass
+class IssueState:
+    """An issue as of one run: what it is called, what to do, and how much of the window it covers."""
+
+    number: int
+    issue_id: str
+    title: str
+    description: str
+    root_cause: str
+    fix: str
+    severity: str
+    rubric: str
+    failure_mode: str
+    keywords: list[str]
+    status: str
+    members: int
+    traces: int
+    share: float
+    missed_runs: int
+    first_seen: datetime
+    last_seen: datetime
+    centroid: np.ndarray = field(repr=False)
+    embedding_model: str = ""
+    namer: str = ""
+
+    def row(self, run_id: str, run_at: datetime) -> tuple:
+        return (self.number, run_id, run_at, self.issue_id, self.title, self.description, self.root_cause,
+                self.fix, self.severity, self.rubric, self.failure_mode, list(self.keywords), self.status,
+                self.members, self.traces, float(self.share), self.missed_runs, self.first_seen, self.last_seen,
+                np.asarray(self.centroid, dtype=np.float32).tolist(), self.embedding_model, self.namer)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("centroid")
+        data["first_seen"] = self.first_seen.isoformat()
+        data["last_seen"] = self.last_seen.isoformat()
+        data["share"] = round(self.share, 4)
+        return data
+
+
+def save_states(store: Store, states: list[IssueState], run_id: str, run_at: datetime) -> None:
+    store.insert(ISSUES_TABLE, [s.row(run_id, run_at) for s in states], ISSUE_COLUMNS)
+
+
+def issue_states(store: Store, run_id: str, number: Optional[int] = None) -> list[IssueState]:
+    """Every issue (or issue ``number``) as the given run left it."""
+    params: dict[str, Any] = {"run": run_id}
+    only = ""
+    if number is not None:
+        params["n"], only = number, " AND Number = {n:UInt32}"
+    rows = store.query_rows(
+        f"SELECT Number, IssueId, Title, Description, RootCause, Fix, Severity, Rubric, FailureMode, Keywords, "
+        f"Status, Members, Traces, Share, MissedRuns, FirstSeen, LastSeen, Centroid, EmbeddingModel, Namer "
+        f"FROM {quote_ident(ISSUES_TABLE)} FINAL WHERE RunId = {{run:String}}{only} ORDER BY Number", params)
+    return [IssueState(int(n), iid, title, desc, cause, fix, sev, rubric, mode, list(kw), status, int(members),
+                       int(traces), float(share), int(missed), as_utc(first), as_utc(last),
+                       np.asarray(centroid, dtype=np.float32), model, namer)
+            for (n, iid, title, desc, cause, fix, sev, rubric, mode, kw, status, members, traces, share, missed,
+                 first, last, centroid, model, namer) in rows]
+
+
+def member_counts(store: Store, run_ids: list[str], numbers: list[int]) -> dict[tuple[int, str], int]:
+    """Members of each (issue number, run) among those asked for."""
+    return {(n, r): int(m) for n, r, m in store.query_rows(
+        f"SELECT Number, RunId, Members FROM {quote_ident(ISSUES_TABLE)} FINAL "
+        f"WHERE RunId IN {{runs:Array(String)}} AND Number IN {{numbers:Array(UInt32)}}",
+        {"runs": run_ids, "numbers": numbers})}
+
+
+def issue_history(store: Store, number: int, finished_runs: str) -> list[dict[str, Any]]:
+    """The issue in every finished run (``finished_runs`` is a subquery of run ids): run, time, members, status."""
+    return [{"run_id": r, "run_at": as_utc(at).isoformat(), "members": int(m), "status": st}
+            for r, at, m, st in store.query_rows(
+                f"SELECT RunId, RunAt, Members, Status FROM {quote_ident(ISSUES_TABLE)} FINAL "
+                f"WHERE Number = {{n:UInt32}} AND RunId IN ({finished_runs}) ORDER BY RunAt, RunId", {"n": number})]

@@ -1,0 +1,93 @@
+"""Clustering runs: ``sumwatch_cluster_runs``, one row per finished run, written last.
+
+    latest_run(store)         # RunInfo of the last finished run, or None
+    latest_run_id(store)      # its id
+
+A run writes its issue and member rows first and this row last; readers only look at runs that have
+it, so a run killed half way leaves nothing anyone sees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import Any, Optional
+
+from .connection import Store, as_utc, quote_ident
+from .ddl import Table, Target
+
+CLUSTER_RUNS_TABLE = "sumwatch_cluster_runs"
+RUN_COLUMNS = ("RunId", "StartedAt", "FinishedAt", "WindowStart", "WindowEnd", "Failures", "Clustered", "Noise",
+               "Issues", "NewIssues", "Embedded", "Promoted", "Namer", "EmbeddingModel", "Seconds")
+FINISHED_RUNS = f"SELECT RunId FROM {quote_ident(CLUSTER_RUNS_TABLE)} FINAL"  # a subquery: the runs readers see
+
+
+def _create(t: Target) -> str:
+    return f"""CREATE TABLE IF NOT EXISTS {t.name(CLUSTER_RUNS_TABLE)}{t.on_cluster} (
+    RunId String,
+    StartedAt DateTime64(6),
+    FinishedAt DateTime64(6),
+    WindowStart DateTime64(9),
+    WindowEnd DateTime64(9),
+    Failures UInt32,
+    Clustered UInt32,
+    Noise UInt32,
+    Issues UInt32,
+    NewIssues UInt32,
+    Embedded UInt32,
+    Promoted UInt32,
+    Namer LowCardinality(String),
+    EmbeddingModel LowCardinality(String),
+    Seconds Float32
+) ENGINE = {t.engine("ReplacingMergeTree", "FinishedAt")}
+ORDER BY RunId"""
+
+
+CLUSTER_RUNS = Table(CLUSTER_RUNS_TABLE, "cityHash64(RunId)", _create)
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    run_id: str
+    finished_at: datetime
+    window_start: datetime
+    window_end: datetime
+    failures: int
+    clustered: int
+    noise: int
+    issues: int
+    new_issues: int
+    promoted: int
+    namer: str
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        for key in ("finished_at", "window_start", "window_end"):
+            data[key] = data[key].isoformat()
+        return data
+
+
+def latest_run_id(store: Store) -> Optional[str]:
+    rows = store.query_rows(f"SELECT RunId FROM {quote_ident(CLUSTER_RUNS_TABLE)} FINAL "
+                            f"ORDER BY FinishedAt DESC, RunId DESC LIMIT 1")
+    return rows[0][0] if rows else None
+
+
+def last_run_ids(store: Store, runs: int) -> list[str]:
+    """The ids of the last ``runs`` finished runs, oldest first."""
+    return [r for (r,) in store.query_rows(
+        f"SELECT RunId FROM {quote_ident(CLUSTER_RUNS_TABLE)} FINAL ORDER BY FinishedAt DESC, RunId DESC "
+        f"LIMIT {{n:UInt32}}", {"n": runs})][::-1]
+
+
+def latest_run(store: Store) -> Optional[RunInfo]:
+    rows = store.query_rows(
+        f"""SELECT RunId, FinishedAt, WindowStart, WindowEnd, Failures, Clustered, Noise, Issues, NewIssues,
+               Promoted, Namer, Seconds
+        FROM {quote_ident(CLUSTER_RUNS_TABLE)} FINAL ORDER BY FinishedAt DESC, RunId DESC LIMIT 1""")
+    if not rows:
+        return None
+    rid, fin, ws, we, failures, clustered, noise, issues, new, promoted, namer, seconds = rows[0]
+    return RunInfo(rid, as_utc(fin), as_utc(ws), as_utc(we), int(failures), int(clustered), int(noise), int(issues),
+                   int(new), int(promoted), namer, round(float(seconds), 2))

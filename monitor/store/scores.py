@@ -1,0 +1,136 @@
+"""Rubric scores attached to traces: ``sumwatch_scores``, one row per (trace, span, rubric, judge version).
+
+    write_scores(store, [ScoredSpan(ref, results)], judge_version="cascade-1/...")
+    list_scores(store, trace_id="5b8e...")        # newest judgement per key (FINAL)
+
+The table is a ReplacingMergeTree on that key, and reads use FINAL, so scoring a span again with the
+same judge replaces its row instead of adding one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from typing import Any, Optional
+
+from ..rubrics.verdicts import RubricResult
+from .connection import Store, equals_filter
+from .ddl import Table, Target
+
+SCORES_TABLE = "sumwatch_scores"
+
+SCORE_COLUMNS = ("TraceId", "SpanId", "Rubric", "JudgeVersion", "SpanTimestamp", "ScoredAt", "ServiceName",
+                 "Verdict", "Score", "Passed", "FailureMode", "Tier", "Evidence", "Explanation", "Model",
+                 "InputTokens", "OutputTokens", "CostUsd", "LatencyMs", "Error", "Details")
+
+
+
+def _create(t: Target) -> str:
+    return f"""CREATE TABLE IF NOT EXISTS {t.name(SCORES_TABLE)}{t.on_cluster} (
+    TraceId String CODEC(ZSTD(1)),
+    SpanId String CODEC(ZSTD(1)),
+    Rubric LowCardinality(String),
+    JudgeVersion LowCardinality(String),
+    SpanTimestamp DateTime64(9) CODEC(Delta(8), ZSTD(1)),
+    ScoredAt DateTime64(6) CODEC(Delta(8), ZSTD(1)),
+    ServiceName LowCardinality(String),
+    Verdict LowCardinality(String),
+    Score Float32,
+    Passed UInt8,
+    FailureMode LowCardinality(String),
+    Tier LowCardinality(String),
+    Evidence String CODEC(ZSTD(1)),
+    Explanation String CODEC(ZSTD(1)),
+    Model LowCardinality(String),
+    InputTokens UInt32,
+    OutputTokens UInt32,
+    CostUsd Float64,
+    LatencyMs Float32,
+    Error String CODEC(ZSTD(1)),
+    Details String CODEC(ZSTD(3)),
+    INDEX idx_verdict Verdict TYPE set(32) GRANULARITY 4,
+    INDEX idx_scored ScoredAt TYPE minmax GRANULARITY 1
+) ENGINE = {t.engine("ReplacingMergeTree", "ScoredAt")}
+PARTITION BY toYYYYMM(SpanTimestamp)
+ORDER BY (TraceId, SpanId, Rubric, JudgeVersion)"""
+
+
+SCORES = Table(SCORES_TABLE, "cityHash64(TraceId)", _create)
+
+
+@dataclass(frozen=True)
+class SpanRef:
+    """The span a score belongs to."""
+
+    trace_id: str
+    span_id: str
+    timestamp_ns: int
+    service: str = ""
+
+
+@dataclass(frozen=True)
+class ScoredSpan:
+    ref: SpanRef
+    results: dict[str, RubricResult]
+
+
+@dataclass(frozen=True)
+class ScoreRecord:
+    trace_id: str
+    span_id: str
+    rubric: str
+    judge_version: str
+    verdict: str
+    score: float
+    passed: bool
+    failure_mode: str
+    tier: str
+    evidence: str
+    explanation: str
+    model: str
+    cost_usd: float
+    latency_ms: float
+    error: str
+    service: str
+    scored_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def score_rows(scored: Sequence[ScoredSpan], judge_version: str, scored_at: Optional[datetime] = None) -> list[tuple]:
+    at = scored_at or datetime.now(timezone.utc)
+    rows = []
+    for item in scored:
+        for rubric, r in item.results.items():
+            rows.append((
+                item.ref.trace_id, item.ref.span_id, rubric, judge_version,
+                datetime.fromtimestamp(item.ref.timestamp_ns / 1e9, timezone.utc), at, item.ref.service,
+                r.verdict, float(r.score), int(r.passed), r.failure_mode, r.tier, r.evidence, r.explanation,
+                r.model, int(r.input_tokens), int(r.output_tokens), float(r.cost_usd), float(r.latency_ms), r.error,
+                json.dumps(list(r.details), ensure_ascii=False, default=str),
+            ))
+    return rows
+
+
+def write_scores(store: Store, scored: Sequence[ScoredSpan], judge_version: str) -> int:
+    rows = score_rows(scored, judge_version)
+    store.insert(SCORES_TABLE, rows, SCORE_COLUMNS)
+    return len(rows)
+
+
+def list_scores(store: Store, *, trace_id: Optional[str] = None, rubric: Optional[str] = None,
+                judge_version: Optional[str] = None, failing_only: bool = False, limit: int = 100) -> list[ScoreRecord]:
+    params: dict[str, Any] = {"limit": limit}
+    where = equals_filter(params, TraceId=trace_id.strip().lower() if trace_id else None, Rubric=rubric,
+                          JudgeVersion=judge_version) + (" AND Passed = 0" if failing_only else "")
+    rows = store.query_rows(
+        f"""SELECT TraceId, SpanId, Rubric, JudgeVersion, Verdict, Score, Passed, FailureMode, Tier, Evidence,
+               Explanation, Model, CostUsd, LatencyMs, Error, ServiceName, toTimeZone(ScoredAt, 'UTC')
+        FROM {SCORES_TABLE} FINAL WHERE {where}
+        ORDER BY ScoredAt DESC, TraceId, Rubric LIMIT {{limit:UInt32}}""", params)
+    return [ScoreRecord(tid, sid, rub, jv, verdict, round(float(score), 4), bool(passed), fm, tier, ev, ex, model,
+                        float(cost), float(lat), err, svc, at.replace(tzinfo=timezone.utc).isoformat())
+            for tid, sid, rub, jv, verdict, score, passed, fm, tier, ev, ex, model, cost, lat, err, svc, at in rows]

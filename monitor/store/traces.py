@@ -1,0 +1,212 @@
+"""``otel_traces``: the OpenTelemetry Collector's traces table, and summarization spans read back out of it.
+
+    recent = list_traces(store, limit=20)       # newest first, one row per summarization span
+    spans = get_trace(store, "5b8efff798038103d269b633813fc60c")
+
+The table is exactly the one the Collector's ClickHouse exporter creates, so a stock Collector can write
+into it; its column list and row encoding live in :mod:`sumwatch.tracer.otel_traces`, because the
+tracer's direct exporter writes rows too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from sumwatch.tracer import semconv
+from sumwatch.tracer.otel_traces import TRACE_ID_TS_TABLE, TRACE_ID_TS_VIEW, TRACES_TABLE
+
+from .connection import Store, quote_ident
+from .ddl import Target
+
+
+def otel_traces_ddl(t: Target) -> list[str]:
+    """The Collector's traces table, its trace-id time range table, and the view that fills it."""
+    traces = f"""CREATE TABLE IF NOT EXISTS {t.name(TRACES_TABLE)}{t.on_cluster} (
+    Timestamp DateTime64(9) CODEC(Delta(8), ZSTD(1)),
+    TraceId String CODEC(ZSTD(1)),
+    SpanId String CODEC(ZSTD(1)),
+    ParentSpanId String CODEC(ZSTD(1)),
+    TraceState String CODEC(ZSTD(1)),
+    SpanName LowCardinality(String) CODEC(ZSTD(1)),
+    SpanKind LowCardinality(String) CODEC(ZSTD(1)),
+    ServiceName LowCardinality(String) CODEC(ZSTD(1)),
+    ResourceAttributes Map(LowCardinality(String), String) CODEC(ZSTD(1)),
+    ScopeName String CODEC(ZSTD(1)),
+    ScopeVersion String CODEC(ZSTD(1)),
+    SpanAttributes Map(LowCardinality(String), String) CODEC(ZSTD(1)),
+    Duration UInt64 CODEC(T64, ZSTD(1)),
+    StatusCode LowCardinality(String) CODEC(ZSTD(1)),
+    StatusMessage String CODEC(ZSTD(1)),
+    Events Nested (
+        Timestamp DateTime64(9),
+        Name LowCardinality(String),
+        Attributes Map(LowCardinality(String), String)
+    ) CODEC(ZSTD(1)),
+    Links Nested (
+        TraceId String,
+        SpanId String,
+        TraceState String,
+        Attributes Map(LowCardinality(String), String)
+    ) CODEC(ZSTD(1)),
+    ResourceAttributeItems Array(String) ALIAS arrayMap(kv -> concat(kv.1, '=', kv.2), CAST(ResourceAttributes, 'Array(Tuple(String, String))')),
+    SpanAttributeItems Array(String) ALIAS arrayMap(kv -> concat(kv.1, '=', kv.2), CAST(SpanAttributes, 'Array(Tuple(String, String))')),
+    INDEX idx_trace_id TraceId TYPE bloom_filter(0.001) GRANULARITY 1,
+    INDEX idx_res_attr_key mapKeys(ResourceAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
+    INDEX idx_res_attr_value mapValues(ResourceAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
+    INDEX idx_span_attr_key mapKeys(SpanAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
+    INDEX idx_span_attr_value mapValues(SpanAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
+    INDEX idx_duration Duration TYPE minmax GRANULARITY 1,
+    INDEX idx_lower_span_name lower(SpanName) TYPE tokenbf_v1(32768, 3, 0) GRANULARITY 8
+) ENGINE = {t.engine("MergeTree")}
+PARTITION BY toDate(Timestamp)
+PRIMARY KEY (ServiceName, SpanName, toDateTime(Timestamp))
+ORDER BY (ServiceName, SpanName, toDateTime(Timestamp), Timestamp)
+SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1"""
+
+    id_ts = f"""CREATE TABLE IF NOT EXISTS {t.name(TRACE_ID_TS_TABLE)}{t.on_cluster} (
+    TraceId String CODEC(ZSTD(1)),
+    Start SimpleAggregateFunction(min, DateTime) CODEC(ZSTD(1)),
+    End SimpleAggregateFunction(max, DateTime) CODEC(ZSTD(1))
+) ENGINE = {t.engine("MergeTree")}
+PARTITION BY toStartOfWeek(Start)
+ORDER BY (TraceId)
+SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1"""
+
+    view = f"""CREATE MATERIALIZED VIEW IF NOT EXISTS {quote_ident(t.database)}.{quote_ident(t.local(TRACE_ID_TS_VIEW))}{t.on_cluster}
+TO {t.name(TRACE_ID_TS_TABLE)}
+AS SELECT
+    TraceId,
+    min(Timestamp) AS Start,
+    max(Timestamp) AS End
+FROM {t.name(TRACES_TABLE)}
+WHERE TraceId != ''
+GROUP BY TraceId"""
+
+    return ([traces, id_ts, view]
+            + t.distributed(TRACES_TABLE, "cityHash64(TraceId)")
+            + t.distributed(TRACE_ID_TS_TABLE, "cityHash64(TraceId)"))
+
+
+@dataclass(frozen=True)
+class TraceRow:
+    timestamp: str
+    trace_id: str
+    span_id: str
+    service: str
+    band: str
+    domain: str
+    document_id: str
+    source_words: int
+    summary_words: int
+    status: str
+    duration_ms: float
+    summary_preview: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SpanDetail:
+    timestamp: str
+    trace_id: str
+    span_id: str
+    parent_span_id: str
+    name: str
+    kind: str
+    service: str
+    status: str
+    status_message: str
+    duration_ms: float
+    attributes: dict[str, str]
+    resource_attributes: dict[str, str]
+    events: list[dict[str, Any]]
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _iso(value: datetime) -> str:
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _is_summarization() -> str:
+    return f"SpanAttributes['{semconv.TASK}'] = '{semconv.TASK_SUMMARIZATION}'"
+
+
+def list_traces(store: Store, limit: int = 20, service: str | None = None) -> list[TraceRow]:
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1, got {limit}")
+    where = _is_summarization() + (" AND ServiceName = {service:String}" if service else "")
+    a = "SpanAttributes"
+    rows = store.query_rows(
+        f"""SELECT toTimeZone(Timestamp, 'UTC'), TraceId, SpanId, ServiceName,
+               {a}['{semconv.SUMMARIZATION_BAND}'], {a}['{semconv.DOMAIN}'], {a}['{semconv.DOCUMENT_ID}'],
+               toUInt32OrZero({a}['{semconv.SOURCE_WORDS}']), toUInt32OrZero({a}['{semconv.SUMMARY_WORDS}']),
+               StatusCode, Duration, substring({a}['{semconv.OUTPUT_VALUE}'], 1, 200)
+        FROM {TRACES_TABLE} WHERE {where}
+        ORDER BY Timestamp DESC LIMIT {{limit:UInt32}}""",
+        {"limit": limit, "service": service or ""},
+    )
+    return [TraceRow(_iso(ts), tid, sid, svc, band, domain, doc, int(sw), int(mw), status,
+                     round(dur / 1e6, 3), " ".join(preview.split()))
+            for ts, tid, sid, svc, band, domain, doc, sw, mw, status, dur, preview in rows]
+
+
+def normalize_trace_id(trace_id: str) -> str:
+    """A trace id as stored (32 lowercase hex); ValueError for anything else."""
+    tid = trace_id.strip().lower()
+    if len(tid) != 32 or any(c not in "0123456789abcdef" for c in tid):
+        raise ValueError(f"trace id must be 32 hex characters, got {trace_id!r}")
+    return tid
+
+
+def get_trace(store: Store, trace_id: str) -> list[SpanDetail]:
+    trace_id = normalize_trace_id(trace_id)
+    rows = store.query_rows(
+        f"""SELECT toTimeZone(Timestamp, 'UTC'), TraceId, SpanId, ParentSpanId, SpanName, SpanKind, ServiceName,
+               StatusCode, StatusMessage, Duration, SpanAttributes, ResourceAttributes,
+               Events.Timestamp, Events.Name, Events.Attributes
+        FROM {TRACES_TABLE} WHERE TraceId = {{tid:String}} ORDER BY Timestamp""",
+        {"tid": trace_id},
+    )
+    return [SpanDetail(_iso(ts), tid, sid, parent, name, kind, svc, status, msg, round(dur / 1e6, 3),
+                       dict(attrs), dict(res),
+                       [{"timestamp": _iso(t), "name": n, "attributes": dict(a)} for t, n, a in zip(ets, ens, eas)])
+            for ts, tid, sid, parent, name, kind, svc, status, msg, dur, attrs, res, ets, ens, eas in rows]
+
+
+def parse_expected_facts(raw: str) -> tuple[str, ...]:
+    """The span's expected-facts attribute (a JSON list) as a tuple; anything malformed reads as none."""
+    if not raw:
+        return ()
+    try:
+        facts = json.loads(raw)
+    except ValueError:
+        return ()
+    return tuple(str(f) for f in facts) if isinstance(facts, list) else ()
+
+
+def span_texts(store: Store, source_key: str, summary_key: str, keys: Sequence[tuple[str, str]]
+               ) -> dict[tuple[str, str], tuple[str, str, str, tuple[str, ...]]]:
+    """Source, summary, band and expected facts of the given (trace id, span id) spans that recorded text."""
+    if not keys:
+        return {}
+    a = "SpanAttributes"
+    rows = store.query_rows(
+        f"""SELECT TraceId, SpanId, {a}[{{src:String}}], {a}[{{sum:String}}], {a}['{semconv.SUMMARIZATION_BAND}'],
+               {a}['{semconv.EXPECTED_FACTS}']
+        FROM {TRACES_TABLE} WHERE TraceId IN {{tids:Array(String)}}""",
+        {"src": source_key, "sum": summary_key, "tids": sorted({t for t, _ in keys})})
+    wanted = set(keys)
+    out = {}
+    for tid, sid, source, summary, band, facts in rows:
+        if (tid, sid) in wanted and source.strip() and summary.strip():
+            out[(tid, sid)] = (source, summary, band, parse_expected_facts(facts))
+    return out

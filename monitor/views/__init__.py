@@ -1,0 +1,1 @@
+"""Views: the read API that `sumwatch up` serves, and the readers the CLI prints from."""

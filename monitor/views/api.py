@@ -1,0 +1,72 @@
+"""Read API served by ``sumwatch up``, so the CLI works while that process holds the embedded database.
+
+    GET /api/traces?limit=20&service=svc     -> [TraceRow, ...]
+    GET /api/traces/{trace_id}               -> [SpanDetail, ...]   (404 when absent)
+    GET /api/issues?resolved=1               -> {"run": RunInfo, "issues": [IssueRow, ...]}
+    GET /api/issues/{issue_id}               -> IssueDetail         (404 when absent)
+
+The same bearer token as ingest protects it when one is set. :class:`~.readers.RemoteReader` is the
+client the CLI uses when the lock file names a running server.
+"""
+
+from __future__ import annotations
+
+import hmac
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from ..settings import Settings
+from ..issues.reads import issue_document, issues_document
+from ..store.connection import Store
+from ..store.traces import get_trace, list_traces
+
+
+def api_routes(store: Store, settings: Settings) -> list[Route]:
+    expected = f"Bearer {settings.ingest_token}".encode() if settings.ingest_token else None
+
+    def authorized(request: Request) -> bool:
+        return expected is None or hmac.compare_digest(request.headers.get("authorization", "").encode(), expected)
+
+    def traces(request: Request) -> JSONResponse:  # sync: Starlette runs it in its thread pool
+        if not authorized(request):
+            return JSONResponse({"error": "unauthorized"}, status_code=401)
+        try:
+            limit = int(request.query_params.get("limit", "20"))
+            rows = list_traces(store, limit=limit, service=request.query_params.get("service") or None)
+        except ValueError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        return JSONResponse([r.to_json() for r in rows])
+
+    def trace(request: Request) -> JSONResponse:
+        if not authorized(request):
+            return JSONResponse({"error": "unauthorized"}, status_code=401)
+        try:
+            spans = get_trace(store, request.path_params["trace_id"])
+        except ValueError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        if not spans:
+            return JSONResponse({"error": f"no trace {request.path_params['trace_id']}"}, status_code=404)
+        return JSONResponse([s.to_json() for s in spans])
+
+    def issues(request: Request) -> JSONResponse:
+        if not authorized(request):
+            return JSONResponse({"error": "unauthorized"}, status_code=401)
+        resolved = request.query_params.get("resolved", "1") not in ("0", "false", "no")
+        return JSONResponse(issues_document(store, include_resolved=resolved))
+
+    def issue(request: Request) -> JSONResponse:
+        if not authorized(request):
+            return JSONResponse({"error": "unauthorized"}, status_code=401)
+        issue_id = request.path_params["issue_id"]
+        try:
+            found = issue_document(store, issue_id)
+        except ValueError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        if found is None:
+            return JSONResponse({"error": f"no issue {issue_id}"}, status_code=404)
+        return JSONResponse(found)
+
+    return [Route("/api/traces", traces), Route("/api/traces/{trace_id}", trace),
+            Route("/api/issues", issues), Route("/api/issues/{issue_id}", issue)]

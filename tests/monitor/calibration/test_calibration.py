@@ -1,0 +1,123 @@
+"""Calibration corpora: kappa, import/export, labelling, and the gate on a worse judge."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from sumwatch.monitor.calibration.corpus import export_jsonl, import_jsonl, label_item, seed_starter_corpora
+from sumwatch.monitor.calibration.gate import agreement, calibrate, cohen_kappa
+from sumwatch.monitor.store.corpus import CorpusItem, load_items, save_items
+from sumwatch.monitor.cli import app
+from sumwatch.monitor.rubrics.cascade import Cascade
+from sumwatch.monitor.rubrics.verdicts import RubricResult
+
+SOURCE = "The council approved the budget on Monday. Spending on parks rises 12% next year."
+
+
+def test_cohen_kappa_matches_hand_computation():
+    # 10 items: observed agreement 0.7; marginals yes 6/5, no 4/5 -> expected 0.5 -> kappa 0.4
+    human = ["y", "y", "y", "y", "y", "y", "n", "n", "n", "n"]
+    judge = ["y", "y", "y", "y", "n", "n", "y", "n", "n", "n"]
+    assert cohen_kappa(human, judge) == pytest.approx(0.4)
+    assert cohen_kappa(["a", "b"], ["a", "b"]) == 1.0
+    assert cohen_kappa(["a", "a"], ["a", "a"]) is None  # undefined: one label everywhere
+    with pytest.raises(ValueError):
+        cohen_kappa(["a"], ["a", "b"])
+
+
+def test_bucket_kappa_is_against_the_passing_items():
+    items = ([CorpusItem("factuality", SOURCE, f"ok {i}", "correct", "pass") for i in range(4)]
+             + [CorpusItem("factuality", SOURCE, f"bad {i}", "numerically_wrong", "number_changed") for i in range(4)]
+             + [CorpusItem("factuality", SOURCE, f"neg {i}", "polarity_wrong", "negation_flipped") for i in range(4)])
+    judge = ["correct"] * 4 + ["numerically_wrong"] * 4 + ["correct"] * 4  # misses every negation
+    report = agreement("factuality", items, judge, "j")
+    buckets = {b.bucket: b for b in report.buckets}
+    assert buckets["number_changed"].kappa == 1.0
+    assert buckets["negation_flipped"].kappa == 0.0 and buckets["negation_flipped"].judge_pass_rate == 1.0
+    assert report.accuracy == pytest.approx(8 / 12, abs=1e-4)
+
+
+def test_items_validate_their_verdicts():
+    with pytest.raises(ValueError, match="not a factuality verdict"):
+        CorpusItem("factuality", SOURCE, "x", "supported")
+    with pytest.raises(ValueError, match="needs a human_verdict"):
+        CorpusItem("factuality", SOURCE, "x")
+    assert CorpusItem("factuality", SOURCE, "x", status="needs_label", proposed_verdict="correct").item_id
+
+
+def test_import_export_roundtrip_reports_bad_lines(store, tmp_path):
+    good = CorpusItem("groundedness", SOURCE, "Parks spending rises 12%.", "supported", origin="manual")
+    path = tmp_path / "items.jsonl"
+    path.write_text(export_jsonl([good]) + '{"rubric": "tone", "source": "s", "summary": "x"}\nnot json\n'
+                    + json.dumps({**good.to_json(), "human_verdict": "correct", "item_id": ""}) + "\n")
+    report = import_jsonl(store, path)
+    assert report.added == 1 and report.updated == 0
+    assert [line for line, _ in report.bad] == [2, 3, 4]
+    assert "unknown rubric 'tone'" in report.bad[0][1]
+    again = import_jsonl(store, path)
+    assert again.added == 0 and again.updated == 1
+    (loaded,) = load_items(store, rubric="groundedness")
+    assert loaded == good
+    assert json.loads(export_jsonl([loaded])) == good.to_json()
+
+
+def test_promoted_items_count_only_once_labelled(store):
+    pending = CorpusItem("factuality", SOURCE, "Parks spending rises 21%.", status="needs_label",
+                         proposed_verdict="numerically_wrong", origin="cluster:SW-1")
+    save_items(store, [pending])
+    assert load_items(store, rubric="factuality", status="labelled") == []
+    labelled = label_item(store, pending.item_id, "numerically_wrong", bucket="number_changed")
+    assert labelled.status == "labelled" and labelled.human_verdict == "numerically_wrong"
+    (item,) = load_items(store, rubric="factuality", status="labelled")
+    assert item.bucket == "number_changed" and item.origin == "cluster:SW-1"
+    with pytest.raises(ValueError, match="not a factuality verdict"):
+        label_item(store, pending.item_id, "supported")
+    with pytest.raises(KeyError):
+        label_item(store, "missing-id", "correct")
+
+
+def test_starter_corpora_cover_all_rubrics_and_seed_idempotently(store):
+    first = seed_starter_corpora(store)
+    assert all(count >= 50 for count in first.values()), first
+    assert seed_starter_corpora(store) == {r: 0 for r in first}
+    origins = {i.origin.split(":")[0] for i in load_items(store, rubric="factuality")}
+    assert origins == {"perturbation", "summedits"}
+
+
+class AlwaysPass:
+    """A broken judge: everything passes."""
+
+    version = "always-pass"
+
+    def judge(self, rubric, case):
+        verdict = {"groundedness": "supported", "completeness": "present", "factuality": "correct",
+                   "conciseness": "concise"}[rubric]
+        return RubricResult.make(rubric, verdict, tier="rules")
+
+
+def test_gate_records_a_baseline_then_fails_a_worse_judge(store, rules_cascade):
+    seed_starter_corpora(store, ["factuality"])
+    first = calibrate(store, rules_cascade, "factuality")
+    assert first.gate.passed and first.recorded and first.kappa > 0.5
+    worse = calibrate(store, Cascade(rules=AlwaysPass()), "factuality")
+    assert not worse.gate.passed and not worse.recorded
+    assert any("overall kappa" in reason for reason in worse.gate.reasons)
+    assert any(reason.startswith("bucket ") for reason in worse.gate.reasons)
+    again = calibrate(store, rules_cascade, "factuality")  # the baseline is still the good judge's
+    assert again.gate.passed and again.gate.baseline_version == rules_cascade.version
+
+
+def test_calibrate_command_prints_a_table_and_exits_nonzero_on_a_drop(cli_env, store, monkeypatch):
+    runner = CliRunner()
+    env = {**cli_env, "SUMWATCH_EMBEDDINGS": "false"}
+    ok = runner.invoke(app, ["calibrate", "--rubric", "conciseness", "--mode", "off"], env=env)
+    assert ok.exit_code == 0, ok.stderr
+    assert "overall kappa" in ok.stdout and "filler_padding" in ok.stdout
+    from sumwatch.monitor.scoring import judges
+
+    monkeypatch.setattr(judges, "build_cascade", lambda *a, **k: Cascade(rules=AlwaysPass()))
+    bad = runner.invoke(app, ["calibrate", "--rubric", "conciseness", "--json"], env=env)
+    assert bad.exit_code == 1
+    report = json.loads(bad.stdout)
+    assert report["gate"]["passed"] is False and report["recorded"] is False

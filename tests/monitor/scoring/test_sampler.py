@@ -1,0 +1,169 @@
+"""The sampler: selection, deterministic sampling, shards, idempotent reruns, watermarks, eval events."""
+
+import json
+
+import pytest
+
+from sumwatch.monitor.scoring import sampler as sampler_module
+from sumwatch.monitor.demo.run import run_demo
+from sumwatch.monitor.ingest.backfill import SpanBuilder, parse_record
+from sumwatch.monitor.scoring.sampler import Sampler, SamplingPolicy, SpanSelector
+from sumwatch.monitor.store.scores import list_scores
+from sumwatch.monitor.store.watermarks import read_watermark
+from sumwatch.tracer import semconv
+
+
+def score_count(store, final=True):
+    return store.query_rows(f"SELECT count() FROM sumwatch_scores{' FINAL' if final else ''}")[0][0]
+
+
+def scored_spans(store):
+    return {(t, s) for t, s in store.query_rows("SELECT DISTINCT TraceId, SpanId FROM sumwatch_scores")}
+
+
+def test_a_pass_scores_every_rubric_once_and_a_rerun_adds_nothing(store, rules_cascade):
+    run_demo(store, n=24, seed=5)
+    sampler = Sampler(store, rules_cascade, batch=10)
+    first = sampler.run_pass()
+    assert first.scored_spans == 24 and first.score_rows == 96
+    assert read_watermark(store, sampler.watermark_name) == first.watermark_ns > 0
+    again = sampler.run_pass()
+    assert again.scored_spans == 0
+    again_all = sampler.run_pass(all_spans=True)  # even ignoring the watermark
+    assert again_all.scored_spans == 0
+    assert score_count(store) == score_count(store, final=False) == 96
+    rubrics = {r.rubric for r in list_scores(store, limit=200)}
+    assert rubrics == {"groundedness", "completeness", "factuality", "conciseness"}
+
+
+def test_crash_after_scores_before_watermark_repeats_nothing(store, rules_cascade, monkeypatch):
+    run_demo(store, n=12, seed=6)
+    sampler = Sampler(store, rules_cascade, batch=12)
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("killed between writing scores and moving the watermark")
+
+    monkeypatch.setattr(sampler_module, "advance_watermark", crash)
+    with pytest.raises(RuntimeError, match="killed"):
+        sampler.run_pass()
+    assert score_count(store, final=False) == 48
+    assert read_watermark(store, sampler.watermark_name) == 0
+    monkeypatch.undo()
+    report = sampler.run_pass()
+    assert report.scored_spans == 0  # already scored: skipped, not rescored
+    assert score_count(store, final=False) == 48
+
+
+def test_crash_while_scoring_stores_nothing_and_the_next_pass_does_it_all(store, rules_cascade, monkeypatch):
+    run_demo(store, n=12, seed=6)
+    sampler = Sampler(store, rules_cascade, batch=12)
+    monkeypatch.setattr(rules_cascade, "score_batch", lambda *a, **k: (_ for _ in ()).throw(MemoryError("oom")))
+    with pytest.raises(MemoryError):
+        sampler.run_pass()
+    assert score_count(store, final=False) == 0 and read_watermark(store, sampler.watermark_name) == 0
+    monkeypatch.undo()
+    assert sampler.run_pass().scored_spans == 12
+
+
+def test_sampling_is_deterministic_by_trace_id_and_agrees_with_python(store, rules_cascade):
+    run_demo(store, n=60, seed=8)
+    policy = SamplingPolicy(rate=0.4)
+    report = Sampler(store, rules_cascade, policy=policy).run_pass()
+    spans = store.query_rows("SELECT TraceId, SpanId, ServiceName, StatusCode FROM otel_traces "
+                             "WHERE SpanAttributes['sumwatch.task'] = 'summarization'")
+    expected = {(t, s) for t, s, svc, st in spans if policy.takes(t, svc, st)}
+    assert scored_spans(store) == expected
+    assert 0 < report.scored_spans == len(expected) < 60
+    assert Sampler(store, rules_cascade, policy=policy).run_pass(all_spans=True).scored_spans == 0
+
+
+def test_error_spans_are_always_scored_and_services_have_their_own_rates(store, rules_cascade):
+    builder = SpanBuilder()
+    for i in range(30):
+        service = "checkout" if i % 2 else "support"
+        builder.add(parse_record(json.dumps({"source": f"Revenue rose {i}% in May, the company said.",
+                                             "summary": f"Revenue up {i}% in May.", "service": service,
+                                             "timestamp": 1767225600 + i}), 0))
+    rows = builder.take_rows()
+    status_at = 13  # StatusCode column
+    rows = [r[:status_at] + (("Error",) if k < 3 else (r[status_at],)) + r[status_at + 1:] for k, r in enumerate(rows)]
+    store.insert_spans(rows)
+    policy = SamplingPolicy(rate=0.0, service_rates={"checkout": 1.0})
+    Sampler(store, rules_cascade, policy=policy).run_pass()
+    scored = scored_spans(store)
+    by_span = {(r[1], r[2]): (r[7], r[status_at]) for r in rows}
+    assert {k for k, (svc, st) in by_span.items() if svc == "checkout" or st == "Error"} == scored
+
+
+def test_shards_split_the_work_without_overlap(store, rules_cascade):
+    run_demo(store, n=30, seed=9)
+    seen = []
+    for index in range(3):
+        Sampler(store, rules_cascade, policy=SamplingPolicy(shard=(index, 3))).run_pass()
+        seen.append(scored_spans(store) - set().union(*seen) if seen else scored_spans(store))
+    assert sum(len(s) for s in seen) == 30 == len(set().union(*seen))
+    assert all(len(s) > 0 for s in seen)
+
+
+def test_spans_from_another_instrumentation_are_scored_by_filter_and_keys(store, rules_cascade):
+    row = (1767225600 * 10**9, "ab" * 16, "cd" * 8, "", "", "ChatCompletion", "Client", "bot", {"service.name": "bot"},
+           "openllmetry", "", {"gen_ai.operation.name": "chat", "gen_ai.prompt.0.content": "The board did not approve "
+                               "the merger on Monday, citing a 12% drop in profit.",
+                               "gen_ai.completion.0.content": "The board approved the merger."},
+           10, "Unset", "", (), (), (), (), (), (), ())
+    store.insert_spans([row])
+    selector = SpanSelector.parse("span_name=ChatCompletion,attr:gen_ai.operation.name=chat",
+                                  source_key="gen_ai.prompt.0.content", summary_key="gen_ai.completion.0.content")
+    report = Sampler(store, rules_cascade, selector=selector).run_pass()
+    assert report.scored_spans == 1
+    factuality = list_scores(store, rubric="factuality")[0]
+    assert factuality.verdict == "polarity_wrong" and "not" in factuality.evidence
+    with pytest.raises(ValueError, match="span filter"):
+        SpanSelector.parse("spanname=x")
+
+
+def test_evaluation_events_are_written_as_child_spans(store, rules_cascade):
+    run_demo(store, n=4, seed=10)
+    Sampler(store, rules_cascade, eval_events=True).run_pass()
+    rows = store.query_dicts(
+        f"SELECT * FROM otel_traces WHERE SpanName = '{semconv.EVALUATION_SPAN_NAME}' ORDER BY TraceId")
+    assert len(rows) == 4
+    parents = {(t, s) for t, s in store.query_rows(
+        "SELECT TraceId, SpanId FROM otel_traces WHERE SpanName = 'summarize'")}
+    for r in rows:
+        assert (r["TraceId"], r["ParentSpanId"]) in parents
+        assert r["Events.Name"] == [semconv.EVALUATION_EVENT] * 4
+        names = {a[semconv.EVALUATION_NAME] for a in r["Events.Attributes"]}
+        assert names == {"groundedness", "completeness", "factuality", "conciseness"}
+        assert all(a[semconv.EVALUATION_SCORE_LABEL] for a in r["Events.Attributes"])
+
+
+def test_llm_failures_are_recorded_as_errors_then_retried_on_the_next_pass(store):
+    from fakes.openai_server import FakeOpenAI, error, judge_responder
+
+    from sumwatch.monitor.scoring.judges import build_cascade
+    from sumwatch.monitor.rubrics.llm import LLMConfig, LLMJudge
+    from sumwatch.monitor.settings import Settings
+
+    run_demo(store, n=3, seed=12)
+    provider_down = {"value": True}
+
+    def responder(request):
+        return error(503, "overloaded")(request) if provider_down["value"] else judge_responder(request)
+
+    with FakeOpenAI(responder) as fake:
+        llm = LLMJudge(LLMConfig("openai/gpt-4o-mini", api_base=fake.base_url, api_key="k", max_retries=1,
+                                 backoff_s=0.01))
+        cascade = build_cascade(Settings.from_env(env={}), mode="always", embeddings=False, llm=llm)
+        sampler = Sampler(store, cascade)
+        first = sampler.run_pass()
+        assert first.scored_spans == 3 and first.errors > 0
+        errors = [s for s in list_scores(store, limit=100) if s.verdict == "error"]
+        assert errors and all(not s.passed and "503" in s.error for s in errors)
+
+        provider_down["value"] = False
+        second = sampler.run_pass()  # the watermark has moved past these spans: errors are fetched anyway
+        assert second.scored_spans == 3 and second.errors == 0
+    final = list_scores(store, limit=100)
+    assert len(final) == 12 and not any(s.verdict == "error" for s in final)
+    assert score_count(store) == 12  # replaced, not added (FINAL)
