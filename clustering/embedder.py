@@ -51,7 +51,7 @@ class Embedder:
         get = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(get())
 
-    def encode(self, texts: list[str]) -> "np.ndarray":
+    def encode(self, texts: list[str]) -> np.ndarray:
         """Unit-length float32 rows, one per text, in order; cached texts are not embedded again."""
         import numpy as np
 

@@ -16,7 +16,7 @@ import json
 import os
 import re
 import time
-from typing import Any, Optional
+from typing import Any
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.S | re.I)
 _KEY_SHAPES = re.compile(r"(?i)(bearer\s+|\bsk-|\bapi[_-]?key[\"'=:\s]+)[A-Za-z0-9._\-]{6,}")
@@ -56,7 +56,7 @@ def retryable(exc: BaseException) -> bool:
     return isinstance(status, int) and (status in (408, 409, 429) or status >= 500)
 
 
-def retry_after_s(exc: BaseException) -> Optional[float]:
+def retry_after_s(exc: BaseException) -> float | None:
     """Seconds the provider asked us to wait (retry-after-ms, or Retry-After in seconds or as a date)."""
     for headers in (getattr(exc, "litellm_response_headers", None), getattr(exc, "headers", None),
                     getattr(getattr(exc, "response", None), "headers", None)):
@@ -86,14 +86,14 @@ def describe_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}{f' ({status})' if status else ''}: {str(exc).removeprefix('litellm.')}"
 
 
-def scrub(text: str, secret: Optional[str], limit: int = 300) -> str:
+def scrub(text: str, secret: str | None, limit: int = 300) -> str:
     """``text`` without the key, or anything shaped like one, and short enough for a log line."""
     if secret and len(secret) >= 4:
         text = text.replace(secret, "***")
     return clip(_KEY_SHAPES.sub(lambda m: m.group(1) + "***", text), limit)
 
 
-def json_object(content: Optional[str]) -> tuple[Optional[dict], list[str]]:
+def json_object(content: str | None) -> tuple[dict | None, list[str]]:
     """The reply as a JSON object (inside a ```json fence or not), or what is wrong with it, phrased for a
     correction request."""
     if not content or not content.strip():

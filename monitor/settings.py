@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 ENV_PREFIX = "SUMWATCH_"
@@ -20,33 +20,33 @@ ENV_PREFIX = "SUMWATCH_"
 @dataclass(frozen=True)
 class Settings:
     home: Path = Path(".sumwatch")
-    clickhouse_url: Optional[str] = field(default=None, repr=False)  # None: embedded chDB under home; may hold a password
+    clickhouse_url: str | None = field(default=None, repr=False)  # None: embedded chDB under home; may hold a password
     database: str = "otel"
-    cluster: Optional[str] = None  # ClickHouse cluster name: ON CLUSTER DDL, Replicated + Distributed
+    cluster: str | None = None  # ClickHouse cluster name: ON CLUSTER DDL, Replicated + Distributed
     host: str = "127.0.0.1"
     port: int = 4318
-    ingest_token: Optional[str] = field(default=None, repr=False)
+    ingest_token: str | None = field(default=None, repr=False)
     max_body_bytes: int = 20 * 1024 * 1024
     insert_batch_rows: int = 20_000
     insert_batch_wait_ms: int = 0  # linger before an INSERT; 0 = group whatever is queued
     retry_after_seconds: int = 5  # told to exporters with a 503
     service_name: str = "sumwatch-demo"
     # judges
-    judge_mode: Optional[str] = None  # off | ambiguous | always; default: ambiguous with an LLM, else off
-    llm_model: Optional[str] = None  # litellm model string, e.g. openai/gpt-4o-mini
-    llm_api_base: Optional[str] = None
-    llm_api_key: Optional[str] = field(default=None, repr=False)
+    judge_mode: str | None = None  # off | ambiguous | always; default: ambiguous with an LLM, else off
+    llm_model: str | None = None  # litellm model string, e.g. openai/gpt-4o-mini
+    llm_api_base: str | None = None
+    llm_api_key: str | None = field(default=None, repr=False)
     llm_concurrency: int = 16
     llm_timeout_s: float = 30.0
-    llm_max_spend_usd: Optional[float] = None  # per sampler run
+    llm_max_spend_usd: float | None = None  # per sampler run
     embedding_model: str = "all-MiniLM-L6-v2"
     embeddings: bool = True
     # sampler
     sample_rate: float = 1.0
-    service_rates: Optional[str] = None  # "checkout=0.1,support=1"
+    service_rates: str | None = None  # "checkout=0.1,support=1"
     sample_batch: int = 64
     eval_events: bool = False  # also write gen_ai.evaluation.result events into otel_traces
-    span_filter: Optional[str] = None  # other instrumentations: "span_name=ChatCompletion,attr:gen_ai.operation.name=chat"
+    span_filter: str | None = None  # other instrumentations: "span_name=ChatCompletion,attr:gen_ai.operation.name=chat"
     source_key: str = "input.value"
     summary_key: str = "output.value"
     # clustering job and worker
@@ -100,7 +100,7 @@ class Settings:
     }
 
     @classmethod
-    def from_env(cls, env: Optional[Mapping[str, str]] = None, **overrides: Any) -> "Settings":
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
         """Settings from ``SUMWATCH_*`` variables, then ``overrides`` (flags; None means not given)."""
         env = os.environ if env is None else env
         types = {f.name: f.type for f in fields(cls)}
@@ -118,7 +118,7 @@ class Settings:
             values["home"] = Path(values["home"])
         return cls(**values)
 
-    def with_(self, **changes: Any) -> "Settings":
+    def with_(self, **changes: Any) -> Settings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
     @property
@@ -167,7 +167,7 @@ def parse_duration(text: str) -> float:
 
 
 def _coerce(name: str, raw: str, typ: Any, var: str) -> Any:
-    kind = str(typ).replace("Optional[", "").rstrip("]")
+    kind = str(typ).replace("Optional[", "").rstrip("]").removesuffix(" | None")
     if kind == "bool":
         value = raw.strip().lower()
         if value in ("1", "true", "yes", "on"):

@@ -7,8 +7,8 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 Redactor = Callable[[str], str]
 
@@ -22,14 +22,14 @@ class CapturePolicy:
     """
 
     enabled: bool = True
-    max_chars: Optional[int] = None
-    redact: Optional[Redactor] = None
+    max_chars: int | None = None
+    redact: Redactor | None = None
 
     def __post_init__(self) -> None:
         if self.max_chars is not None and self.max_chars < 0:
             raise ValueError(f"max_chars must be >= 0 or None, got {self.max_chars}")
 
-    def render(self, text: str) -> tuple[Optional[str], bool]:
+    def render(self, text: str) -> tuple[str | None, bool]:
         """The text to record (None when capture is off) and whether it was truncated."""
         if not self.enabled:
             return None, False

@@ -21,8 +21,8 @@ import inspect
 import json
 import logging
 import weakref
-from collections.abc import Mapping, Sequence
-from typing import Any, Callable, Optional, TypeVar, Union
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar, Union
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
@@ -58,8 +58,8 @@ class Usage:
 
     __slots__ = ("model", "input_tokens", "output_tokens", "system")
 
-    def __init__(self, model: Optional[str] = None, input_tokens: Optional[int] = None,
-                 output_tokens: Optional[int] = None, system: Optional[str] = None) -> None:
+    def __init__(self, model: str | None = None, input_tokens: int | None = None,
+                 output_tokens: int | None = None, system: str | None = None) -> None:
         self.model, self.input_tokens, self.output_tokens, self.system = model, input_tokens, output_tokens, system
 
 
@@ -121,12 +121,12 @@ def _summary_attributes(text: str, policy: CapturePolicy) -> dict[str, Any]:
     return _record_text({semconv.SUMMARY_WORDS: word_count(text)}, semconv.OUTPUT_VALUE, text, policy)
 
 
-def summarization_attributes(source: Optional[str] = None, summary: Optional[str] = None, *,
-                             band: Optional[str] = None, document_id: Optional[str] = None,
-                             domain: Optional[str] = None, prompt_version: Optional[str] = None,
-                             expected_facts: Optional[Sequence[str]] = None,
-                             metadata: Optional[Mapping[str, Any]] = None, usage: Optional[Usage] = None,
-                             capture: Optional[CapturePolicy] = None) -> dict[str, Any]:
+def summarization_attributes(source: str | None = None, summary: str | None = None, *,
+                             band: str | None = None, document_id: str | None = None,
+                             domain: str | None = None, prompt_version: str | None = None,
+                             expected_facts: Sequence[str] | None = None,
+                             metadata: Mapping[str, Any] | None = None, usage: Usage | None = None,
+                             capture: CapturePolicy | None = None) -> dict[str, Any]:
     """All attributes of a summarization span, for code that builds spans itself (backfill, bridges).
 
         span = tracer.start_span("summarize", attributes=summarization_attributes(doc, summ, band="tldr"))
@@ -161,8 +161,8 @@ class SummarizationSpan:
     def record_summary(self, text: str) -> None:
         self._safely(_summary_attributes, text)
 
-    def record_usage(self, model: Optional[str] = None, input_tokens: Optional[int] = None,
-                     output_tokens: Optional[int] = None, system: Optional[str] = None) -> None:
+    def record_usage(self, model: str | None = None, input_tokens: int | None = None,
+                     output_tokens: int | None = None, system: str | None = None) -> None:
         try:
             self._span.set_attributes(_usage_attributes(Usage(model, input_tokens, output_tokens, system)))
         except Exception:  # instrumentation must never break the app
@@ -187,23 +187,23 @@ class SummarizationSpan:
 
 # The live summarization span, for record_usage() from anywhere inside the call. A ContextVar of our
 # own (not an OTel context value) so entering a call attaches one OTel context, not two.
-_CURRENT: contextvars.ContextVar[Optional[SummarizationSpan]] = contextvars.ContextVar(
+_CURRENT: contextvars.ContextVar[SummarizationSpan | None] = contextvars.ContextVar(
     "sumwatch_summarization", default=None)
 
 
-def record_usage(model: Optional[str] = None, input_tokens: Optional[int] = None,
-                 output_tokens: Optional[int] = None, system: Optional[str] = None) -> None:
+def record_usage(model: str | None = None, input_tokens: int | None = None,
+                 output_tokens: int | None = None, system: str | None = None) -> None:
     """Report model and token usage from inside a decorated function; a no-op outside one."""
     handle = _CURRENT.get()
     if handle is not None:
         handle.record_usage(model, input_tokens, output_tokens, system)
 
 
-_tracers: "weakref.WeakKeyDictionary[trace.TracerProvider, trace.Tracer]" = weakref.WeakKeyDictionary()
-_global_tracer: Optional[trace.Tracer] = None
+_tracers: weakref.WeakKeyDictionary[trace.TracerProvider, trace.Tracer] = weakref.WeakKeyDictionary()
+_global_tracer: trace.Tracer | None = None
 
 
-def _tracer(provider: Optional[trace.TracerProvider]) -> trace.Tracer:
+def _tracer(provider: trace.TracerProvider | None) -> trace.Tracer:
     """The tracer for a provider (None: the global one), created once: get_tracer is costly per call.
 
     For the global provider this is OTel's proxy tracer, which follows a provider registered later.
@@ -222,17 +222,17 @@ def _tracer(provider: Optional[trace.TracerProvider]) -> trace.Tracer:
 class summarization_span:  # noqa: N801 - used as a context manager
     """Context manager for summarization code that is not one function."""
 
-    def __init__(self, source: Optional[str] = None, *, band: Optional[str] = None,
-                 document_id: Optional[str] = None, domain: Optional[str] = None,
-                 prompt_version: Optional[str] = None, expected_facts: Optional[Sequence[str]] = None,
-                 metadata: Optional[Mapping[str, Any]] = None, name: str = semconv.SPAN_NAME,
-                 capture: Optional[CapturePolicy] = None,
-                 tracer_provider: Optional[trace.TracerProvider] = None) -> None:
+    def __init__(self, source: str | None = None, *, band: str | None = None,
+                 document_id: str | None = None, domain: str | None = None,
+                 prompt_version: str | None = None, expected_facts: Sequence[str] | None = None,
+                 metadata: Mapping[str, Any] | None = None, name: str = semconv.SPAN_NAME,
+                 capture: CapturePolicy | None = None,
+                 tracer_provider: trace.TracerProvider | None = None) -> None:
         self._source = source
         self._static = dict(band=band, document_id=document_id, domain=domain, prompt_version=prompt_version,
                             expected_facts=expected_facts, metadata=metadata)
         self._name, self._capture, self._provider = name, capture, tracer_provider
-        self._handle: Optional[SummarizationSpan] = None
+        self._handle: SummarizationSpan | None = None
         self._token: Any = None
 
     def __enter__(self) -> SummarizationSpan:
@@ -275,7 +275,7 @@ def _record_error(span: Span, exc: BaseException) -> None:
     span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
 
 
-def _default_summary(result: Any) -> Optional[str]:
+def _default_summary(result: Any) -> str | None:
     if isinstance(result, str):
         return result
     if isinstance(result, Mapping):
@@ -288,7 +288,7 @@ def _default_summary(result: Any) -> Optional[str]:
 class _Plan:
     """Everything about a decorated function that can be worked out once, at decoration time."""
 
-    def __init__(self, fn: Callable[..., Any], source: Union[str, Callable, None], values: dict[str, Value]) -> None:
+    def __init__(self, fn: Callable[..., Any], source: str | Callable | None, values: dict[str, Value]) -> None:
         params = [p for p in inspect.signature(fn).parameters.values()
                   if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         self._positions = {p.name: i for i, p in enumerate(params)
@@ -349,14 +349,14 @@ class _Plan:
         return attrs
 
 
-def summarization(fn: Optional[F] = None, *, source: Union[str, Callable[[Mapping[str, Any]], str], None] = None,
-                  summary: Optional[Callable[[Any], Optional[str]]] = None,
-                  usage: Optional[Callable[[Any], Optional[Usage]]] = None,
+def summarization(fn: F | None = None, *, source: str | Callable[[Mapping[str, Any]], str] | None = None,
+                  summary: Callable[[Any], str | None] | None = None,
+                  usage: Callable[[Any], Usage | None] | None = None,
                   band: Value = None, document_id: Value = None, domain: Value = None,
                   prompt_version: Value = None, expected_facts: Value = None,
-                  metadata: Optional[Mapping[str, Any]] = None, name: str = semconv.SPAN_NAME,
-                  capture: Optional[CapturePolicy] = None,
-                  tracer_provider: Optional[trace.TracerProvider] = None) -> Any:
+                  metadata: Mapping[str, Any] | None = None, name: str = semconv.SPAN_NAME,
+                  capture: CapturePolicy | None = None,
+                  tracer_provider: trace.TracerProvider | None = None) -> Any:
     """Decorate a sync or async summarizing function.
 
     ``source`` names the argument holding the source text (default: the first argument) or is a
@@ -373,7 +373,7 @@ def summarization(fn: Optional[F] = None, *, source: Union[str, Callable[[Mappin
     def decorate(func: F) -> F:
         plan = _Plan(func, source, values)
 
-        def start(args: tuple, kwargs: dict) -> tuple[Optional[SummarizationSpan], Any]:
+        def start(args: tuple, kwargs: dict) -> tuple[SummarizationSpan | None, Any]:
             try:
                 policy = capture or current_policy()
                 span = _tracer(tracer_provider).start_span(name, attributes=plan.attributes(args, kwargs, policy))
@@ -383,7 +383,7 @@ def summarization(fn: Optional[F] = None, *, source: Union[str, Callable[[Mappin
                 _log.warning("sumwatch: could not start a span for %s", func.__qualname__, exc_info=True)
                 return None, None
 
-        def finish(handle: Optional[SummarizationSpan], token: Any, result: Any, exc: Optional[BaseException]) -> None:
+        def finish(handle: SummarizationSpan | None, token: Any, result: Any, exc: BaseException | None) -> None:
             if handle is None:
                 return
             span = handle.span

@@ -21,7 +21,7 @@ import queue
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any, Optional
+from typing import Any
 
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
@@ -52,7 +52,7 @@ class ClickHouseSpanExporter(SpanExporter):
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=max(in_flight, 1))
         self._pending = 0
         self._cond = threading.Condition()
-        self._thread: Optional[threading.Thread] = None
+        self._thread: threading.Thread | None = None
         self._closed = False
         self.exported_spans = 0
         self.failed_spans = 0
@@ -98,7 +98,7 @@ class ClickHouseSpanExporter(SpanExporter):
                 self._pending -= 1
                 self._cond.notify_all()
 
-    def force_flush(self, timeout_millis: Optional[int] = 30_000) -> bool:
+    def force_flush(self, timeout_millis: int | None = 30_000) -> bool:
         """Wait until every batch handed to the writer is stored (or failed)."""
         deadline = time.monotonic() + (timeout_millis or 30_000) / 1000
         with self._cond:

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Optional
+from typing import Any
 
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
@@ -26,10 +26,10 @@ def otlp_traces_url(endpoint: str) -> str:
     return endpoint if endpoint.endswith(OTLP_TRACES_PATH) else endpoint + OTLP_TRACES_PATH
 
 
-def configure(*, endpoint: Optional[str] = None, headers: Optional[Mapping[str, str]] = None,
+def configure(*, endpoint: str | None = None, headers: Mapping[str, str] | None = None,
               clickhouse: Any = None, database: str = "otel",
-              provider: Optional[TracerProvider] = None, service_name: Optional[str] = None,
-              exporter: Optional[SpanExporter] = None, capture: Optional[CapturePolicy] = None,
+              provider: TracerProvider | None = None, service_name: str | None = None,
+              exporter: SpanExporter | None = None, capture: CapturePolicy | None = None,
               batch: bool = True, max_export_batch_size: int = 2048,
               schedule_delay_millis: int = 1000, set_global: bool = True) -> TracerProvider:
     """Set up tracing for summarization spans and return the provider in use.

@@ -11,7 +11,6 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 from ..rubrics.verdicts import RUBRICS
 from ..store.connection import Store
@@ -27,7 +26,7 @@ class ImportReport:
     bad: list[tuple[int, str]] = field(default_factory=list)
 
 
-def import_jsonl(store: Store, path: Path, *, origin: Optional[str] = None) -> ImportReport:
+def import_jsonl(store: Store, path: Path, *, origin: str | None = None) -> ImportReport:
     """Add or update items from JSONL; a bad line is reported with its number and skipped."""
     report = ImportReport()
     items: list[CorpusItem] = []
@@ -69,8 +68,8 @@ def seed_starter_corpora(store: Store, rubrics: Sequence[str] = RUBRICS) -> dict
     return added
 
 
-def label_item(store: Store, item_id: str, verdict: str, *, bucket: Optional[str] = None,
-               note: Optional[str] = None) -> CorpusItem:
+def label_item(store: Store, item_id: str, verdict: str, *, bucket: str | None = None,
+               note: str | None = None) -> CorpusItem:
     """A person's verdict on a promoted item: it becomes ``labelled`` and counts in calibration."""
     found = load_items(store, item_id=item_id)
     if not found:

@@ -19,7 +19,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from ..rubrics.verdicts import PASSING, RUBRICS
 from ..store.baselines import latest_baseline
@@ -31,7 +31,7 @@ OVERALL_DROP, BUCKET_DROP = 0.05, 0.10
 
 
 # -- agreement ------------------------------------------------------------------------------------
-def cohen_kappa(human: Sequence[str], judge: Sequence[str]) -> Optional[float]:
+def cohen_kappa(human: Sequence[str], judge: Sequence[str]) -> float | None:
     """Cohen's kappa between two labelings; None when undefined (both constant on one label)."""
     if len(human) != len(judge):
         raise ValueError("labelings differ in length")
@@ -50,15 +50,15 @@ def cohen_kappa(human: Sequence[str], judge: Sequence[str]) -> Optional[float]:
 class BucketAgreement:
     bucket: str
     items: int
-    kappa: Optional[float]
+    kappa: float | None
     judge_pass_rate: float
 
 
 @dataclass
 class GateResult:
     passed: bool
-    baseline_version: Optional[str]
-    baseline_kappa: Optional[float]
+    baseline_version: str | None
+    baseline_kappa: float | None
     reasons: list[str] = field(default_factory=list)
 
 
@@ -67,11 +67,11 @@ class CalibrationReport:
     rubric: str
     judge_version: str
     items: int
-    kappa: Optional[float]
+    kappa: float | None
     accuracy: float
     buckets: list[BucketAgreement]
     confusion: dict[str, dict[str, int]]
-    gate: Optional[GateResult] = None
+    gate: GateResult | None = None
     recorded: bool = False
 
     def to_json(self) -> dict[str, Any]:
@@ -99,7 +99,7 @@ def agreement(rubric: str, items: Sequence[CorpusItem], verdicts: Sequence[str],
                              round(accuracy, 4), buckets, confusion)
 
 
-def _round(value: Optional[float]) -> Optional[float]:
+def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
 
 
@@ -110,7 +110,7 @@ def corpus_hash(items: Sequence[CorpusItem]) -> str:
     return digest.hexdigest()[:16]
 
 
-def gate(report: CalibrationReport, baseline: Optional[tuple[str, float, dict[str, float]]]) -> GateResult:
+def gate(report: CalibrationReport, baseline: tuple[str, float, dict[str, float]] | None) -> GateResult:
     if baseline is None:
         return GateResult(True, None, None, ["no baseline yet: this run becomes the baseline"])
     version, kappa, bucket_kappas = baseline
@@ -135,7 +135,7 @@ def record_baseline(store: Store, report: CalibrationReport, items: Sequence[Cor
                    items=report.items, corpus_hash=corpus_hash(items))
 
 
-def calibrate(store: Store, cascade: Any, rubric: str, *, judge_version: Optional[str] = None,
+def calibrate(store: Store, cascade: Any, rubric: str, *, judge_version: str | None = None,
               record: bool = True) -> CalibrationReport:
     """Run the judge over the rubric's labelled corpus, compare with the baseline, record if it holds."""
     if rubric not in RUBRICS:

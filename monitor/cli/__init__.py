@@ -41,7 +41,7 @@ HomeOption = typer.Option(None, "--home", help="Data directory (default ./.sumwa
 JsonOption = typer.Option(False, "--json", help="Print one JSON document on stdout, for scripts.")
 
 
-def _settings(db: Optional[str], home: Optional[Path], **more: Any) -> Settings:
+def _settings(db: str | None, home: Path | None, **more: Any) -> Settings:
     try:
         return Settings.from_env(clickhouse_url=db, home=home, **more)
     except ValueError as exc:
@@ -50,7 +50,7 @@ def _settings(db: Optional[str], home: Optional[Path], **more: Any) -> Settings:
 
 
 @contextmanager
-def _store(settings: Settings, *, migrate: bool = True, api: Optional[str] = None,
+def _store(settings: Settings, *, migrate: bool = True, api: str | None = None,
            busy_to_caller: bool = False) -> Iterator[Store]:
     """Open the store (and bring the schema up to date), turning store errors into a plain message.
     ``busy_to_caller`` lets a StoreBusyError naming a serving process through, for readers to use it."""
@@ -78,9 +78,8 @@ def _store(settings: Settings, *, migrate: bool = True, api: Optional[str] = Non
 @contextmanager
 def _reader(settings: Settings) -> Iterator[Any]:
     """Something with list_traces/get_trace: the store, or the running `sumwatch up` that holds it."""
-    from ..views.readers import RemoteReader
     from ..store.connection import StoreBusyError
-    from ..views.readers import StoreReader
+    from ..views.readers import RemoteReader, StoreReader
 
     try:
         with _store(settings, busy_to_caller=True) as store:
@@ -112,7 +111,7 @@ def _progress() -> Progress:
 
 # -- db ---------------------------------------------------------------------------------------
 @db_app.command("migrate")
-def db_migrate(db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+def db_migrate(db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Create or upgrade the schema (idempotent)."""
     from ..store.migrations import MIGRATIONS, migrate
 
@@ -130,11 +129,11 @@ def db_migrate(db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, 
 
 
 @db_app.command("ddl")
-def db_ddl(cluster: Optional[str] = typer.Option(None, "--cluster", help="Render ON CLUSTER DDL for this cluster."),
+def db_ddl(cluster: str | None = typer.Option(None, "--cluster", help="Render ON CLUSTER DDL for this cluster."),
            database: str = typer.Option("otel", "--database")) -> None:
     """Print the DDL that `db migrate` runs, for review (no database needed)."""
-    from ..store.migrations import MIGRATIONS
     from ..store.ddl import Target, migrations_table_ddl
+    from ..store.migrations import MIGRATIONS
 
     target = Target(database, cluster)
     for sql in migrations_table_ddl(target) + [s for m in MIGRATIONS for s in m.statements(target)]:
@@ -143,15 +142,15 @@ def db_ddl(cluster: Optional[str] = typer.Option(None, "--cluster", help="Render
 
 # -- up ---------------------------------------------------------------------------------------
 @app.command()
-def up(host: Optional[str] = typer.Option(None, "--host", help="Bind address (default 127.0.0.1)."),
-       port: Optional[int] = typer.Option(None, "--port", help="OTLP/HTTP port (default 4318)."),
+def up(host: str | None = typer.Option(None, "--host", help="Bind address (default 127.0.0.1)."),
+       port: int | None = typer.Option(None, "--port", help="OTLP/HTTP port (default 4318)."),
        with_worker: bool = typer.Option(True, "--worker/--no-worker",
                                         help="Also run the sampler and clustering jobs in this process "
                                              "(the embedded database allows one process)."),
-       db: Optional[str] = DbOption, home: Optional[Path] = HomeOption) -> None:
+       db: str | None = DbOption, home: Path | None = HomeOption) -> None:
     """Serve OTLP/HTTP at /v1/traces and write spans into ClickHouse; run the scheduled jobs too."""
-    from ..views.api import api_routes
     from ..ingest.receiver import ReceiverServer
+    from ..views.api import api_routes
 
     settings = _settings(db, home, host=host, port=port)
     local_host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
@@ -203,14 +202,14 @@ def _job_summary(stats: Any) -> str:
 
 
 @app.command()
-def worker(interval: Optional[float] = typer.Option(None, "--interval",
+def worker(interval: float | None = typer.Option(None, "--interval",
                                                     help="Seconds between sampler passes "
                                                          "(default 60, env SUMWATCH_SAMPLER_INTERVAL_S)."),
-           cron: Optional[str] = typer.Option(None, "--cron", help="Clustering schedule: a 5-field crontab in UTC "
+           cron: str | None = typer.Option(None, "--cron", help="Clustering schedule: a 5-field crontab in UTC "
                                                                    "(default '*/30 * * * *', env SUMWATCH_CLUSTER_CRON)."),
            once: bool = typer.Option(False, "--once", help="Run one sampler pass and one clustering run now, then exit "
                                                            "(exit 1 when one failed)."),
-           db: Optional[str] = DbOption, home: Optional[Path] = HomeOption) -> None:
+           db: str | None = DbOption, home: Path | None = HomeOption) -> None:
     """Run the sampler (interval) and the clustering job (cron) until SIGTERM or Ctrl-C."""
     settings = _settings(db, home, sampler_interval_s=interval, cluster_cron=cron)
     _job_logging()
@@ -231,7 +230,7 @@ def worker(interval: Optional[float] = typer.Option(None, "--interval",
 # -- ingest -------------------------------------------------------------------------------------
 @app.command()
 def ingest(file: Path = typer.Argument(..., help="JSONL file: one {source, summary, ...} object per line."),
-           db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+           db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Backfill: each line becomes a summarization span. Bad lines are reported and skipped."""
     from ..ingest.backfill import ingest_file
 
@@ -257,8 +256,8 @@ def ingest(file: Path = typer.Argument(..., help="JSONL file: one {source, summa
 # -- traces -------------------------------------------------------------------------------------
 @traces_app.callback()
 def traces(ctx: typer.Context, limit: int = typer.Option(20, "--limit", "-n", min=1, help="How many, newest first."),
-           service: Optional[str] = typer.Option(None, "--service", help="Only this service."),
-           db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+           service: str | None = typer.Option(None, "--service", help="Only this service."),
+           db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """List recent summarization spans (`traces show ID` for one)."""
     if ctx.invoked_subcommand is not None:
         ctx.obj = (db, home)
@@ -282,7 +281,7 @@ def traces(ctx: typer.Context, limit: int = typer.Option(20, "--limit", "-n", mi
 
 @traces_app.command("show")
 def traces_show(ctx: typer.Context, trace_id: str = typer.Argument(..., help="32-hex trace id."),
-                db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+                db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Show one trace's spans with all attributes."""
     from ..views.readers import RemoteError
 
@@ -309,7 +308,7 @@ def traces_show(ctx: typer.Context, trace_id: str = typer.Argument(..., help="32
 
 
 # -- scoring ------------------------------------------------------------------------------------
-def _shard(value: Optional[str]) -> tuple[int, int]:
+def _shard(value: str | None) -> tuple[int, int]:
     if not value:
         return (0, 1)
     index, sep, count = value.partition("/")
@@ -319,7 +318,7 @@ def _shard(value: Optional[str]) -> tuple[int, int]:
     return int(index), int(count)
 
 
-def _cascade(settings: Settings, mode: Optional[str] = None):
+def _cascade(settings: Settings, mode: str | None = None):
     from ..scoring.judges import build_cascade
 
     try:
@@ -332,13 +331,13 @@ def _cascade(settings: Settings, mode: Optional[str] = None):
 @app.command()
 def sample(all_spans: bool = typer.Option(False, "--all", help="Ignore the watermark: consider every stored span "
                                                                 "(backfills, new judge versions). Nothing is scored twice."),
-           rate: Optional[float] = typer.Option(None, "--rate", min=0.0, max=1.0, help="Share of traces to score."),
-           shard: Optional[str] = typer.Option(None, "--shard", help="i/N: this sampler's share of the work."),
-           limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Stop after this many spans."),
-           mode: Optional[str] = typer.Option(None, "--mode", help="Judge mode: off | ambiguous | always."),
-           events: Optional[bool] = typer.Option(None, "--events/--no-events",
+           rate: float | None = typer.Option(None, "--rate", min=0.0, max=1.0, help="Share of traces to score."),
+           shard: str | None = typer.Option(None, "--shard", help="i/N: this sampler's share of the work."),
+           limit: int | None = typer.Option(None, "--limit", min=1, help="Stop after this many spans."),
+           mode: str | None = typer.Option(None, "--mode", help="Judge mode: off | ambiguous | always."),
+           events: bool | None = typer.Option(None, "--events/--no-events",
                                                  help="Also write gen_ai.evaluation.result events into otel_traces."),
-           db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+           db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Score unscored summarization spans on the four rubrics (one pass)."""
     from ..scoring.sampler import Sampler
 
@@ -364,11 +363,11 @@ def sample(all_spans: bool = typer.Option(False, "--all", help="Ignore the water
 
 
 @app.command()
-def scores(trace: Optional[str] = typer.Option(None, "--trace", help="Only this trace."),
-           rubric: Optional[str] = typer.Option(None, "--rubric"),
+def scores(trace: str | None = typer.Option(None, "--trace", help="Only this trace."),
+           rubric: str | None = typer.Option(None, "--rubric"),
            failing: bool = typer.Option(False, "--failing", help="Only failing scores."),
            limit: int = typer.Option(50, "--limit", "-n", min=1),
-           db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+           db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """List rubric scores, newest first."""
     from ..rubrics.verdicts import RUBRICS
     from ..store.scores import list_scores
@@ -395,9 +394,9 @@ _STAGES = {"read": "reading failing scores", "embed": "embedding failure texts",
 
 
 @app.command()
-def cluster(window: Optional[str] = typer.Option(None, "--window", help="How far back to look, like 24h or 7d "
+def cluster(window: str | None = typer.Option(None, "--window", help="How far back to look, like 24h or 7d "
                                                  "(default SUMWATCH_CLUSTER_WINDOW, 24h)."),
-            db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """One clustering run: failing spans of the window become named, tracked issues; representatives are
     promoted to the calibration corpora."""
     settings = _settings(db, home, cluster_window=window)
@@ -459,7 +458,7 @@ app.add_typer(issues_app, name="issues")
 @issues_app.callback()
 def issues(ctx: typer.Context,
            open_only: bool = typer.Option(False, "--open", help="Leave out resolved issues."),
-           db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+           db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """List issues as the last clustering run left them (`issues show ID` for one)."""
     from ..issues.reads import trend_label
 
@@ -483,7 +482,7 @@ def issues(ctx: typer.Context,
 
 @issues_app.command("show")
 def issues_show(ctx: typer.Context, issue_id: str = typer.Argument(..., help="Issue id, like SW-3."),
-                db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+                db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """One issue: description, cause, fix, representative failures with their evidence, trace ids."""
     from ..issues.reads import parse_issue_id, trend_label
 
@@ -522,7 +521,7 @@ def issues_show(ctx: typer.Context, issue_id: str = typer.Argument(..., help="Is
 RubricOption = typer.Option(..., "--rubric", help="groundedness | completeness | factuality | conciseness")
 
 
-def _check_rubric(rubric: Optional[str]) -> None:
+def _check_rubric(rubric: str | None) -> None:
     from ..rubrics.verdicts import RUBRICS
 
     if rubric is not None and rubric not in RUBRICS:
@@ -530,20 +529,20 @@ def _check_rubric(rubric: Optional[str]) -> None:
         raise typer.Exit(2)
 
 
-def _fmt(value: Optional[float]) -> str:
+def _fmt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
 @app.command()
 def calibrate(rubric: str = RubricOption,
-              judge_version: Optional[str] = typer.Option(None, "--judge-version",
+              judge_version: str | None = typer.Option(None, "--judge-version",
                                                           help="Label for this judge (default: the cascade's version)."),
-              mode: Optional[str] = typer.Option(None, "--mode", help="Judge mode: off | ambiguous | always."),
+              mode: str | None = typer.Option(None, "--mode", help="Judge mode: off | ambiguous | always."),
               record: bool = typer.Option(True, "--record/--no-record", help="Store a passing run as the baseline."),
-              db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+              db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Cohen's kappa of the judge against the human verdicts; exits 1 when it fell below the baseline."""
-    from ..calibration.gate import calibrate as run_calibration
     from ..calibration.corpus import seed_starter_corpora
+    from ..calibration.gate import calibrate as run_calibration
 
     _check_rubric(rubric)
     settings = _settings(db, home)
@@ -575,10 +574,10 @@ def calibrate(rubric: str = RubricOption,
 
 
 @corpus_app.command("list")
-def corpus_list(rubric: Optional[str] = typer.Option(None, "--rubric"),
-                status: Optional[str] = typer.Option(None, "--status", help="labelled | needs_label | rejected"),
+def corpus_list(rubric: str | None = typer.Option(None, "--rubric"),
+                status: str | None = typer.Option(None, "--status", help="labelled | needs_label | rejected"),
                 limit: int = typer.Option(50, "--limit", "-n", min=1),
-                db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+                db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Corpus items (promoted ones wait as needs_label)."""
     from ..calibration.corpus import seed_starter_corpora
     from ..store.corpus import STATUSES, load_items
@@ -602,9 +601,9 @@ def corpus_list(rubric: Optional[str] = typer.Option(None, "--rubric"),
 @corpus_app.command("label")
 def corpus_label(item_id: str = typer.Argument(..., help="Item id (from `corpus list`)."),
                  verdict: str = typer.Argument(..., help="The human verdict, or 'rejected' to drop the item."),
-                 bucket: Optional[str] = typer.Option(None, "--bucket", help="Failure-mode bucket."),
-                 note: Optional[str] = typer.Option(None, "--note"),
-                 db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+                 bucket: str | None = typer.Option(None, "--bucket", help="Failure-mode bucket."),
+                 note: str | None = typer.Option(None, "--note"),
+                 db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Label a corpus item; labelled items count in `calibrate`."""
     from ..calibration.corpus import label_item
 
@@ -621,10 +620,10 @@ def corpus_label(item_id: str = typer.Argument(..., help="Item id (from `corpus 
 
 
 @corpus_app.command("export")
-def corpus_export(rubric: Optional[str] = typer.Option(None, "--rubric"),
-                  status: Optional[str] = typer.Option(None, "--status"),
-                  output: Optional[Path] = typer.Option(None, "--output", "-o", help="File (default: stdout)."),
-                  db: Optional[str] = DbOption, home: Optional[Path] = HomeOption) -> None:
+def corpus_export(rubric: str | None = typer.Option(None, "--rubric"),
+                  status: str | None = typer.Option(None, "--status"),
+                  output: Path | None = typer.Option(None, "--output", "-o", help="File (default: stdout)."),
+                  db: str | None = DbOption, home: Path | None = HomeOption) -> None:
     """Write corpus items as JSONL."""
     from ..calibration.corpus import export_jsonl, seed_starter_corpora
     from ..store.corpus import load_items
@@ -642,7 +641,7 @@ def corpus_export(rubric: Optional[str] = typer.Option(None, "--rubric"),
 
 @corpus_app.command("import")
 def corpus_import(file: Path = typer.Argument(..., help="JSONL of corpus items."),
-                  db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+                  db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Add or update corpus items; bad lines are reported by number and skipped."""
     from ..calibration.corpus import import_jsonl
 
@@ -668,8 +667,8 @@ def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization c
          score: bool = typer.Option(True, "--score/--no-score", help="Score the run with the judge cascade."),
          cluster: bool = typer.Option(True, "--cluster/--no-cluster", help="Cluster failing spans into issues "
                                       "(after scoring)."),
-         mode: Optional[str] = typer.Option(None, "--mode", help="Judge mode: off | ambiguous | always."),
-         db: Optional[str] = DbOption, home: Optional[Path] = HomeOption, json_: bool = JsonOption) -> None:
+         mode: str | None = typer.Option(None, "--mode", help="Judge mode: off | ambiguous | always."),
+         db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """The whole loop on a realistic workload with planted failures: trace a decorated summarizer, score the
     spans, cluster the failures into named issues, promote examples for labelling."""
     from ..demo.run import run_demo, score_demo

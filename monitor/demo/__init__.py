@@ -52,7 +52,7 @@ class DemoCase:
     reference_summary: str    # the good summary of this document
 
 
-def _check_rates(rates: Optional[Mapping[str, float]]) -> dict[str, float]:
+def _check_rates(rates: Mapping[str, float] | None) -> dict[str, float]:
     if rates is None:
         return dict(DEFAULT_RATES)
     if not isinstance(rates, Mapping):
@@ -94,7 +94,7 @@ def _allocate(n: int, rates: dict[str, float]) -> list[str]:
     return out
 
 
-def generate_workload(n: int, seed: int = 7, rates: Optional[dict[str, float]] = None) -> list[DemoCase]:
+def generate_workload(n: int, seed: int = 7, rates: dict[str, float] | None = None) -> list[DemoCase]:
     """``n`` demo cases; the same (n, seed, rates) always gives the same list."""
     if isinstance(n, bool) or not isinstance(n, int):
         raise ValueError(f"n must be an integer, got {n!r}")

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Optional
 
 __all__ = [
     "DOMAINS",
@@ -82,7 +82,7 @@ class Slot:
 
     def __init__(self, value) -> None:
         self.value = value
-        self._text: Optional[str] = None
+        self._text: str | None = None
 
     def render(self) -> str:
         return str(self.value)
@@ -166,7 +166,7 @@ class Number(Slot):
     def render(self) -> str:
         return format_number(self.value, self.style)
 
-    def with_value(self, value: float) -> "Number":
+    def with_value(self, value: float) -> Number:
         return Number(value, self.style, self.perturbable)
 
 
@@ -182,7 +182,7 @@ class Day(Slot):
         self.month = month
         self.day = day
 
-    def with_day(self, day: int) -> "Day":
+    def with_day(self, day: int) -> Day:
         return Day(self.month, day)
 
 
@@ -197,7 +197,7 @@ class Quant(Slot):
     kind = "quant"
     __slots__ = ("sg", "pl")
 
-    def __init__(self, q: str, sg: Optional[str] = None, pl: Optional[str] = None) -> None:
+    def __init__(self, q: str, sg: str | None = None, pl: str | None = None) -> None:
         super().__init__(q)
         self.sg = sg
         self.pl = pl
@@ -220,7 +220,7 @@ class Quant(Slot):
             return f"{self.value} the"
         return f"{self.value} of the"
 
-    def shifted(self, q: str) -> "Quant":
+    def shifted(self, q: str) -> Quant:
         return Quant(q, self.sg, self.pl)
 
 
@@ -238,10 +238,10 @@ class Fact:
     statement_template: str        # short statement for expected_facts (see ``statement``)
     slots: dict
     priority: int                  # lower is more important
-    noun_phrase: Optional[str] = None   # template usable after "due to" / "driven by"
+    noun_phrase: str | None = None   # template usable after "due to" / "driven by"
     flipped: tuple[str, ...] = ()       # polar facts: clause templates, opposite polarity
-    bullet: Optional[str] = None        # action items: "{owner}: ... by {due}"
-    polarity: Optional[str] = None      # polar facts: "negative" | "positive"
+    bullet: str | None = None        # action items: "{owner}: ... by {due}"
+    polarity: str | None = None      # polar facts: "negative" | "positive"
     causal_ok: bool = True              # may serve in a (spurious) causal link
     order: int = -1                     # position in the document, set on assembly
 
@@ -405,7 +405,7 @@ def _people(rng: random.Random, k: int) -> list[Entity]:
     return [Entity(f"{f} {l}", "person") for f, l in zip(firsts, lasts)]
 
 
-def _day(rng: random.Random, month: Optional[str] = None) -> Day:
+def _day(rng: random.Random, month: str | None = None) -> Day:
     return Day(month or _pick(rng, MONTHS), _rand(rng, 1, 28))
 
 
@@ -451,7 +451,7 @@ class _Builder:
         self.facts: dict[str, Fact] = {}
 
     def fact(self, key: str, kind: str, src, clauses, statement: str, priority: int,
-             np: Optional[str] = None, causal_ok: bool = True, slots: Optional[dict] = None) -> Fact:
+             np: str | None = None, causal_ok: bool = True, slots: dict | None = None) -> Fact:
         slots = self.slots if slots is None else slots
         source = _cap(_pick(self.rng, src).format_map(slots))
         f = Fact(key, kind, source, tuple(clauses), statement, slots,
@@ -470,7 +470,7 @@ class _Builder:
         return f
 
     def action(self, key: str, spec: tuple[str, str], owner: Entity, due: Day, priority: int,
-               extra: Optional[dict] = None) -> Fact:
+               extra: dict | None = None) -> Fact:
         src, act = spec
         slots = dict(self.slots)
         slots.update(owner=owner, due=due)

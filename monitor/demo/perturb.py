@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from string import Formatter
-from typing import Callable, Optional
 
 from ..rubrics.bands import BANDS as _BAND_DEFS
 from .corpus import (
@@ -168,8 +168,8 @@ class Item:
     variant: int
     template: str
     slots: dict
-    sentence: Optional[str] = None   # when set, replaces the rendered sentence or bullet
-    _clause: Optional[str] = None
+    sentence: str | None = None   # when set, replaces the rendered sentence or bullet
+    _clause: str | None = None
 
     def clause(self) -> str:
         if self._clause is None:
@@ -184,7 +184,7 @@ class Item:
         self.template = template
         self._clause = None
 
-    def copy(self) -> "Item":
+    def copy(self) -> Item:
         return Item(self.fact, self.variant, self.template, dict(self.slots), self.sentence, self._clause)
 
 
@@ -218,12 +218,12 @@ class Draft:
             text = text + "\n\n" + self.closing
         return text
 
-    def copy(self) -> "Draft":
+    def copy(self) -> Draft:
         return Draft(self.band, self.bullets, [it.copy() for it in self.items], self.lead,
                      self.preamble, self.closing)
 
 
-def _template_meets(fact: Fact, template: str, need: Optional[str]) -> bool:
+def _template_meets(fact: Fact, template: str, need: str | None) -> bool:
     if need in (None, "pair"):
         return True
     if need == "polar":
@@ -241,11 +241,11 @@ def _template_meets(fact: Fact, template: str, need: Optional[str]) -> bool:
     return False
 
 
-def _fact_meets(fact: Fact, need: Optional[str]) -> bool:
+def _fact_meets(fact: Fact, need: str | None) -> bool:
     return any(_template_meets(fact, t, need) for t in fact.clauses)
 
 
-def _make_item(fact: Fact, rng: random.Random, bullets: bool, need: Optional[str] = None) -> Item:
+def _make_item(fact: Fact, rng: random.Random, bullets: bool, need: str | None = None) -> Item:
     if bullets:
         return Item(fact, 0, fact.bullet, dict(fact.slots))
     idxs = [i for i, t in enumerate(fact.clauses) if _template_meets(fact, t, need)] or \
@@ -254,7 +254,7 @@ def _make_item(fact: Fact, rng: random.Random, bullets: bool, need: Optional[str
     return Item(fact, i, fact.clauses[i], dict(fact.slots))
 
 
-def _prose_draft(doc: Document, band: str, rng: random.Random, need: Optional[str]) -> Optional[Draft]:
+def _prose_draft(doc: Document, band: str, rng: random.Random, need: str | None) -> Draft | None:
     lo, hi = BANDS[band]
     lo, hi = lo + _SLACK, hi - _SLACK
     smin, smax = _SENTENCES[band]
@@ -293,7 +293,7 @@ def _prose_draft(doc: Document, band: str, rng: random.Random, need: Optional[st
     return Draft(band, False, items)
 
 
-def _recap_draft(doc: Document, rng: random.Random) -> Optional[Draft]:
+def _recap_draft(doc: Document, rng: random.Random) -> Draft | None:
     lo, hi = BANDS["action_recap"]
     lo, hi = lo + _SLACK, hi - _SLACK
     items = [_make_item(f, rng, True) for f in doc.facts if f.kind == "action"]
@@ -305,7 +305,7 @@ def _recap_draft(doc: Document, rng: random.Random) -> Optional[Draft]:
     return draft
 
 
-def build_reference(doc: Document, band: str, rng: random.Random, need: Optional[str] = None) -> Draft:
+def build_reference(doc: Document, band: str, rng: random.Random, need: str | None = None) -> Draft:
     """A faithful summary of ``doc`` in ``band``.
 
     ``need`` asks for at least one item of a kind ("number", "quant", "entity",
@@ -429,7 +429,7 @@ def _plant_quantifier(d: Draft, doc: Document, rng: random.Random) -> dict:
             "planted_phrase": new.np, "direction": direction, "fact": item.fact.key}
 
 
-def _absent_entity(old: Entity, doc: Document, summary: str, rng: random.Random) -> Optional[Entity]:
+def _absent_entity(old: Entity, doc: Document, summary: str, rng: random.Random) -> Entity | None:
     if old.etype == "person":
         for _ in range(200):
             name = random_person(rng)

@@ -13,7 +13,7 @@ import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
@@ -66,7 +66,7 @@ def build_summarizer(provider: TracerProvider, run_id: str) -> Callable[..., str
 
 
 def run_demo(store: Store, *, n: int = 200, seed: int = 7, service: str = "sumwatch-demo",
-             on_progress: Optional[Callable[[int, int], None]] = None) -> DemoResult:
+             on_progress: Callable[[int, int], None] | None = None) -> DemoResult:
     """Generate, summarize under tracing, flush into ClickHouse, and read back what was stored."""
     cases = generate_workload(n, seed=seed)
     run_id = uuid.uuid4().hex[:12]
@@ -118,7 +118,7 @@ class DemoScoring:
 
 
 def score_demo(store: Store, cascade: Any, run_id: str,
-               on_progress: Optional[Callable[[int, int], None]] = None) -> DemoScoring:
+               on_progress: Callable[[int, int], None] | None = None) -> DemoScoring:
     """Score the run's spans with the sampler and measure detection against the planted modes."""
     from ..scoring.sampler import Sampler
     from ..store.scores import SCORES_TABLE

@@ -22,9 +22,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..rubrics.verdicts import COMPLETENESS, CONCISENESS, FACTUALITY, GROUNDEDNESS, RUBRICS
 from ..store.corpus import PASS_BUCKET, CorpusItem
 from . import generate_workload
-from ..rubrics.verdicts import COMPLETENESS, CONCISENESS, FACTUALITY, GROUNDEDNESS, RUBRICS
 
 # planted mode -> (rubric, human verdict); the bucket is the planted mode
 PLANTED: dict[str, tuple[str, str]] = {

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
@@ -40,13 +40,13 @@ class IngestRecord:
     summary: str
     timestamp_ns: int
     service: str = DEFAULT_SERVICE
-    band: Optional[str] = None
-    document_id: Optional[str] = None
-    domain: Optional[str] = None
-    prompt_version: Optional[str] = None
-    expected_facts: Optional[tuple[str, ...]] = None
+    band: str | None = None
+    document_id: str | None = None
+    domain: str | None = None
+    prompt_version: str | None = None
+    expected_facts: tuple[str, ...] | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
-    usage: Optional[Usage] = None
+    usage: Usage | None = None
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ def parse_timestamp(value: Any) -> int:
     raise ValueError(f"timestamp must be ISO 8601 text or Unix seconds, got {type(value).__name__}")
 
 
-def _text(obj: dict, key: str, required: bool) -> Optional[str]:
+def _text(obj: dict, key: str, required: bool) -> str | None:
     value = obj.get(key)
     if value is None:
         if required:
@@ -161,7 +161,7 @@ class SpanBuilder:
             tracer = self._tracers[service] = provider.get_tracer(semconv.INSTRUMENTATION_NAME)
         return tracer
 
-    def add(self, record: IngestRecord, extra: Optional[dict[str, Any]] = None) -> None:
+    def add(self, record: IngestRecord, extra: dict[str, Any] | None = None) -> None:
         attrs = summarization_attributes(
             record.source, record.summary, band=record.band, document_id=record.document_id,
             domain=record.domain, prompt_version=record.prompt_version, expected_facts=record.expected_facts,
@@ -184,7 +184,7 @@ def _numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
 
 
 def ingest_lines(store: Store, lines: Iterable[tuple[int, str | bytes]], *, path: str = "<lines>",
-                 batch_size: int = 5000, on_progress: Optional[Callable[[int, int], None]] = None) -> IngestReport:
+                 batch_size: int = 5000, on_progress: Callable[[int, int], None] | None = None) -> IngestReport:
     """Parse, build and insert in batches; bad lines are collected in the report, never stored."""
     report = IngestReport(path=path)
     builder = SpanBuilder()

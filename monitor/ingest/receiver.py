@@ -19,16 +19,16 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any, Optional
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from .otlp import JSON, PROTOBUF, OtlpDecodeError, PayloadTooLarge, decode_traces, encode_response, media_type
 from ..settings import Settings
 from ..store.connection import Store
+from .otlp import JSON, PROTOBUF, OtlpDecodeError, PayloadTooLarge, decode_traces, encode_response, media_type
 from .writer import SpanWriter
 
 _log = logging.getLogger(__name__)
@@ -36,7 +36,7 @@ _log = logging.getLogger(__name__)
 _RPC_CODE = {400: 3, 401: 16, 413: 8, 415: 3, 503: 14}
 
 
-def _status_body(status: int, message: str, content_type: Optional[str], retry_after: int = 5) -> Response:
+def _status_body(status: int, message: str, content_type: str | None, retry_after: int = 5) -> Response:
     """An OTLP error response: google.rpc.Status in the request's encoding."""
     code = _RPC_CODE.get(status, 2)
     headers = {"Retry-After": str(retry_after)} if status == 503 else {}
@@ -122,7 +122,7 @@ def _uvicorn_server(config: Any) -> Any:
 class ReceiverServer:
     """The receiver on uvicorn, in a background thread or in the foreground."""
 
-    def __init__(self, settings: Settings, store: Store, *, extra_routes: Optional[list] = None) -> None:
+    def __init__(self, settings: Settings, store: Store, *, extra_routes: list | None = None) -> None:
         import uvicorn
 
         self.settings = settings
@@ -134,7 +134,7 @@ class ReceiverServer:
         config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning",
                                 access_log=False, lifespan="off")
         self._server = _uvicorn_server(config)
-        self._thread: Optional[threading.Thread] = None
+        self._thread: threading.Thread | None = None
 
     @property
     def port(self) -> int:
@@ -145,7 +145,7 @@ class ReceiverServer:
         host = self.settings.host if self.settings.host not in ("0.0.0.0", "::") else "127.0.0.1"
         return f"http://{host}:{self.port}"
 
-    def start(self, timeout: float = 15.0) -> "ReceiverServer":
+    def start(self, timeout: float = 15.0) -> ReceiverServer:
         self.writer.start()
         self._thread = threading.Thread(target=self._server.run, name="sumwatch-receiver", daemon=True)
         self._thread.start()

@@ -17,7 +17,7 @@ import queue
 import threading
 import time
 from concurrent.futures import Future
-from typing import Any, Optional
+from typing import Any
 
 from sumwatch.tracer.otel_traces import COLUMNS, INSERT_FORMAT, TRACES_TABLE, encode_columns, join_columns
 
@@ -36,12 +36,12 @@ class SpanWriter:
         self._store = store
         self._max_rows, self._linger = max_rows, linger_ms / 1000.0
         self._queue: queue.Queue[Any] = queue.Queue()
-        self._thread: Optional[threading.Thread] = None
+        self._thread: threading.Thread | None = None
         self._stopping = False
         self.inserts = 0  # INSERT statements issued, for tests and stats
         self.rows_written = 0
 
-    def start(self) -> "SpanWriter":
+    def start(self) -> SpanWriter:
         self._thread = threading.Thread(target=self._run, name="sumwatch-writer", daemon=True)
         self._thread.start()
         return self

@@ -17,7 +17,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -111,7 +111,7 @@ def offending_sentence(details: str, evidence: str) -> str:
     return match.group(1) if match else ""
 
 
-def load_failures(store: Store, start_ns: int, end_ns: int, *, limit: Optional[int] = None) -> list[Failure]:
+def load_failures(store: Store, start_ns: int, end_ns: int, *, limit: int | None = None) -> list[Failure]:
     """Spans with a failing latest score whose span time is in [start, end), oldest first."""
     params: dict[str, Any] = {"start": start_ns, "end": end_ns, "err": ERROR}
     rows = store.query_rows(
@@ -144,7 +144,7 @@ def load_failures(store: Store, start_ns: int, end_ns: int, *, limit: Optional[i
 
 
 def embed_failures(store: Store, embedder: Any, failures: Sequence[Failure], *, model: str,
-                   batch: int = 512, on_progress: Optional[Callable[[int, int], None]] = None
+                   batch: int = 512, on_progress: Callable[[int, int], None] | None = None
                    ) -> tuple[np.ndarray, int]:
     """A unit vector per failure, read from ``sumwatch_embeddings`` when this model embedded the same text
     before, otherwise computed and stored. Returns the vectors and how many were computed now."""

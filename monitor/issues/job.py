@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -93,12 +93,12 @@ def namer_label(namer: Any) -> str:
 
 # -- the run --------------------------------------------------------------------------------------------
 
-def run_clustering(store: Store, settings: Settings, *, window: Optional[str] = None,
-                   now: Optional[datetime] = None, clusterer: Any = None, embedder: Any = None,
-                   on_progress: Optional[Progress] = None) -> ClusterRunReport:
+def run_clustering(store: Store, settings: Settings, *, window: str | None = None,
+                   now: datetime | None = None, clusterer: Any = None, embedder: Any = None,
+                   on_progress: Progress | None = None) -> ClusterRunReport:
     """Cluster the failing spans of the last ``window`` (default ``settings.cluster_window``)."""
     from sumwatch.clustering.name import ClusterName
-    from sumwatch.clustering.track import KnownIssue, RESOLVED
+    from sumwatch.clustering.track import RESOLVED, KnownIssue
 
     started = time.monotonic()
     started_at = datetime.now(timezone.utc)

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
+from ..store.connection import Store
 from ..store.issue_members import BOUNDARY, REPRESENTATIVE, Example, members_of
 from ..store.issues import IssueState, issue_history, issue_states, member_counts
 from ..store.runs import FINISHED_RUNS, RunInfo, last_run_ids, latest_run, latest_run_id
-from ..store.connection import Store
 
 _ISSUE_ID = re.compile(r"^\s*(?:([A-Za-z]+)-)?(\d+)\s*$")
 _BARS = "▁▂▃▄▅▆▇█"
@@ -39,7 +39,7 @@ class IssueRow:
 @dataclass
 class IssueDetail:
     row: IssueRow
-    seen_in_run: Optional[str]  # the last run with members (the examples below come from it)
+    seen_in_run: str | None  # the last run with members (the examples below come from it)
     representatives: list[Example]
     boundary: list[Example]
     trace_ids: list[str]
@@ -69,7 +69,7 @@ def _trends(store: Store, numbers: list[int], runs: int) -> dict[int, list[int]]
 
 
 def list_issues(store: Store, *, include_resolved: bool = True, trend_runs: int = 8
-                ) -> tuple[Optional[RunInfo], list[IssueRow]]:
+                ) -> tuple[RunInfo | None, list[IssueRow]]:
     """Issues of the last finished run: seen ones by size, then the rest by number."""
     run = latest_run(store)
     if run is None:
@@ -80,7 +80,7 @@ def list_issues(store: Store, *, include_resolved: bool = True, trend_runs: int 
     return run, [IssueRow(s, trends.get(s.number, [])) for s in states]
 
 
-def get_issue(store: Store, issue_id: str, *, trend_runs: int = 8, max_traces: int = 200) -> Optional[IssueDetail]:
+def get_issue(store: Store, issue_id: str, *, trend_runs: int = 8, max_traces: int = 200) -> IssueDetail | None:
     number = parse_issue_id(issue_id)
     run_id = latest_run_id(store)
     if run_id is None:
@@ -122,6 +122,6 @@ def issues_document(store: Store, *, include_resolved: bool = True) -> dict[str,
     return {"run": run.to_json() if run else None, "issues": [r.to_json() for r in rows]}
 
 
-def issue_document(store: Store, issue_id: str) -> Optional[dict[str, Any]]:
+def issue_document(store: Store, issue_id: str) -> dict[str, Any] | None:
     detail = get_issue(store, issue_id)
     return detail.to_json() if detail else None

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import Any, Optional
+from typing import Any
 
 from apscheduler.events import EVENT_JOB_MAX_INSTANCES, EVENT_JOB_MISSED, JobEvent
 from apscheduler.schedulers.background import BackgroundScheduler
@@ -46,7 +46,7 @@ class JobStats:
     runs: int = 0  # finished runs, failed and stopped ones included
     failures: int = 0
     skipped: int = 0  # runs not started: the previous one was still going, or the time was missed
-    last_error: Optional[str] = None  # of the latest failure, kept after later successes
+    last_error: str | None = None  # of the latest failure, kept after later successes
     last_summary: str = ""  # the log line of the last finished run
     last_seconds: float = 0.0
 
@@ -112,7 +112,7 @@ def interval_trigger(seconds: float) -> IntervalTrigger:
 class Worker:
     """The sampler and the clustering job on an APScheduler background scheduler (UTC)."""
 
-    def __init__(self, store: Store, settings: Settings, *, cascade: Optional[Cascade] = None,
+    def __init__(self, store: Store, settings: Settings, *, cascade: Cascade | None = None,
                  clusterer: Any = None) -> None:
         # every setting is checked here, before anything runs: a bad cron fails the start, not a job
         sampler_trigger = interval_trigger(settings.sampler_interval_s)
@@ -153,7 +153,7 @@ class Worker:
         return (f"sampler every {self.settings.sampler_interval_s:g}s (first run now), "
                 f"clustering on cron '{self.settings.cluster_cron}' (UTC)")
 
-    def start(self) -> "Worker":
+    def start(self) -> Worker:
         """Start the jobs in background threads; the sampler runs at once."""
         self._stopping.clear()
         self.scheduler.start()
@@ -224,7 +224,7 @@ class Worker:
         """Run a job, log one line, count it. An exception is logged and counted, never raised: the
         scheduler must keep going, and the next run starts over from what is stored."""
         started = time.perf_counter()
-        error: Optional[str] = None
+        error: str | None = None
         try:
             summary = job()
             _log.info("%s", summary)

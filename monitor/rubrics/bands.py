@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 
 @dataclass(frozen=True)
@@ -35,6 +34,6 @@ BANDS: dict[str, Band] = {
 }
 
 
-def band_for(name: Optional[str]) -> Optional[Band]:
+def band_for(name: str | None) -> Band | None:
     """The band named on a span, or None for custom, missing or unknown names."""
     return BANDS.get(name or "")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Optional, Protocol
+from typing import Protocol
 
 from .verdicts import CONCISENESS, RUBRICS, RubricResult, SummaryCase
 
@@ -46,8 +46,8 @@ class LLMTier(Protocol):
 
 
 class Cascade:
-    def __init__(self, rules: RulesTier, embeddings: Optional[EmbeddingTier] = None, llm: Optional[LLMTier] = None,
-                 mode: Optional[str] = None, rubrics: Sequence[str] = RUBRICS) -> None:
+    def __init__(self, rules: RulesTier, embeddings: EmbeddingTier | None = None, llm: LLMTier | None = None,
+                 mode: str | None = None, rubrics: Sequence[str] = RUBRICS) -> None:
         mode = mode or ("ambiguous" if llm is not None else "off")
         if mode not in MODES:
             raise ValueError(f"judge mode must be one of {', '.join(MODES)}, got {mode!r}")
@@ -83,15 +83,13 @@ class Cascade:
                 if rubric == CONCISENESS or self.mode == "off":
                     continue
                 deterministic_failure = ruled.confident and not ruled.passed
-                if self.mode == "always" and not deterministic_failure:
-                    escalate.append((i, rubric))
-                elif self.mode == "ambiguous" and not decided.confident:
+                if self.mode == "always" and not deterministic_failure or self.mode == "ambiguous" and not decided.confident:
                     escalate.append((i, rubric))
             results.append(out)
         return results, escalate
 
     async def ascore_batch(self, cases: Sequence[SummaryCase],
-                           rubrics: Optional[Sequence[str]] = None) -> list[dict[str, RubricResult]]:
+                           rubrics: Sequence[str] | None = None) -> list[dict[str, RubricResult]]:
         cases = list(cases)
         chosen = _check_rubrics(rubrics) if rubrics is not None else self.rubrics
         results, escalate = self._offline(cases, chosen)
@@ -104,7 +102,7 @@ class Cascade:
         return results
 
     def score_batch(self, cases: Sequence[SummaryCase],
-                    rubrics: Optional[Sequence[str]] = None) -> list[dict[str, RubricResult]]:
+                    rubrics: Sequence[str] | None = None) -> list[dict[str, RubricResult]]:
         """Synchronous form (runs the LLM part on a private event loop)."""
         return asyncio.run(self.ascore_batch(cases, rubrics))
 
@@ -119,7 +117,7 @@ def _check_rubrics(rubrics: Sequence[str]) -> tuple[str, ...]:
     return tuple(rubrics)
 
 
-def _settle(ruled: RubricResult, embedded: Optional[RubricResult]) -> RubricResult:
+def _settle(ruled: RubricResult, embedded: RubricResult | None) -> RubricResult:
     """The offline verdict for one rubric. A rules failure stands (embeddings cannot see a flipped
     negation or a swapped name, so their "supported" cannot overturn one), as does a confident rules
     pass. Where the rules passed without being sure, a confident embedding result decides; when neither

@@ -18,14 +18,12 @@ and prints the fit beside this constant, so a rules tier that gets better there 
 
 from __future__ import annotations
 
-from typing import Optional
-
 from .verdicts import RubricResult
 
 FACTUALITY_WEIGHT = 0.0
 
 
-def consistency_score(groundedness: RubricResult, factuality: Optional[RubricResult] = None,
+def consistency_score(groundedness: RubricResult, factuality: RubricResult | None = None,
                       factuality_weight: float = FACTUALITY_WEIGHT) -> float:
     """The groundedness score, blended with the factuality score by ``factuality_weight``."""
     if factuality is None or factuality_weight <= 0.0:

@@ -20,7 +20,7 @@ Verdicts in the middle band carry ``confident=False``, so the cascade can ask th
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -75,7 +75,7 @@ class EmbeddingJudge:
 
     tier = EMBEDDINGS
 
-    def __init__(self, embedder: Optional["Embedder"] = None) -> None:
+    def __init__(self, embedder: Embedder | None = None) -> None:
         if embedder is None:
             from sumwatch.clustering.embedder import Embedder
 
@@ -83,7 +83,7 @@ class EmbeddingJudge:
         self.embedder = embedder
         self.version = f"{VERSION}:{embedder.name}"
 
-    def judge(self, rubric: str, case: SummaryCase) -> Optional[RubricResult]:
+    def judge(self, rubric: str, case: SummaryCase) -> RubricResult | None:
         """One rubric; None for factuality and conciseness, which this tier does not judge."""
         if rubric not in (GROUNDEDNESS, COMPLETENESS):
             if rubric in (FACTUALITY, CONCISENESS):

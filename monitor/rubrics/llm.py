@@ -27,15 +27,40 @@ import weakref
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
-from sumwatch.clustering.llm_client import (clip, describe_error, json_object, litellm_module, retry_after_s,
-                                             retryable, scrub)
+from sumwatch.clustering.llm_client import (
+    clip,
+    describe_error,
+    json_object,
+    litellm_module,
+    retry_after_s,
+    retryable,
+    scrub,
+)
 
-from .prompts import (FIELDS, PROMPT_VERSION, SCHEMAS, UNSUPPORTED, JudgeSchema, as_data, build_messages,
-                      correction_messages)
-from .verdicts import (COMPLETENESS, CONCISENESS, FACTUALITY, FAILURE_MODES, GROUNDEDNESS, LLM, PASSING, VERDICTS,
-                       RubricResult, SummaryCase)
+from .prompts import (
+    FIELDS,
+    PROMPT_VERSION,
+    SCHEMAS,
+    UNSUPPORTED,
+    JudgeSchema,
+    as_data,
+    build_messages,
+    correction_messages,
+)
+from .verdicts import (
+    COMPLETENESS,
+    CONCISENESS,
+    FACTUALITY,
+    FAILURE_MODES,
+    GROUNDEDNESS,
+    LLM,
+    PASSING,
+    VERDICTS,
+    RubricResult,
+    SummaryCase,
+)
 
 log = logging.getLogger(__name__)
 
@@ -52,19 +77,19 @@ class LLMConfig:
     """
 
     model: str
-    api_base: Optional[str] = None
-    api_key: Optional[str] = field(default=None, repr=False)
+    api_base: str | None = None
+    api_key: str | None = field(default=None, repr=False)
     temperature: float = 0.0
     timeout_s: float = 30.0
     max_retries: int = 3  # for 429, 5xx, timeouts and connection errors
     backoff_s: float = 0.5  # first retry waits about this long, doubling each time (with jitter)
     max_backoff_s: float = 30.0  # ceiling on any wait, Retry-After included
     concurrency: int = 16
-    max_spend_usd: Optional[float] = None  # per judge (one run); no new calls once reached
-    input_cost_per_mtok: Optional[float] = None
-    output_cost_per_mtok: Optional[float] = None
+    max_spend_usd: float | None = None  # per judge (one run); no new calls once reached
+    input_cost_per_mtok: float | None = None
+    output_cost_per_mtok: float | None = None
     cache_size: int = 4096  # replies kept in memory
-    cache_path: Optional[str] = None  # JSONL file that keeps replies across runs
+    cache_path: str | None = None  # JSONL file that keeps replies across runs
 
     def __post_init__(self) -> None:
         if not self.model:
@@ -78,7 +103,7 @@ class LLMConfig:
 class _ReplyCache:
     """Validated replies by sha256 of (model, messages): an LRU in memory, optionally a JSONL file."""
 
-    def __init__(self, size: int, path: Optional[str]) -> None:
+    def __init__(self, size: int, path: str | None) -> None:
         self.size, self.path = size, Path(path) if path else None
         self._replies: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
@@ -101,7 +126,7 @@ class _ReplyCache:
         while len(self._replies) > self.size:
             self._replies.popitem(last=False)
 
-    def get(self, key: str) -> Optional[str]:
+    def get(self, key: str) -> str | None:
         with self._lock:
             reply = self._replies.get(key)
             if reply is not None:
@@ -130,7 +155,7 @@ def _label(value: Any) -> Any:
     return "_".join(value.strip().lower().replace("-", " ").split()) if isinstance(value, str) else value
 
 
-def _parse(schema: JudgeSchema, content: Optional[str]) -> tuple[Optional[dict], list[str]]:
+def _parse(schema: JudgeSchema, content: str | None) -> tuple[dict | None, list[str]]:
     """The reply as a dict in the schema's shape, or the problems that make it unusable.
 
     Spelling is forgiven ("Supported" for "supported"); a failure mode outside the rubric's list is
@@ -306,12 +331,12 @@ def _most_common(verdicts: list[str], order: list[str]) -> str:
     return max(counts, key=lambda v: (counts[v], -order.index(v)))
 
 
-def _roll_up(rubric: str, items: list[dict], judge_verdict: str) -> tuple[str, Optional[dict]]:
+def _roll_up(rubric: str, items: list[dict], judge_verdict: str) -> tuple[str, dict | None]:
     """The rubric verdict the items add up to, and the item that decided it (None when it passed or
     the judge's own overall verdict decided)."""
     verdicts = [i["verdict"] for i in items]
 
-    def first(*wanted: str) -> Optional[dict]:
+    def first(*wanted: str) -> dict | None:
         return next((i for i in items if i["verdict"] in wanted), None)
 
     if rubric == GROUNDEDNESS:
@@ -464,7 +489,7 @@ class LLMJudge:
         cap = self.config.max_spend_usd
         return cap is not None and self.spent_usd >= cap
 
-    def _own_prices(self) -> Optional[tuple[float, float]]:
+    def _own_prices(self) -> tuple[float, float] | None:
         """Per-token prices from the config, (0, 0) for a model litellm cannot price, or None to let
         litellm's table price each reply (it knows tiers that flat prices would miss)."""
         c = self.config
@@ -510,7 +535,7 @@ class LLMJudge:
         content = response.choices[0].message.content if response.choices else None
         return content or "", input_tokens, output_tokens, self._cost(response, input_tokens, output_tokens)
 
-    async def _ask(self, rubric: str, messages: list[dict], spend: _Spend) -> tuple[Optional[dict], str, str]:
+    async def _ask(self, rubric: str, messages: list[dict], spend: _Spend) -> tuple[dict | None, str, str]:
         """(reply, raw content, "") on success, or (None, "", why not) once retries are spent."""
         c = self.config
         conversation, corrected, attempt = messages, False, 0

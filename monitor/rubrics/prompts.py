@@ -15,7 +15,6 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from typing import Optional
 
 from .bands import band_for
 from .text import word_count
@@ -320,7 +319,7 @@ def build_messages(rubric: str, case: SummaryCase) -> list[dict[str, str]]:
             {"role": "user", "content": user_prompt(rubric, case)}]
 
 
-def correction_messages(messages: list[dict[str, str]], reply: Optional[str], problems: list[str]) -> list[dict]:
+def correction_messages(messages: list[dict[str, str]], reply: str | None, problems: list[str]) -> list[dict]:
     """``messages`` followed by the unusable reply and a request to answer again in the right shape."""
     return [*messages, {"role": "assistant", "content": reply or ""},
             {"role": "user", "content": CORRECTION.format(problems="; ".join(problems[:5]))}]

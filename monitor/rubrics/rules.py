@@ -18,10 +18,10 @@ from bisect import bisect_left
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any, Optional
+from typing import Any
 
-from .bands import Band, band_for
 from . import text as tx
+from .bands import Band, band_for
 from .text import Clause, Item, ParsedText, Sentence, detokenize
 from .verdicts import COMPLETENESS, CONCISENESS, FACTUALITY, GROUNDEDNESS, RULES, RubricResult, SummaryCase
 
@@ -323,7 +323,7 @@ def _check_entities(idx: _SourceIndex, s: Sentence, summary: ParsedText) -> tupl
         own = tx.terms(item.text)
         query = s.terms - own
         supported = tx.entity_supported(item, idx.doc)
-        swap: Optional[tuple[Item, str]] = None
+        swap: tuple[Item, str] | None = None
         for sc, ref in idx.best_clauses(query or s.terms, k=1):
             sentence = idx.doc.sentences[ref.sentence]
             in_clause = [e for e in sentence.of_kind(tx.ENTITY) if ref.clause.start <= e.start < ref.clause.end
@@ -779,7 +779,7 @@ def _longest_copied_run(summary: str, idx: _SourceIndex) -> tuple[int, str]:
     return best_len, " ".join(raw[best_at:best_at + best_len]) if best_len else ""
 
 
-def _concision_issues(source: str, summary: str, band: Optional[Band]) -> list[_Issue]:
+def _concision_issues(source: str, summary: str, band: Band | None) -> list[_Issue]:
     issues: list[_Issue] = []
     words = tx.word_count(summary)
     source_words = max(tx.word_count(source), 1)
@@ -848,7 +848,7 @@ def _concision_issues(source: str, summary: str, band: Optional[Band]) -> list[_
     return issues
 
 
-def _repeated_fact(doc: ParsedText) -> Optional[tuple[str, str]]:
+def _repeated_fact(doc: ParsedText) -> tuple[str, str] | None:
     sentences = [s for s in doc.sentences if len(s.terms) >= 4]
     for i, a in enumerate(sentences):
         for b in sentences[i + 1:]:

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache, partial
-from typing import Iterator, Optional
 
 NUMBER, PERCENT, MONEY, QUANTITY = "number", "percent", "money", "quantity"
 DATE, ENTITY = "date", "entity"
@@ -40,11 +40,11 @@ class Item:
     text: str  # as written
     start: int  # offsets in the sentence it was found in
     end: int
-    value: Optional[float] = None  # numbers, after scaling: "$4.2 million" -> 4200000.0
+    value: float | None = None  # numbers, after scaling: "$4.2 million" -> 4200000.0
     precision: float = 0.0  # the size of the last stated digit, after scaling: "$4.2 million" -> 100000.0
     unit: str = ""  # money: currency; quantity: unit ("minute") or counted noun ("bed"); percent: "%" / "pp"
     dimension: str = ""  # quantity with a measurement unit: "time", "length", ...; "" for counted nouns
-    base: Optional[float] = None  # quantity in its dimension's base unit: "2 hours" -> 7200.0 (seconds)
+    base: float | None = None  # quantity in its dimension's base unit: "2 hours" -> 7200.0 (seconds)
     key: str = ""  # dates "month:3", "day:3-5", "quarter:3"; entities "redfern steel"; cues lowercased
     approx: bool = False  # stated as approximate: "about 40", "nearly 12%"
     strength: int = 0  # quantifiers: 1 (some, several) .. 4 (all, every)
@@ -145,7 +145,7 @@ class _Cue:
         self.fast = re.compile(pattern)
         self.slow = re.compile(pattern, re.IGNORECASE)
 
-    def finditer(self, text: str, low: Optional[str] = None) -> Iterator[re.Match]:
+    def finditer(self, text: str, low: str | None = None) -> Iterator[re.Match]:
         low = text.lower() if low is None else low
         if self.hints:
             for h in self.hints:
@@ -179,17 +179,7 @@ def word_count(text: str) -> int:
     return len(_COUNTED_WORD_RE.findall(text))
 
 
-_STOPWORDS = frozenset("""
-a an the and or but if then than that this these those there here of to in on at for by with from as into onto
-upon about over under after before during while within without across through throughout between among against
-per via is are was were be been being am do does did done doing has have had having will would shall should can
-could may might must it its it's they them their theirs he him his she her hers we us our ours you your yours i me
-my mine who whom whose which what when where why how also just only very too so such any both either each other
-another same own more most much many some few all every no not nor never none nothing out off again further once
-still yet even ever already about around approximately roughly nearly almost some said says say according
-didn't don't doesn't isn't wasn't weren't won't can't couldn't wouldn't shouldn't hasn't haven't hadn't aren't
-mr mrs ms dr new s percent pct dollar dollars euro euros usd
-""".split())
+_STOPWORDS = frozenset(["a", "an", "the", "and", "or", "but", "if", "then", "than", "that", "this", "these", "those", "there", "here", "of", "to", "in", "on", "at", "for", "by", "with", "from", "as", "into", "onto", "upon", "about", "over", "under", "after", "before", "during", "while", "within", "without", "across", "through", "throughout", "between", "among", "against", "per", "via", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "done", "doing", "has", "have", "had", "having", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "it", "its", "it's", "they", "them", "their", "theirs", "he", "him", "his", "she", "her", "hers", "we", "us", "our", "ours", "you", "your", "yours", "i", "me", "my", "mine", "who", "whom", "whose", "which", "what", "when", "where", "why", "how", "also", "just", "only", "very", "too", "so", "such", "any", "both", "either", "each", "other", "another", "same", "own", "more", "most", "much", "many", "some", "few", "all", "every", "no", "not", "nor", "never", "none", "nothing", "out", "off", "again", "further", "once", "still", "yet", "even", "ever", "already", "about", "around", "approximately", "roughly", "nearly", "almost", "some", "said", "says", "say", "according", "didn't", "don't", "doesn't", "isn't", "wasn't", "weren't", "won't", "can't", "couldn't", "wouldn't", "shouldn't", "hasn't", "haven't", "hadn't", "aren't", "mr", "mrs", "ms", "dr", "new", "s", "percent", "pct", "dollar", "dollars", "euro", "euros", "usd"])
 
 # Inflections that suffix stripping cannot reach; the forms that summaries rewrite most.
 _IRREGULAR = {
@@ -321,14 +311,9 @@ def terms(text: str) -> frozenset[str]:
 
 # ---------------------------------------------------------------- sentences
 
-_ABBREVIATIONS = frozenset("""
-mr mrs ms dr prof sr jr st mt ft gen gov sen rep lt col capt sgt rev hon inc corp co ltd llc plc bros dept univ
-vs etc approx est fig no nos vol ed eds jan feb mar apr jun jul aug sep sept oct nov dec mon tue wed thu fri
-sat sun e.g i.e u.s u.k u.n e.u a.m p.m d.c n.y l.a ph.d m.d b.a m.a
-""".split())
+_ABBREVIATIONS = frozenset(["mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "ft", "gen", "gov", "sen", "rep", "lt", "col", "capt", "sgt", "rev", "hon", "inc", "corp", "co", "ltd", "llc", "plc", "bros", "dept", "univ", "vs", "etc", "approx", "est", "fig", "no", "nos", "vol", "ed", "eds", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "mon", "tue", "wed", "thu", "fri", "sat", "sun", "e.g", "i.e", "u.s", "u.k", "u.n", "e.u", "a.m", "p.m", "d.c", "n.y", "l.a", "ph.d", "m.d", "b.a", "m.a"])
 # After a dotted acronym ("U.S.") a new sentence is only assumed when one of these words follows.
-_SENTENCE_OPENERS = frozenset("the a an this that these those it its he she they we i in on at but and however "
-                              "meanwhile still also there his her their our after before for".split())
+_SENTENCE_OPENERS = frozenset(["the", "a", "an", "this", "that", "these", "those", "it", "its", "he", "she", "they", "we", "i", "in", "on", "at", "but", "and", "however", "meanwhile", "still", "also", "there", "his", "her", "their", "our", "after", "before", "for"])
 _BOUNDARY_RE = re.compile(r"([.!?]+)([\"'”’)\]]*)(\s+)(?=[\"'“‘(\[]?[A-Z0-9$€£])")
 _BULLET_RE = re.compile(r"^\s*(?:[-*•–·]|\d{1,2}[.)])\s+")
 
@@ -518,7 +503,7 @@ def _quantifier_items(sentence: str, low: str) -> list[Item]:
     return out
 
 
-def causal_cue(text: str, *, strength: str = "connective") -> Optional[str]:
+def causal_cue(text: str, *, strength: str = "connective") -> str | None:
     """The first causal wording in ``text``, or None.
 
         causal_cue("sales fell because of the strike")                        # 'because of'
@@ -600,7 +585,7 @@ def _date_items(sentence: str) -> list[Item]:
     out: list[Item] = []
     taken: list[tuple[int, int]] = []
 
-    def add(kind_key: str, m: re.Match, start: Optional[int] = None, end: Optional[int] = None) -> None:
+    def add(kind_key: str, m: re.Match, start: int | None = None, end: int | None = None) -> None:
         a, b = (m.start() if start is None else start), (m.end() if end is None else end)
         out.append(Item(DATE, sentence[a:b], a, b, key=kind_key))
 
@@ -688,8 +673,7 @@ _PERCENT_AFTER_RE = re.compile(
     r"\s?(%)|\s(?:percent|per\s+cent|pct)\b|\s(percentage\s+points?|points?|pts?)\b|\s(basis\s+points?|bps)\b",
     re.IGNORECASE)
 # words that make the number after them approximate: "about 40", "more than $2 million"
-_APPROX_ONE = frozenset("about around approximately approx approx. roughly nearly almost some over under estimated "
-                        "circa below above".split())
+_APPROX_ONE = frozenset(["about", "around", "approximately", "approx", "approx.", "roughly", "nearly", "almost", "some", "over", "under", "estimated", "circa", "below", "above"])
 _APPROX_TWO = frozenset({"close to", "more than", "less than", "fewer than", "at least", "at most", "up to",
                          "upwards of", "just over", "just under", "an estimated"})
 
@@ -742,11 +726,10 @@ for _names, _canon, _dim, _factor in (
 _UNIT_AFTER_RE = re.compile(r"([-\s]?)([A-Za-z°ºµ][A-Za-z/°ºµ]*)(?![\w/])")
 _SHORT_UNITS = frozenset({"s", "h", "m", "t", "g", "l", "ha"})  # need to touch the number: "30m", "5 g" no
 _NEXT_WORD_RE = re.compile(r"[-\s]+([a-z][a-z-]*)")
-_COUNT_MODIFIERS = frozenset("new more additional other extra total full part fewer old older young younger senior "
-                             "small large major minor separate different key regional local further".split())
+_COUNT_MODIFIERS = frozenset(["new", "more", "additional", "other", "extra", "total", "full", "part", "fewer", "old", "older", "young", "younger", "senior", "small", "large", "major", "minor", "separate", "different", "key", "regional", "local", "further"])
 
 
-def _counted_noun(sentence: str, pos: int) -> Optional[tuple[str, int]]:
+def _counted_noun(sentence: str, pos: int) -> tuple[str, int] | None:
     """'40 beds', '59 new nurse hires' -> the counted noun (modifiers skipped) and where it ends."""
     for _ in range(3):
         m = _NEXT_WORD_RE.match(sentence, pos)
@@ -767,7 +750,7 @@ def _precision(digits: str, decimals: str) -> float:
 
 
 def _classify_number(sentence: str, start: int, end: int, value: float, precision: float,
-                     currency: str, written: bool, approx: bool) -> Optional[Item]:
+                     currency: str, written: bool, approx: bool) -> Item | None:
     """Read what follows a number (scale, %, currency word, unit, counted noun) into one Item."""
     make = partial(Item, approx=approx)
     pos, scale, unit, dimension, factor, kind = end, 1.0, "", "", 1.0, NUMBER
@@ -825,7 +808,7 @@ def _classify_number(sentence: str, start: int, end: int, value: float, precisio
     return make(NUMBER, sentence[start:pos], start, pos, value=value, precision=precision, base=value)
 
 
-def _numeric_items(sentence: str, taken: list[tuple[int, int]], low: Optional[str] = None) -> list[Item]:
+def _numeric_items(sentence: str, taken: list[tuple[int, int]], low: str | None = None) -> list[Item]:
     found: list[Item] = []
 
     def free(a: int, b: int) -> bool:
@@ -896,29 +879,9 @@ _SCALE_SUFFIX_RE = re.compile(r"\d\s?(bn|mn|mln|tn|k|m|b)\b")
 
 # ---------------------------------------------------------------- names
 
-_TITLES = frozenset("""
-mr mrs ms dr prof sir dame mayor president chancellor minister secretary senator sen governor gov judge justice
-ceo cfo coo cto chairman chairwoman chair director commissioner councillor councilor inspector officer professor
-doctor sheriff chief premier king queen prince princess pope bishop coach rep representative gen general lt col
-capt sgt rev hon deputy vice acting interim former executive
-""".split())
-_ORG_WORDS = frozenset("""
-inc corp corporation co ltd llc plc group holdings bank university college institute hospital clinic health
-healthcare council committee board agency department ministry authority commission association foundation
-partners capital systems technologies technology labs laboratories pharmaceuticals pharma therapeutics foods
-motors airlines airways energy steel industries services solutions analytics software cloud networks media news
-times post fund trust school center centre city county state federal national international global society
-union party court police infrastructure logistics
-""".split())
-_COMMON_OPENERS = frozenset("""
-however meanwhile overall perhaps still also today yesterday tomorrow last next after before during while despite
-although because since if when as once then thus therefore instead only even both each every all most some many
-several few nearly almost about around more less net gross total revenue sales profit shares analysts officials
-researchers investors members directors engineers patients customers residents staff management earlier later
-separately similarly additionally further furthermore moreover notably importantly finally first second third
-here there these those this that it its our their his her we they you he she i yes no not new other such
-according under over in on at for with from by to of and or but so yet a an the what who which where how why
-""".split())
+_TITLES = frozenset(["mr", "mrs", "ms", "dr", "prof", "sir", "dame", "mayor", "president", "chancellor", "minister", "secretary", "senator", "sen", "governor", "gov", "judge", "justice", "ceo", "cfo", "coo", "cto", "chairman", "chairwoman", "chair", "director", "commissioner", "councillor", "councilor", "inspector", "officer", "professor", "doctor", "sheriff", "chief", "premier", "king", "queen", "prince", "princess", "pope", "bishop", "coach", "rep", "representative", "gen", "general", "lt", "col", "capt", "sgt", "rev", "hon", "deputy", "vice", "acting", "interim", "former", "executive"])
+_ORG_WORDS = frozenset(["inc", "corp", "corporation", "co", "ltd", "llc", "plc", "group", "holdings", "bank", "university", "college", "institute", "hospital", "clinic", "health", "healthcare", "council", "committee", "board", "agency", "department", "ministry", "authority", "commission", "association", "foundation", "partners", "capital", "systems", "technologies", "technology", "labs", "laboratories", "pharmaceuticals", "pharma", "therapeutics", "foods", "motors", "airlines", "airways", "energy", "steel", "industries", "services", "solutions", "analytics", "software", "cloud", "networks", "media", "news", "times", "post", "fund", "trust", "school", "center", "centre", "city", "county", "state", "federal", "national", "international", "global", "society", "union", "party", "court", "police", "infrastructure", "logistics"])
+_COMMON_OPENERS = frozenset(["however", "meanwhile", "overall", "perhaps", "still", "also", "today", "yesterday", "tomorrow", "last", "next", "after", "before", "during", "while", "despite", "although", "because", "since", "if", "when", "as", "once", "then", "thus", "therefore", "instead", "only", "even", "both", "each", "every", "all", "most", "some", "many", "several", "few", "nearly", "almost", "about", "around", "more", "less", "net", "gross", "total", "revenue", "sales", "profit", "shares", "analysts", "officials", "researchers", "investors", "members", "directors", "engineers", "patients", "customers", "residents", "staff", "management", "earlier", "later", "separately", "similarly", "additionally", "further", "furthermore", "moreover", "notably", "importantly", "finally", "first", "second", "third", "here", "there", "these", "those", "this", "that", "it", "its", "our", "their", "his", "her", "we", "they", "you", "he", "she", "i", "yes", "no", "not", "new", "other", "such", "according", "under", "over", "in", "on", "at", "for", "with", "from", "by", "to", "of", "and", "or", "but", "so", "yet", "a", "an", "the", "what", "who", "which", "where", "how", "why"])
 _CONNECTORS = frozenset({"of", "for", "de", "del", "da", "van", "von", "der", "la", "le", "du", "&"})
 _ACRONYM_RE = re.compile(r"(?:[A-Z]\.){2,}")
 
@@ -1016,7 +979,7 @@ def _figure_items(text: str, low: str) -> tuple[Item, ...]:
 
 
 def extract_items(text: str, lowercase_vocab: frozenset[str] = frozenset(), *,
-                  kinds: Optional[frozenset[str]] = None) -> tuple[Item, ...]:
+                  kinds: frozenset[str] | None = None) -> tuple[Item, ...]:
     """The checkable items in one sentence (all kinds, or only ``kinds``), in order of position.
 
         [i.kind for i in extract_items("Redfern Steel did not raise its dividend in Q3.")]

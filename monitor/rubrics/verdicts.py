@@ -11,7 +11,7 @@ A verdict is always categorical; ``score`` (0..1) is derived from it unless a ti
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Optional
+from typing import Any
 
 GROUNDEDNESS = "groundedness"
 COMPLETENESS = "completeness"
@@ -63,9 +63,9 @@ class SummaryCase:
 
     source: str
     summary: str
-    band: Optional[str] = None
+    band: str | None = None
     expected_facts: tuple[str, ...] = ()
-    domain: Optional[str] = None
+    domain: str | None = None
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ class RubricResult:
     details: tuple[dict[str, Any], ...] = field(default=(), compare=False)  # per claim / per fact
 
     @classmethod
-    def make(cls, rubric: str, verdict: str, *, score: Optional[float] = None, **kw: Any) -> "RubricResult":
+    def make(cls, rubric: str, verdict: str, *, score: float | None = None, **kw: Any) -> RubricResult:
         """A result whose score and passed flag follow from the verdict (unless a score is given)."""
         check_verdict(rubric, verdict)
         if verdict == ERROR:
@@ -98,8 +98,8 @@ class RubricResult:
         return cls(rubric, verdict, max(0.0, min(1.0, value)), verdict in PASSING[rubric], **kw)
 
     @classmethod
-    def failed_judge(cls, rubric: str, error: str, **kw: Any) -> "RubricResult":
+    def failed_judge(cls, rubric: str, error: str, **kw: Any) -> RubricResult:
         return cls.make(rubric, ERROR, error=error, confident=True, **kw)
 
-    def with_(self, **changes: Any) -> "RubricResult":
+    def with_(self, **changes: Any) -> RubricResult:
         return replace(self, **changes)

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from ..rubrics.cascade import Cascade
 from ..settings import Settings
@@ -22,7 +22,7 @@ def shared_embedder(model_name: str) -> Any:
     return _embedders[model_name]
 
 
-def build_llm(settings: Settings) -> Optional[Any]:
+def build_llm(settings: Settings) -> Any | None:
     if not settings.llm_model:
         return None
     from ..rubrics.llm import LLMConfig, LLMJudge
@@ -32,7 +32,7 @@ def build_llm(settings: Settings) -> Optional[Any]:
                               concurrency=settings.llm_concurrency, max_spend_usd=settings.llm_max_spend_usd))
 
 
-def build_cascade(settings: Settings, *, mode: Optional[str] = None, embeddings: Optional[bool] = None,
+def build_cascade(settings: Settings, *, mode: str | None = None, embeddings: bool | None = None,
                   llm: Any = None) -> Cascade:
     from ..rubrics.rules import RulesJudge
 

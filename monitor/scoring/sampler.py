@@ -20,17 +20,16 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from sumwatch.tracer import semconv
 from sumwatch.tracer.otel_traces import SERVICE_NAME_KEY, STATUS_ERROR_VALUES, TRACES_TABLE
 
 from ..rubrics.cascade import Cascade
 from ..rubrics.verdicts import ERROR, RubricResult, SummaryCase
-from ..store.scores import ScoredSpan, SpanRef, write_scores
 from ..settings import Settings
 from ..store.connection import Store, quote_ident
-from ..store.scores import SCORES_TABLE
+from ..store.scores import SCORES_TABLE, ScoredSpan, SpanRef, write_scores
 from ..store.traces import parse_expected_facts
 from ..store.watermarks import advance_watermark, read_watermark
 
@@ -52,8 +51,8 @@ class SpanSelector:
     summary_key: str = semconv.OUTPUT_VALUE
 
     @classmethod
-    def parse(cls, spec: Optional[str], source_key: str = semconv.INPUT_VALUE,
-              summary_key: str = semconv.OUTPUT_VALUE) -> "SpanSelector":
+    def parse(cls, spec: str | None, source_key: str = semconv.INPUT_VALUE,
+              summary_key: str = semconv.OUTPUT_VALUE) -> SpanSelector:
         """``"span_name=ChatCompletion,attr:gen_ai.operation.name=chat"`` -> a selector."""
         filters = []
         for part in filter(None, (p.strip() for p in (spec or "").split(","))):
@@ -65,7 +64,7 @@ class SpanSelector:
         return cls(tuple(filters), source_key, summary_key)
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> "SpanSelector":
+    def from_settings(cls, settings: Settings) -> SpanSelector:
         return cls.parse(settings.span_filter, settings.source_key, settings.summary_key)
 
     def where(self, params: dict[str, Any]) -> str:
@@ -100,8 +99,8 @@ class SamplingPolicy:
             raise ValueError(f"shard must be i/N with 0 <= i < N, got {index}/{count}")
 
     @classmethod
-    def from_settings(cls, settings: Settings, rate: Optional[float] = None,
-                      shard: tuple[int, int] = (0, 1)) -> "SamplingPolicy":
+    def from_settings(cls, settings: Settings, rate: float | None = None,
+                      shard: tuple[int, int] = (0, 1)) -> SamplingPolicy:
         return cls(settings.sample_rate if rate is None else rate, settings.service_rate_map(), True, shard)
 
     def rate_of(self, service: str) -> float:
@@ -155,7 +154,7 @@ class PassReport:
 class _Pending:
     ref: SpanRef
     status: str
-    case: Optional[SummaryCase]
+    case: SummaryCase | None
 
 
 class Sampler:
@@ -168,8 +167,8 @@ class Sampler:
         self.batch, self.eval_events, self.lookback_ns = batch, eval_events, int(lookback_s * 1e9)
 
     @classmethod
-    def from_settings(cls, store: Store, cascade: Cascade, settings: Settings, *, rate: Optional[float] = None,
-                      shard: Optional[tuple[int, int]] = None, eval_events: Optional[bool] = None) -> "Sampler":
+    def from_settings(cls, store: Store, cascade: Cascade, settings: Settings, *, rate: float | None = None,
+                      shard: tuple[int, int] | None = None, eval_events: bool | None = None) -> Sampler:
         """The sampler the settings describe (selector, sampling policy, batch, events); flags override."""
         return cls(store, cascade, SpanSelector.from_settings(settings),
                    SamplingPolicy.from_settings(settings, rate=rate, shard=shard or (0, 1)),
@@ -209,8 +208,8 @@ class Sampler:
             out.append(_Pending(SpanRef(tid, sid, int(ts), service), status, case))
         return out
 
-    def run_pass(self, *, all_spans: bool = False, limit: Optional[int] = None,
-                 on_progress: Optional[Callable[[int, int], None]] = None) -> PassReport:
+    def run_pass(self, *, all_spans: bool = False, limit: int | None = None,
+                 on_progress: Callable[[int, int], None] | None = None) -> PassReport:
         """Score everything pending (or up to ``limit`` spans); ``all_spans`` ignores the watermark."""
         started = time.perf_counter()
         report = PassReport(self.cascade.version)

@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Optional
 
 from .connection import Store
 from .ddl import Table, Target
@@ -32,7 +31,7 @@ ORDER BY (Rubric, JudgeVersion)"""
 BASELINES = Table(BASELINES_TABLE, "cityHash64(Rubric)", _create)
 
 
-def latest_baseline(store: Store, rubric: str) -> Optional[tuple[str, float, dict[str, float]]]:
+def latest_baseline(store: Store, rubric: str) -> tuple[str, float, dict[str, float]] | None:
     """The newest baseline of the rubric, any judge version: (judge version, kappa, kappa per bucket)."""
     rows = store.query_rows(
         f"SELECT JudgeVersion, Kappa, BucketKappas FROM {BASELINES_TABLE} FINAL WHERE Rubric = {{r:String}} "

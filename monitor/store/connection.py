@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from ..settings import Settings, redact_url
 
@@ -34,7 +34,7 @@ class StoreError(RuntimeError):
 class StoreBusyError(StoreError):
     """Another process holds the embedded database; ``api`` is its read API when it serves one."""
 
-    def __init__(self, message: str, api: Optional[str] = None) -> None:
+    def __init__(self, message: str, api: str | None = None) -> None:
         super().__init__(message)
         self.api = api
 
@@ -72,7 +72,7 @@ def _describe_holder(info: dict) -> str:
     return what
 
 
-def _acquire(path: Path, purpose: str, api: Optional[str]) -> None:
+def _acquire(path: Path, purpose: str, api: str | None) -> None:
     with _locks_guard:
         held = _locks.get(path)
         if held is not None:  # same process: chDB shares its engine between clients
@@ -119,7 +119,7 @@ def _purpose() -> str:
 class Store:
     """A clickhouse-connect client bound to sumwatch's database, plus the cluster setting for DDL."""
 
-    def __init__(self, client: Any, settings: Settings, lock_path: Optional[Path] = None) -> None:
+    def __init__(self, client: Any, settings: Settings, lock_path: Path | None = None) -> None:
         self.client = client
         self.settings = settings
         self.database = settings.database
@@ -128,7 +128,7 @@ class Store:
         self._io = threading.Lock()  # one call at a time per client (chDB handles are not re-entrant)
 
     @classmethod
-    def open(cls, settings: Settings, *, api: Optional[str] = None, create_database: bool = True) -> "Store":
+    def open(cls, settings: Settings, *, api: str | None = None, create_database: bool = True) -> Store:
         """Connect, create the database if needed. Raises StoreBusyError / StoreUnavailableError."""
         import clickhouse_connect
 
@@ -161,22 +161,22 @@ class Store:
                 _release(self._lock_path)
                 self._lock_path = None
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
     # -- I/O, serialized per client ------------------------------------------------------
-    def command(self, sql: str, parameters: Optional[dict] = None) -> Any:
+    def command(self, sql: str, parameters: dict | None = None) -> Any:
         with self._io:
             return self._wrap(lambda: self.client.command(sql, parameters=parameters))
 
-    def query_rows(self, sql: str, parameters: Optional[dict] = None) -> list[tuple]:
+    def query_rows(self, sql: str, parameters: dict | None = None) -> list[tuple]:
         with self._io:
             return self._wrap(lambda: self.client.query(sql, parameters=parameters).result_rows)
 
-    def query_dicts(self, sql: str, parameters: Optional[dict] = None) -> list[dict]:
+    def query_dicts(self, sql: str, parameters: dict | None = None) -> list[dict]:
         with self._io:
             result = self._wrap(lambda: self.client.query(sql, parameters=parameters))
             return [dict(zip(result.column_names, row)) for row in result.result_rows]
@@ -211,7 +211,7 @@ class Store:
             raise
 
 
-def equals_filter(params: dict[str, Any], **columns: Optional[str]) -> str:
+def equals_filter(params: dict[str, Any], **columns: str | None) -> str:
     """``Column = {param}`` for each column given a value (None skips it), joined with AND; fills params.
 
         where = equals_filter(params, Rubric=rubric, Status=status)   # "Rubric = {f_Rubric:String} AND ..."

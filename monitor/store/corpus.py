@@ -14,7 +14,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
-from typing import Any, Optional
+from typing import Any
 
 from ..rubrics.verdicts import RUBRICS, VERDICTS, SummaryCase
 from .connection import Store, equals_filter
@@ -99,7 +99,7 @@ class CorpusItem:
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "CorpusItem":
+    def from_json(cls, data: dict[str, Any]) -> CorpusItem:
         if not isinstance(data, dict):
             raise ValueError(f"expected a JSON object, got {type(data).__name__}")
         known = {f for f in cls.__dataclass_fields__}
@@ -131,8 +131,8 @@ def save_items(store: Store, items: Sequence[CorpusItem]) -> int:
     return len(items)
 
 
-def load_items(store: Store, rubric: Optional[str] = None, status: Optional[str] = None,
-               item_id: Optional[str] = None) -> list[CorpusItem]:
+def load_items(store: Store, rubric: str | None = None, status: str | None = None,
+               item_id: str | None = None) -> list[CorpusItem]:
     params: dict[str, Any] = {}
     where = equals_filter(params, Rubric=rubric, Status=status, ItemId=item_id)
     rows = store.query_rows(

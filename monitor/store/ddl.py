@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Optional
 
 from .connection import quote_ident
 
@@ -23,7 +22,7 @@ class Target:
     """Where DDL goes: the database and, optionally, the cluster."""
 
     database: str
-    cluster: Optional[str] = None
+    cluster: str | None = None
 
     def name(self, table: str) -> str:
         """Fully qualified name of the table that stores rows (the local one on a cluster)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -98,7 +98,7 @@ def save_states(store: Store, states: list[IssueState], run_id: str, run_at: dat
     store.insert(ISSUES_TABLE, [s.row(run_id, run_at) for s in states], ISSUE_COLUMNS)
 
 
-def issue_states(store: Store, run_id: str, number: Optional[int] = None) -> list[IssueState]:
+def issue_states(store: Store, run_id: str, number: int | None = None) -> list[IssueState]:
     """Every issue (or issue ``number``) as the given run left it."""
     params: dict[str, Any] = {"run": run_id}
     only = ""

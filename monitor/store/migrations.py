@@ -13,8 +13,8 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .connection import Store, StoreError
 from .baselines import BASELINES
+from .connection import Store, StoreError
 from .corpus import CORPUS
 from .ddl import MIGRATIONS_TABLE, Table, Target, migrations_table_ddl, tables_ddl
 from .embeddings import EMBEDDINGS

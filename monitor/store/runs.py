@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from datetime import datetime
-from typing import Any, Optional
+from typing import Any
 
 from .connection import Store, as_utc, quote_ident
 from .ddl import Table, Target
@@ -68,7 +68,7 @@ class RunInfo:
         return data
 
 
-def latest_run_id(store: Store) -> Optional[str]:
+def latest_run_id(store: Store) -> str | None:
     rows = store.query_rows(f"SELECT RunId FROM {quote_ident(CLUSTER_RUNS_TABLE)} FINAL "
                             f"ORDER BY FinishedAt DESC, RunId DESC LIMIT 1")
     return rows[0][0] if rows else None
@@ -81,7 +81,7 @@ def last_run_ids(store: Store, runs: int) -> list[str]:
         f"LIMIT {{n:UInt32}}", {"n": runs})][::-1]
 
 
-def latest_run(store: Store) -> Optional[RunInfo]:
+def latest_run(store: Store) -> RunInfo | None:
     rows = store.query_rows(
         f"""SELECT RunId, FinishedAt, WindowStart, WindowEnd, Failures, Clustered, Noise, Issues, NewIssues,
                Promoted, Namer, Seconds

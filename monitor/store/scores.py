@@ -13,7 +13,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
-from typing import Any, Optional
+from typing import Any
 
 from ..rubrics.verdicts import RubricResult
 from .connection import Store, equals_filter
@@ -100,7 +100,7 @@ class ScoreRecord:
         return asdict(self)
 
 
-def score_rows(scored: Sequence[ScoredSpan], judge_version: str, scored_at: Optional[datetime] = None) -> list[tuple]:
+def score_rows(scored: Sequence[ScoredSpan], judge_version: str, scored_at: datetime | None = None) -> list[tuple]:
     at = scored_at or datetime.now(timezone.utc)
     rows = []
     for item in scored:
@@ -121,8 +121,8 @@ def write_scores(store: Store, scored: Sequence[ScoredSpan], judge_version: str)
     return len(rows)
 
 
-def list_scores(store: Store, *, trace_id: Optional[str] = None, rubric: Optional[str] = None,
-                judge_version: Optional[str] = None, failing_only: bool = False, limit: int = 100) -> list[ScoreRecord]:
+def list_scores(store: Store, *, trace_id: str | None = None, rubric: str | None = None,
+                judge_version: str | None = None, failing_only: bool = False, limit: int = 100) -> list[ScoreRecord]:
     params: dict[str, Any] = {"limit": limit}
     where = equals_filter(params, TraceId=trace_id.strip().lower() if trace_id else None, Rubric=rubric,
                           JudgeVersion=judge_version) + (" AND Passed = 0" if failing_only else "")

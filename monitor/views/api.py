@@ -17,8 +17,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from ..settings import Settings
 from ..issues.reads import issue_document, issues_document
+from ..settings import Settings
 from ..store.connection import Store
 from ..store.traces import get_trace, list_traces
 

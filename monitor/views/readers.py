@@ -10,7 +10,7 @@ Both answer the same calls with the same records, so a command prints the same e
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Any, Optional
+from typing import Any
 
 from ..issues.reads import issue_document, issues_document, parse_issue_id
 from ..store.connection import Store
@@ -43,14 +43,14 @@ class RemoteError(RuntimeError):
 class RemoteReader:
     """Reads traces and issues from a running ``sumwatch up`` instead of opening the database."""
 
-    def __init__(self, base_url: str, token: Optional[str] = None, timeout: float = 30.0) -> None:
+    def __init__(self, base_url: str, token: str | None = None, timeout: float = 30.0) -> None:
         import httpx
 
         headers = {"authorization": f"Bearer {token}"} if token else {}
         self._client = httpx.Client(base_url=base_url, headers=headers, timeout=timeout)
         self.base_url = base_url
 
-    def _get(self, path: str, params: Optional[dict] = None) -> Any:
+    def _get(self, path: str, params: dict | None = None) -> Any:
         import httpx
 
         try:
@@ -63,7 +63,7 @@ class RemoteReader:
             raise RemoteError(f"{self.base_url}{path}: {response.status_code} {response.text[:200]}")
         return response.json()
 
-    def list_traces(self, limit: int = 20, service: Optional[str] = None) -> list[TraceRow]:
+    def list_traces(self, limit: int = 20, service: str | None = None) -> list[TraceRow]:
         data = self._get("/api/traces", {"limit": limit, **({"service": service} if service else {})})
         return [_record(TraceRow, d) for d in data]
 
@@ -74,7 +74,7 @@ class RemoteReader:
     def issues(self, include_resolved: bool = True) -> dict:
         return self._get("/api/issues", {"resolved": "1" if include_resolved else "0"})
 
-    def issue(self, issue_id: str) -> Optional[dict]:
+    def issue(self, issue_id: str) -> dict | None:
         return self._get(f"/api/issues/{parse_issue_id(issue_id)}")
 
 

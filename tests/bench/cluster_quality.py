@@ -32,13 +32,13 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score  # noqa: E402
 
-from sumwatch.monitor.issues.job import run_clustering  # noqa: E402
 from sumwatch.monitor.demo.run import run_demo, score_demo  # noqa: E402
+from sumwatch.monitor.issues.job import run_clustering  # noqa: E402
 from sumwatch.monitor.scoring.judges import build_cascade  # noqa: E402
 from sumwatch.monitor.settings import Settings  # noqa: E402
 from sumwatch.monitor.store.connection import Store  # noqa: E402
-from sumwatch.monitor.store.migrations import migrate  # noqa: E402
 from sumwatch.monitor.store.issue_members import ISSUE_MEMBERS_TABLE  # noqa: E402
+from sumwatch.monitor.store.migrations import migrate  # noqa: E402
 from sumwatch.tracer import semconv  # noqa: E402
 from sumwatch.tracer.otel_traces import TRACES_TABLE  # noqa: E402
 

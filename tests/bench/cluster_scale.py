@@ -199,6 +199,7 @@ def child(n: int, seed: int, umap_max_fit: int | None) -> dict[str, Any]:
     t_import = time.perf_counter()
     import hdbscan  # noqa: F401  imported here so the figure below covers the libraries' import time
     import umap  # noqa: F401
+
     from sumwatch.clustering.track import KnownIssue
 
     import_s = time.perf_counter() - t_import

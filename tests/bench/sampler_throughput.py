@@ -27,11 +27,11 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from sumwatch.monitor.demo import generate_workload  # noqa: E402
-from sumwatch.monitor.scoring.judges import build_cascade  # noqa: E402
 from sumwatch.monitor.rubrics.cascade import Cascade  # noqa: E402
 from sumwatch.monitor.rubrics.llm import LLMConfig, LLMJudge  # noqa: E402
 from sumwatch.monitor.rubrics.rules import RulesJudge  # noqa: E402
 from sumwatch.monitor.rubrics.verdicts import SummaryCase  # noqa: E402
+from sumwatch.monitor.scoring.judges import build_cascade  # noqa: E402
 from sumwatch.monitor.settings import Settings  # noqa: E402
 
 FAKE = Path(__file__).resolve().parents[1] / "fakes" / "openai_server.py"

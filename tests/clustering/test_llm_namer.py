@@ -11,6 +11,7 @@ import re
 import numpy as np
 import pytest
 from fakes.openai_server import FakeOpenAI, answer, chat_completion, error, sequence
+
 from sumwatch.clustering.llm_namer import LLMNamer
 from sumwatch.clustering.name import ClusterName, KeywordNamer, NameRequest
 from sumwatch.clustering.pipeline import FailureClusterer, PointMeta

@@ -7,6 +7,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 import numpy as np
 import pytest
 from sklearn.metrics import adjusted_rand_score
+
 from sumwatch.clustering.cluster import HdbscanClusterer
 from sumwatch.clustering.embedder import Embedder
 from sumwatch.clustering.name import KeywordNamer

@@ -5,6 +5,7 @@ import hdbscan
 import numpy as np
 import pytest
 from sklearn.metrics import adjusted_rand_score
+
 from sumwatch.clustering.cluster import HdbscanClusterer, predict_unseen
 from sumwatch.clustering.pipeline import FailureClusterer
 from sumwatch.clustering.reduce import UmapReducer

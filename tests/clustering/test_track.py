@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from sumwatch.clustering.track import NEW, ONGOING, REGRESSED, RESOLVED, IssueTracker, KnownIssue
 
 

@@ -25,8 +25,9 @@ import re
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Union
+from typing import Any, Union
 
 import uvicorn
 from starlette.applications import Starlette
@@ -65,8 +66,8 @@ def _tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
-def chat_completion(request: dict, content: str, *, prompt_tokens: Optional[int] = None,
-                    completion_tokens: Optional[int] = None) -> dict:
+def chat_completion(request: dict, content: str, *, prompt_tokens: int | None = None,
+                    completion_tokens: int | None = None) -> dict:
     """An OpenAI-shaped chat completion whose message is ``content``; usage is ~4 characters a token."""
     prompt = _tokens(_message_text(request)) if prompt_tokens is None else prompt_tokens
     completion = _tokens(content) if completion_tokens is None else completion_tokens
@@ -86,8 +87,8 @@ def chat_completion(request: dict, content: str, *, prompt_tokens: Optional[int]
     }
 
 
-def answer(content: Union[str, dict], *, delay_s: float = 0.0, prompt_tokens: Optional[int] = None,
-           completion_tokens: Optional[int] = None) -> Responder:
+def answer(content: str | dict, *, delay_s: float = 0.0, prompt_tokens: int | None = None,
+           completion_tokens: int | None = None) -> Responder:
     """A 200 reply carrying ``content`` (a dict is sent as its JSON text, a str as it is: malformed is fine)."""
     text = content if isinstance(content, str) else json.dumps(content)
 
@@ -98,7 +99,7 @@ def answer(content: Union[str, dict], *, delay_s: float = 0.0, prompt_tokens: Op
     return respond
 
 
-def error(status: int, message: str = "", *, retry_after: Optional[float] = None,
+def error(status: int, message: str = "", *, retry_after: float | None = None,
           delay_s: float = 0.0) -> Responder:
     """An OpenAI-shaped error reply, with a Retry-After header when given."""
     kind = {429: "rate_limit_exceeded", 401: "invalid_api_key"}.get(status, "server_error")
@@ -107,7 +108,7 @@ def error(status: int, message: str = "", *, retry_after: Optional[float] = None
     return lambda request: (status, body, headers, delay_s)
 
 
-def sequence(*responders: Responder, then: Optional[Responder] = None) -> Responder:
+def sequence(*responders: Responder, then: Responder | None = None) -> Responder:
     """Replies in order, one per request; afterwards ``then`` (default: the last one again)."""
     pending = list(responders)
     last = then or (responders[-1] if responders else judge_responder)
@@ -195,7 +196,7 @@ def judge_responder(request: dict) -> Reply:
 class FakeOpenAI:
     """The fake API on 127.0.0.1 (an OS-chosen port), served from a background thread."""
 
-    def __init__(self, responder: Optional[Responder] = None, *, latency_s: float = 0.0,
+    def __init__(self, responder: Responder | None = None, *, latency_s: float = 0.0,
                  host: str = "127.0.0.1", port: int = 0) -> None:
         self.responder: Responder = responder or judge_responder
         self.latency_s = latency_s
@@ -203,9 +204,9 @@ class FakeOpenAI:
         self.in_flight = 0
         self.max_in_flight = 0  # the most requests open at once: shows whether a client serializes
         self._host, self._port = host, port
-        self._server: Optional[uvicorn.Server] = None
-        self._thread: Optional[threading.Thread] = None
-        self._socket: Optional[socket.socket] = None
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._socket: socket.socket | None = None
         self._stopping = False
         routes = [Route(path, self._complete, methods=["POST"])
                   for path in ("/v1/chat/completions", "/chat/completions")]
@@ -248,7 +249,7 @@ class FakeOpenAI:
         while not self._stopping and (left := deadline - time.monotonic()) > 0:
             await asyncio.sleep(min(left, 0.05))
 
-    def start(self) -> "FakeOpenAI":
+    def start(self) -> FakeOpenAI:
         self._stopping = False
         self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -276,7 +277,7 @@ class FakeOpenAI:
             self._socket.close()
         self._server = self._thread = self._socket = None
 
-    def __enter__(self) -> "FakeOpenAI":
+    def __enter__(self) -> FakeOpenAI:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

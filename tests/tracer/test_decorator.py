@@ -189,9 +189,8 @@ def test_context_manager_covers_code_that_is_not_one_function(spans):
 
 def test_context_manager_records_and_propagates_errors(spans):
     provider, exporter = spans
-    with pytest.raises(ValueError, match="bad doc"):
-        with summarization_span(SOURCE, tracer_provider=provider):
-            raise ValueError("bad doc")
+    with pytest.raises(ValueError, match="bad doc"), summarization_span(SOURCE, tracer_provider=provider):
+        raise ValueError("bad doc")
     assert only(exporter).status.status_code is StatusCode.ERROR
 
 

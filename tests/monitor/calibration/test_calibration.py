@@ -7,10 +7,10 @@ from typer.testing import CliRunner
 
 from sumwatch.monitor.calibration.corpus import export_jsonl, import_jsonl, label_item, seed_starter_corpora
 from sumwatch.monitor.calibration.gate import agreement, calibrate, cohen_kappa
-from sumwatch.monitor.store.corpus import CorpusItem, load_items, save_items
 from sumwatch.monitor.cli import app
 from sumwatch.monitor.rubrics.cascade import Cascade
 from sumwatch.monitor.rubrics.verdicts import RubricResult
+from sumwatch.monitor.store.corpus import CorpusItem, load_items, save_items
 
 SOURCE = "The council approved the budget on Monday. Spending on parks rises 12% next year."
 

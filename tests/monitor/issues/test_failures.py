@@ -4,11 +4,17 @@ import json
 
 import numpy as np
 
-from sumwatch.monitor.issues.failures import (Failure, FailingScore, embed_failures, failure_text, load_failures,
-                                       offending_sentence)
+from sumwatch.monitor.issues.failures import (
+    FailingScore,
+    Failure,
+    embed_failures,
+    failure_text,
+    load_failures,
+    offending_sentence,
+)
 from sumwatch.monitor.rubrics.verdicts import RubricResult
-from sumwatch.monitor.store.scores import ScoredSpan, SpanRef, write_scores
 from sumwatch.monitor.store.embeddings import EMBEDDINGS_TABLE
+from sumwatch.monitor.store.scores import ScoredSpan, SpanRef, write_scores
 
 NS = 1_700_000_000_000_000_000
 

@@ -11,18 +11,17 @@ from sklearn.metrics import adjusted_rand_score
 from typer.testing import CliRunner
 
 from sumwatch.monitor.calibration.corpus import label_item
-from sumwatch.monitor.store.corpus import NEEDS_LABEL, load_items
 from sumwatch.monitor.cli import app
 from sumwatch.monitor.issues.job import run_clustering
-from sumwatch.monitor.store.runs import latest_run_id
 from sumwatch.monitor.issues.reads import get_issue, list_issues
 from sumwatch.monitor.settings import Settings
 from sumwatch.monitor.store.connection import Store
-from sumwatch.monitor.store.migrations import migrate
+from sumwatch.monitor.store.corpus import NEEDS_LABEL, load_items
 from sumwatch.monitor.store.embeddings import EMBEDDINGS_TABLE
 from sumwatch.monitor.store.issue_members import ISSUE_MEMBERS_TABLE
 from sumwatch.monitor.store.issues import ISSUES_TABLE
-from sumwatch.monitor.store.runs import CLUSTER_RUNS_TABLE
+from sumwatch.monitor.store.migrations import migrate
+from sumwatch.monitor.store.runs import CLUSTER_RUNS_TABLE, latest_run_id
 from sumwatch.monitor.store.scores import SCORES_TABLE
 from sumwatch.tracer import semconv
 from sumwatch.tracer.otel_traces import TRACES_TABLE

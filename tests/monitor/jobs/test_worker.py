@@ -21,8 +21,8 @@ from typer.testing import CliRunner
 
 from sumwatch.monitor.cli import app
 from sumwatch.monitor.demo.run import run_demo
-from sumwatch.monitor.scoring.judges import build_cascade
 from sumwatch.monitor.jobs.worker import CLUSTERING_JOB, SAMPLER_JOB, Worker, crontab_trigger
+from sumwatch.monitor.scoring.judges import build_cascade
 from sumwatch.tracer import summarization
 
 SUMWATCH = str(Path(sys.executable).with_name("sumwatch"))

@@ -147,7 +147,7 @@ async def test_a_429_without_retry_after_backs_off_exponentially():
     assert result.passed and len(fake.requests) == 3
     first_wait = fake.requests[1].at - fake.requests[0].at
     second_wait = fake.requests[2].at - fake.requests[1].at
-    assert 0.05 <= first_wait and 0.1 <= second_wait  # 0.1 then 0.2, each jittered down by at most half
+    assert first_wait >= 0.05 and second_wait >= 0.1  # 0.1 then 0.2, each jittered down by at most half
 
 
 async def test_server_errors_until_retries_run_out_give_an_error_verdict():

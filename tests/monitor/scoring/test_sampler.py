@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from sumwatch.monitor.scoring import sampler as sampler_module
 from sumwatch.monitor.demo.run import run_demo
 from sumwatch.monitor.ingest.backfill import SpanBuilder, parse_record
+from sumwatch.monitor.scoring import sampler as sampler_module
 from sumwatch.monitor.scoring.sampler import Sampler, SamplingPolicy, SpanSelector
 from sumwatch.monitor.store.scores import list_scores
 from sumwatch.monitor.store.watermarks import read_watermark
@@ -141,8 +141,8 @@ def test_evaluation_events_are_written_as_child_spans(store, rules_cascade):
 def test_llm_failures_are_recorded_as_errors_then_retried_on_the_next_pass(store):
     from fakes.openai_server import FakeOpenAI, error, judge_responder
 
-    from sumwatch.monitor.scoring.judges import build_cascade
     from sumwatch.monitor.rubrics.llm import LLMConfig, LLMJudge
+    from sumwatch.monitor.scoring.judges import build_cascade
     from sumwatch.monitor.settings import Settings
 
     run_demo(store, n=3, seed=12)

@@ -7,8 +7,8 @@ import textwrap
 import pytest
 
 from sumwatch.monitor.store.connection import Store
-from sumwatch.monitor.store.migrations import MIGRATIONS, MigrationError, migrate, pending
 from sumwatch.monitor.store.ddl import Target
+from sumwatch.monitor.store.migrations import MIGRATIONS, MigrationError, migrate, pending
 from sumwatch.monitor.store.traces import otel_traces_ddl
 from sumwatch.tracer.otel_traces import COLUMNS
 
