@@ -11,7 +11,7 @@
 Depends on OpenTelemetry only; never imports numpy, torch or ClickHouse at import time.
 """
 
-from .capture import CapturePolicy
+from .capture import CapturePolicy, word_count
 from .decorator import (
     SummarizationSpan,
     Usage,
@@ -33,4 +33,5 @@ __all__ = [
     "summarization",
     "summarization_attributes",
     "summarization_span",
+    "word_count",
 ]

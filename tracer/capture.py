@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -44,8 +45,16 @@ def source_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+_COUNTED_WORD = re.compile(r"[^\s\W_]\S*|\S*?[^\W_]\S*")
+
+
 def word_count(text: str) -> int:
-    return len(text.split())
+    """Words as sumwatch counts them everywhere (span attributes and length bands): whitespace-separated
+    tokens holding a letter or digit, so a lone "-" or "," of tokenized text is not a word.
+
+        word_count("Sales rose 4 % , to $ 36 m .")   # 6
+    """
+    return len(_COUNTED_WORD.findall(text))
 
 
 _policy = CapturePolicy()

@@ -45,10 +45,6 @@ GEN_AI_RESPONSE_MODEL = "gen_ai.response.model"
 GEN_AI_INPUT_TOKENS = "gen_ai.usage.input_tokens"
 GEN_AI_OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
 
-# -- demo workload only: ground truth the scorer must never read ------------------------
-DEMO_PLANTED_MODE = "sumwatch.demo.planted_mode"
-DEMO_PLANTED_DETAIL = "sumwatch.demo.planted_detail"
-
 SPAN_NAME = "summarize"
 INSTRUMENTATION_NAME = "sumwatch.tracer"
 

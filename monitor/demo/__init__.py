@@ -30,6 +30,10 @@ from .perturb import (
     plant,
 )
 
+# Ground truth the demo writes on its spans; the scorers never read these.
+PLANTED_MODE_ATTR = "sumwatch.demo.planted_mode"
+PLANTED_DETAIL_ATTR = "sumwatch.demo.planted_detail"
+
 __all__ = ["BANDS", "DEFAULT_RATES", "DOMAINS", "DemoCase", "PLANTED_MODES", "generate_workload"]
 
 _ALL_MODES = ("none",) + PLANTED_MODES

@@ -23,7 +23,7 @@ from sumwatch.tracer import configure, from_arg, record_usage, semconv, summariz
 from sumwatch.tracer.otel_traces import TRACES_TABLE
 
 from ..store.connection import Store
-from . import DemoCase, generate_workload
+from . import PLANTED_DETAIL_ATTR, PLANTED_MODE_ATTR, DemoCase, generate_workload
 
 RUN_KEY = "demo_run"  # metadata key: summarization.metadata.demo_run
 DEMO_MODEL = "demo-summarizer-1"
@@ -58,8 +58,8 @@ def build_summarizer(provider: TracerProvider, run_id: str) -> Callable[..., str
         summary = case.summary  # stands in for the model's answer
         record_usage(model=DEMO_MODEL, input_tokens=_tokens(source), output_tokens=_tokens(summary))
         span = trace.get_current_span()
-        span.set_attribute(semconv.DEMO_PLANTED_MODE, case.planted_mode)
-        span.set_attribute(semconv.DEMO_PLANTED_DETAIL, json.dumps(case.planted_detail, sort_keys=True))
+        span.set_attribute(PLANTED_MODE_ATTR, case.planted_mode)
+        span.set_attribute(PLANTED_DETAIL_ATTR, json.dumps(case.planted_detail, sort_keys=True))
         return summary
 
     return summarize
@@ -87,7 +87,7 @@ def read_back(store: Store, run_id: str, generated: int) -> DemoResult:
     run_filter = f"{a}['{semconv.METADATA_PREFIX}{RUN_KEY}'] = {{run:String}}"
     params = {"run": run_id}
     by_mode = dict(store.query_rows(
-        f"SELECT {a}['{semconv.DEMO_PLANTED_MODE}'] AS m, count() FROM {TRACES_TABLE} WHERE {run_filter} "
+        f"SELECT {a}['{PLANTED_MODE_ATTR}'] AS m, count() FROM {TRACES_TABLE} WHERE {run_filter} "
         f"GROUP BY m ORDER BY m", params))
     by_domain = dict(store.query_rows(
         f"SELECT {a}['{semconv.DOMAIN}'] AS d, count() FROM {TRACES_TABLE} WHERE {run_filter} "
@@ -96,8 +96,8 @@ def read_back(store: Store, run_id: str, generated: int) -> DemoResult:
         {"trace_id": tid, "domain": dom, "band": band, "planted_mode": mode, "summary": " ".join(s.split())[:160]}
         for tid, dom, band, mode, s in store.query_rows(
             f"SELECT TraceId, {a}['{semconv.DOMAIN}'], {a}['{semconv.SUMMARIZATION_BAND}'], "
-            f"{a}['{semconv.DEMO_PLANTED_MODE}'], {a}['{semconv.OUTPUT_VALUE}'] FROM {TRACES_TABLE} "
-            f"WHERE {run_filter} ORDER BY Timestamp LIMIT 1 BY {a}['{semconv.DEMO_PLANTED_MODE}'] LIMIT 4", params)
+            f"{a}['{PLANTED_MODE_ATTR}'], {a}['{semconv.OUTPUT_VALUE}'] FROM {TRACES_TABLE} "
+            f"WHERE {run_filter} ORDER BY Timestamp LIMIT 1 BY {a}['{PLANTED_MODE_ATTR}'] LIMIT 4", params)
     ]
     return DemoResult(run_id=run_id, generated=generated, stored=sum(by_mode.values()),
                       by_mode={k: int(v) for k, v in by_mode.items()},
@@ -126,7 +126,7 @@ def score_demo(store: Store, cascade: Any, run_id: str,
     report = Sampler(store, cascade).run_pass(on_progress=on_progress)
     a = "SpanAttributes"
     rows = store.query_rows(
-        f"""SELECT t.TraceId, t.SpanId, t.{a}['{semconv.DEMO_PLANTED_MODE}'], s.Rubric, s.Passed
+        f"""SELECT t.TraceId, t.SpanId, t.{a}['{PLANTED_MODE_ATTR}'], s.Rubric, s.Passed
         FROM {TRACES_TABLE} AS t
         INNER JOIN (SELECT TraceId, SpanId, Rubric, Passed FROM {SCORES_TABLE} FINAL
                     WHERE JudgeVersion = {{jv:String}}) AS s

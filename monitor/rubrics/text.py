@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache, partial
 
+from sumwatch.tracer import word_count as tracer_word_count
+
 NUMBER, PERCENT, MONEY, QUANTITY = "number", "percent", "money", "quantity"
 DATE, ENTITY = "date", "entity"
 NEGATION, QUANTIFIER, HEDGE, CAUSAL = "negation", "quantifier", "hedge", "causal"
@@ -171,12 +173,8 @@ def words(text: str) -> list[str]:
     return _NOT_ALNUM_RE.sub("", text.lower()).split()
 
 
-_COUNTED_WORD_RE = re.compile(r"[^\s\W_]\S*|\S*?[^\W_]\S*")
-
-
-def word_count(text: str) -> int:
-    """Words as length bands count them: whitespace tokens holding a letter or digit."""
-    return len(_COUNTED_WORD_RE.findall(text))
+# one word counter for the whole project: the tracer records summary.word_count with it
+word_count = tracer_word_count
 
 
 _STOPWORDS = frozenset(["a", "an", "the", "and", "or", "but", "if", "then", "than", "that", "this", "these", "those", "there", "here", "of", "to", "in", "on", "at", "for", "by", "with", "from", "as", "into", "onto", "upon", "about", "over", "under", "after", "before", "during", "while", "within", "without", "across", "through", "throughout", "between", "among", "against", "per", "via", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "done", "doing", "has", "have", "had", "having", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "it", "its", "it's", "they", "them", "their", "theirs", "he", "him", "his", "she", "her", "hers", "we", "us", "our", "ours", "you", "your", "yours", "i", "me", "my", "mine", "who", "whom", "whose", "which", "what", "when", "where", "why", "how", "also", "just", "only", "very", "too", "so", "such", "any", "both", "either", "each", "other", "another", "same", "own", "more", "most", "much", "many", "some", "few", "all", "every", "no", "not", "nor", "never", "none", "nothing", "out", "off", "again", "further", "once", "still", "yet", "even", "ever", "already", "about", "around", "approximately", "roughly", "nearly", "almost", "some", "said", "says", "say", "according", "didn't", "don't", "doesn't", "isn't", "wasn't", "weren't", "won't", "can't", "couldn't", "wouldn't", "shouldn't", "hasn't", "haven't", "hadn't", "aren't", "mr", "mrs", "ms", "dr", "new", "s", "percent", "pct", "dollar", "dollars", "euro", "euros", "usd"])

@@ -32,6 +32,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score  # noqa: E402
 
+from sumwatch.monitor.demo import PLANTED_MODE_ATTR  # noqa: E402
 from sumwatch.monitor.demo.run import run_demo, score_demo  # noqa: E402
 from sumwatch.monitor.issues.job import run_clustering  # noqa: E402
 from sumwatch.monitor.scoring.judges import build_cascade  # noqa: E402
@@ -39,7 +40,6 @@ from sumwatch.monitor.settings import Settings  # noqa: E402
 from sumwatch.monitor.store.connection import Store  # noqa: E402
 from sumwatch.monitor.store.issue_members import ISSUE_MEMBERS_TABLE  # noqa: E402
 from sumwatch.monitor.store.migrations import migrate  # noqa: E402
-from sumwatch.tracer import semconv  # noqa: E402
 from sumwatch.tracer.otel_traces import TRACES_TABLE  # noqa: E402
 
 TARGETS = {"ari": 0.80, "clustered_share": 0.90, "kept_id_share": 0.95}
@@ -56,7 +56,7 @@ def _members(store: Store, run_id: str) -> dict[tuple[str, str], int]:
 
 def _planted(store: Store) -> dict[tuple[str, str], str]:
     return {(t, s): m for t, s, m in store.query_rows(
-        f"SELECT TraceId, SpanId, SpanAttributes['{semconv.DEMO_PLANTED_MODE}'] FROM {TRACES_TABLE}")}
+        f"SELECT TraceId, SpanId, SpanAttributes['{PLANTED_MODE_ATTR}'] FROM {TRACES_TABLE}")}
 
 
 def _trace_and_score(store: Store, cascade, n: int, seed: int) -> float:

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from sumwatch.monitor.calibration.corpus import label_item
 from sumwatch.monitor.cli import app
+from sumwatch.monitor.demo import PLANTED_MODE_ATTR
 from sumwatch.monitor.issues.job import run_clustering
 from sumwatch.monitor.issues.reads import get_issue, list_issues
 from sumwatch.monitor.settings import Settings
@@ -23,7 +24,6 @@ from sumwatch.monitor.store.issues import ISSUES_TABLE
 from sumwatch.monitor.store.migrations import migrate
 from sumwatch.monitor.store.runs import CLUSTER_RUNS_TABLE, latest_run_id
 from sumwatch.monitor.store.scores import SCORES_TABLE
-from sumwatch.tracer import semconv
 from sumwatch.tracer.otel_traces import TRACES_TABLE
 
 runner = CliRunner()
@@ -53,7 +53,7 @@ def scored(store, scored_db):
 
 def _planted(store):
     return {(t, s): m for t, s, m in store.query_rows(
-        f"SELECT TraceId, SpanId, SpanAttributes['{semconv.DEMO_PLANTED_MODE}'] FROM {TRACES_TABLE}")}
+        f"SELECT TraceId, SpanId, SpanAttributes['{PLANTED_MODE_ATTR}'] FROM {TRACES_TABLE}")}
 
 
 def test_a_run_turns_failing_spans_into_named_issues_that_match_the_planted_failures(scored, settings):
