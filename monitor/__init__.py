@@ -1,0 +1,14 @@
+"""The sumwatch backend, one room per stage of the data flow (lowest first; a room imports only rooms before it):
+
+    settings     the one Settings object, read from the environment once
+    rubrics      the four rubrics and their judge tiers (rules, embeddings, LLM): pure, no I/O
+    store        ClickHouse: connection, migrations, one module per table (DDL, columns, rows <-> records)
+    ingest       OTLP/HTTP receiver, OTLP decoding, group-commit writer, JSONL backfill
+    scoring      the sampler and the judge cascade built from settings
+    calibration  corpora management and the kappa gate on judge changes
+    issues       the clustering job, failure texts, issue reads
+    views        the read API served by `sumwatch up`, and the readers the CLI prints from
+    jobs         the scheduler (sampler on an interval, clustering on a cron)
+    demo         a generated workload with planted failures, traced through the whole loop
+    cli          the `sumwatch` command, one module per command group
+"""

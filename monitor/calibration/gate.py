@@ -3,9 +3,10 @@
     report = calibrate(store, cascade, "factuality")          # Cohen's kappa, overall and per bucket
     report.gate.passed                                        # False: kappa fell vs the baseline
 
-Only ``labelled`` corpus items count (see :mod:`sumwatch.monitor.store.corpus`). Each calibration run is compared with the stored baseline of the rubric (the latest recorded,
-any judge version) and fails when overall kappa drops by more than 0.05 or a bucket's by more than
-0.10; a passing run becomes the new baseline for its judge version.
+Only ``labelled`` corpus items count (see :mod:`sumwatch.monitor.store.corpus`). Each calibration run
+is compared with the stored baseline of the rubric (the latest recorded, any judge version) and fails
+when overall kappa drops by more than 0.05 or a bucket's by more than 0.10; a passing run becomes the
+new baseline for its judge version.
 
 Per-bucket kappa: a bucket (e.g. ``negation_flip``) holds items of mostly one human verdict, where
 kappa on its own is undefined, so a bucket's kappa is computed on its items together with the
@@ -78,7 +79,8 @@ class CalibrationReport:
         return asdict(self)
 
 
-def agreement(rubric: str, items: Sequence[CorpusItem], verdicts: Sequence[str], judge_version: str) -> CalibrationReport:
+def agreement(rubric: str, items: Sequence[CorpusItem], verdicts: Sequence[str],
+              judge_version: str) -> CalibrationReport:
     human = [i.human_verdict for i in items]
     passing = PASSING[rubric]
     confusion: dict[str, dict[str, int]] = {}

@@ -198,7 +198,8 @@ def request_to_rows(request: ExportTraceServiceRequest) -> list[tuple]:
     return rows
 
 
-def decode_traces(body: bytes, *, content_type: str | None, content_encoding: str | None, max_bytes: int) -> list[tuple]:
+def decode_traces(body: bytes, *, content_type: str | None, content_encoding: str | None,
+                  max_bytes: int) -> list[tuple]:
     """Body of a POST /v1/traces -> rows in ``otel_traces`` column order."""
     if len(body) > max_bytes:
         raise PayloadTooLarge(f"body of {len(body)} bytes exceeds the {max_bytes}-byte limit")

@@ -33,7 +33,9 @@ from sumwatch.tracer import summarization
 from sumwatch.tracer.exporters import ClickHouseSpanExporter
 from sumwatch.tracer.otel_traces import COLUMNS, INSERT_FORMAT, TRACES_TABLE, encode_rows, spans_to_rows
 
-WORDS = ["revenue", "margin", "quarter", "guidance", "board", "approved", "shipments", "hospital", "patients", "trial", "dosage", "council", "budget", "meeting", "action", "owner", "deadline", "outage", "latency", "rollback", "customers"]
+WORDS = ["revenue", "margin", "quarter", "guidance", "board", "approved", "shipments", "hospital", "patients",
+         "trial", "dosage", "council", "budget", "meeting", "action", "owner", "deadline", "outage", "latency",
+         "rollback", "customers"]
 
 CLIENT = r"""
 import http.client, json, sys, threading, time, urllib.parse

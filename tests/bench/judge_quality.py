@@ -212,7 +212,8 @@ def main() -> None:
         "content-term support only": [regrounded(g, 1.0) for g in grounded],
         "rules groundedness": [r[GROUNDEDNESS].score for r in ruled],
         "rules factuality": [r[FACTUALITY].score for r in ruled],
-        "product + rules factuality at 0.1": [consistency_score(g, r[FACTUALITY], 0.1) for g, r in zip(grounded, ruled)],
+        "product + rules factuality at 0.1": [consistency_score(g, r[FACTUALITY], 0.1)
+                                              for g, r in zip(grounded, ruled)],
     }
     seconds = time.perf_counter() - started
 
@@ -242,8 +243,8 @@ def main() -> None:
         groups[(g.verdict, g.confident)].append(row.human)
     for (verdict, confident), human in sorted(groups.items()):
         share_5 = sum(h == 5 for h in human) / len(human)
-        print(f"  {verdict:<10} confident={str(confident):<5} n={len(human):<5} mean human {statistics.fmean(human):.2f}"
-              f"  rated 5: {share_5:.0%}")
+        print(f"  {verdict:<10} confident={str(confident):<5} n={len(human):<5} "
+              f"mean human {statistics.fmean(human):.2f}  rated 5: {share_5:.0%}")
     print(f"\ntimings: embedding tier {embed_s:.1f}s ({'no cache' if args.no_cache else 'file cache'}), "
           f"rules tier {rules_s:.1f}s, total {seconds:.1f}s")
 
@@ -270,7 +271,8 @@ def main() -> None:
                       "odd": {k: round(v, 4) for k, v in halves["odd"].items()},
                       "target_kendall": TARGET_KENDALL, "met": tau >= TARGET_KENDALL,
                       "perturbations": {"false_positive_rate": detection["false_positive_rate"],
-                                        "recall": {m: d["recall"] for m, d in detection["modes"].items() if m != "none"},
+                                        "recall": {m: d["recall"] for m, d in detection["modes"].items()
+                                                   if m != "none"},
                                         "met": detection["met"]},
                       "judge_version": judge.version, "seconds": round(seconds, 1),
                       "embedding_seconds": round(embed_s, 1), "cached": not args.no_cache}))

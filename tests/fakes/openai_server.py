@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
@@ -35,7 +35,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-Body = Union[dict, list, str, bytes]
+Body = dict | list | str | bytes
 Reply = tuple[int, Body, dict[str, str], float]
 Responder = Callable[[dict], Reply]
 

@@ -76,7 +76,8 @@ def test_large_file_is_inserted_in_batches(store, tmp_path):
     report = ingest_file(store, write_lines(tmp_path / "big.jsonl", lines), batch_size=50,
                          on_progress=lambda stored, bad: seen.append(stored))
     assert report.stored == 120 and seen == [50, 100, 120]
-    assert store.query_rows("SELECT uniqExact(SpanAttributes['summarization.document.id']) FROM otel_traces") == [(120,)]
+    distinct_docs = "SELECT uniqExact(SpanAttributes['summarization.document.id']) FROM otel_traces"
+    assert store.query_rows(distinct_docs) == [(120,)]
 
 
 def test_timestamps():

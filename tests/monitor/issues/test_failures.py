@@ -53,7 +53,8 @@ def test_primary_failure_is_the_most_trusted_tier_then_the_lowest_score(store):
 
 def test_the_latest_judgement_of_a_span_wins(store):
     ref = SpanRef("1" * 32, "2" * 16, NS, "svc")
-    write_scores(store, [ScoredSpan(ref, {"factuality": _result("factuality", "entity_wrong", "rules", "entity_swap")})], "v1")
+    wrong = _result("factuality", "entity_wrong", "rules", "entity_swap")
+    write_scores(store, [ScoredSpan(ref, {"factuality": wrong})], "v1")
     write_scores(store, [ScoredSpan(ref, {"factuality": _result("factuality", "correct", "llm", "")})], "v2")
     assert load_failures(store, NS, NS + 1) == []
 
