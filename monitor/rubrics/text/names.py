@@ -1,0 +1,129 @@
+"""Proper names, by capitalization, and whether a name is supported by a text."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .dates import _MONTHS, _WEEKDAYS
+from .records import ENTITY, OPENER, Item
+from .sentences import _ABBREVIATIONS
+from .words import _STOPWORDS
+
+_TITLES = frozenset([
+    "mr", "mrs", "ms", "dr", "prof", "sir", "dame", "mayor", "president", "chancellor", "minister", "secretary",
+    "senator", "sen", "governor", "gov", "judge", "justice", "ceo", "cfo", "coo", "cto", "chairman", "chairwoman",
+    "chair", "director", "commissioner", "councillor", "councilor", "inspector", "officer", "professor", "doctor",
+    "sheriff", "chief", "premier", "king", "queen", "prince", "princess", "pope", "bishop", "coach", "rep",
+    "representative", "gen", "general", "lt", "col", "capt", "sgt", "rev", "hon", "deputy", "vice", "acting",
+    "interim", "former", "executive",
+])
+_ORG_WORDS = frozenset([
+    "inc", "corp", "corporation", "co", "ltd", "llc", "plc", "group", "holdings", "bank", "university", "college",
+    "institute", "hospital", "clinic", "health", "healthcare", "council", "committee", "board", "agency",
+    "department", "ministry", "authority", "commission", "association", "foundation", "partners", "capital",
+    "systems", "technologies", "technology", "labs", "laboratories", "pharmaceuticals", "pharma", "therapeutics",
+    "foods", "motors", "airlines", "airways", "energy", "steel", "industries", "services", "solutions", "analytics",
+    "software", "cloud", "networks", "media", "news", "times", "post", "fund", "trust", "school", "center",
+    "centre", "city", "county", "state", "federal", "national", "international", "global", "society", "union",
+    "party", "court", "police", "infrastructure", "logistics",
+])
+_COMMON_OPENERS = frozenset([
+    "however", "meanwhile", "overall", "perhaps", "still", "also", "today", "yesterday", "tomorrow", "last", "next",
+    "after", "before", "during", "while", "despite", "although", "because", "since", "if", "when", "as", "once",
+    "then", "thus", "therefore", "instead", "only", "even", "both", "each", "every", "all", "most", "some", "many",
+    "several", "few", "nearly", "almost", "about", "around", "more", "less", "net", "gross", "total", "revenue",
+    "sales", "profit", "shares", "analysts", "officials", "researchers", "investors", "members", "directors",
+    "engineers", "patients", "customers", "residents", "staff", "management", "earlier", "later", "separately",
+    "similarly", "additionally", "further", "furthermore", "moreover", "notably", "importantly", "finally", "first",
+    "second", "third", "here", "there", "these", "those", "this", "that", "it", "its", "our", "their", "his", "her",
+    "we", "they", "you", "he", "she", "i", "yes", "no", "not", "new", "other", "such", "according", "under", "over",
+    "in", "on", "at", "for", "with", "from", "by", "to", "of", "and", "or", "but", "so", "yet", "a", "an", "the",
+    "what", "who", "which", "where", "how", "why",
+])
+_CONNECTORS = frozenset({"of", "for", "de", "del", "da", "van", "von", "der", "la", "le", "du", "&"})
+_ACRONYM_RE = re.compile(r"(?:[A-Z]\.){2,}")
+
+
+@lru_cache(maxsize=16384)
+def _core(token: str) -> str:
+    t = token.lower().replace("’", "'")
+    if t.endswith("'s"):
+        t = t[:-2]
+    elif t.endswith("'"):
+        t = t[:-1]
+    return t.replace(".", "")
+
+
+# Runs of capitalized words, joined by single spaces or a connector ("Bank of America").
+_CAP_RUN_RE = re.compile(
+    r"(?<![\w'’.-])[A-Z][\w'’&.-]*(?:\s(?:(?:of|for|de|del|da|van|von|der|la|le|du|&)\s)?[A-Z][\w'’&.-]*)*")
+_LONG_WORD_RE = re.compile(r"\b[A-Za-z]{4,}\b")
+_SPACE_SPLIT_RE = re.compile(r"\S+")
+
+
+def _opens_statement(sentence: str, start: int) -> bool:
+    before = sentence[:start].rstrip()
+    return not before.strip("\"'“‘(*") or before.endswith((":", "\"", "“", "‘"))
+
+
+def _entity_items(sentence: str, lowercase_vocab: frozenset[str],
+                  figures: tuple[tuple[int, int], ...] = ()) -> list[Item]:
+    if sum(1 for w in sentence.split() if w[:1].isupper()) >= 4 and not sentence.rstrip("\"'”’)").endswith(
+            (".", "!", "?")):
+        longs = _LONG_WORD_RE.findall(sentence)
+        if len(longs) >= 4 and all(w[0].isupper() for w in longs):
+            return []  # a headline in title case: capitals say nothing there
+    out: list[Item] = []
+    for m in _CAP_RUN_RE.finditer(sentence):
+        run: list[tuple[int, str]] = []
+        for t in _SPACE_SPLIT_RE.finditer(m.group(0)):
+            tok, start = t.group(0), m.start() + t.start()
+            if any(a <= start < b for a, b in figures):  # "Q3", "May 5": a date, not part of a name
+                _emit(sentence, run, lowercase_vocab, out)
+                run = []
+                continue
+            low = tok.lower()
+            if low in _CONNECTORS:
+                if run and _core(run[-1][1]) in _ORG_WORDS | _TITLES:
+                    run.append((start, tok))  # "Bank of America", "Mayor of London"
+                else:
+                    _emit(sentence, run, lowercase_vocab, out)  # "Aisha Mwangi of Acme" is two names
+                    run = []
+                continue
+            ends = tok.endswith(".") and not _ACRONYM_RE.fullmatch(tok) and low[:-1] not in _ABBREVIATIONS
+            run.append((start, tok.rstrip(".-") if ends else tok.rstrip("-")))
+            if ends:  # a sentence-final dot inside the match: the name stops here
+                _emit(sentence, run, lowercase_vocab, out)
+                run = []
+        _emit(sentence, run, lowercase_vocab, out)
+    return out
+
+
+def _emit(sentence: str, run: list[tuple[int, str]], vocab: frozenset[str], out: list[Item]) -> None:
+    while run and run[-1][1].lower() in _CONNECTORS:
+        run.pop()
+    while run:
+        low = _core(run[0][1])
+        common = any(w in _COMMON_OPENERS or w in _STOPWORDS or w in vocab for w in {low, *low.split("-")})
+        if (common and _opens_statement(sentence, run[0][0])) or low in _MONTHS or low in _WEEKDAYS or low == "i":
+            run.pop(0)
+            continue
+        break
+    parts = [_core(tok) for _, tok in run if tok.lower() not in _CONNECTORS]
+    key = [p for p in parts if p and p not in _TITLES and p not in _MONTHS and p not in _WEEKDAYS]
+    if not key or not any(ch.isalpha() for ch in "".join(key)):
+        return
+    a, b = run[0][0], run[-1][0] + len(run[-1][1])
+    first = run[0][1]
+    lone_opener = len(run) == 1 and _opens_statement(sentence, a) and not first.endswith(("'s", "’s"))
+    out.append(Item(ENTITY, sentence[a:b], a, b, key=" ".join(key), unit=OPENER if lone_opener else _shape(key)))
+
+
+def _shape(parts: list[str]) -> str:
+    """'org' (names an organisation word), 'person' (two or three plain name words) or 'other'."""
+    if any(p in _ORG_WORDS for p in parts):
+        return "org"
+    if 2 <= len(parts) <= 3 and all(p.isalpha() for p in parts):
+        return "person"
+    return "other"
