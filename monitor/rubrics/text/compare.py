@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 import re
 
-from .numbers import _scale_of
-from .parsing import ParsedText, _first_letters
+from .numbers import scale_of
+from .parsing import ParsedText, first_letters
 from .records import MONEY, PERCENT, Item
-from .words import _SYNONYMS, stem
+from .words import SYNONYMS, stem
 
 
 def _comparable(a: Item, b: Item) -> bool:
@@ -53,7 +53,7 @@ def unit_differs(a: Item, b: Item) -> bool:
     if a.dimension and b.dimension and a.dimension == b.dimension and a.unit != b.unit:
         return math.isclose(a.value, b.value, rel_tol=1e-9) and not values_match(a, b)
     if a.kind == b.kind == MONEY and a.unit == b.unit:
-        sa, sb = _scale_of(a), _scale_of(b)
+        sa, sb = scale_of(a), scale_of(b)
         return sa != sb and math.isclose(a.value / sa, b.value / sb, rel_tol=1e-9)
     return False
 
@@ -80,9 +80,9 @@ def entity_supported(item: Item, doc: ParsedText) -> bool:
     """Whether every part of a name appears in a text (any case, possessives ignored), or an acronym
     the text spells out: "ER" is supported by "emergency room"."""
     for part in (p for chunk in item.key.split() for p in re.split(r"[-–]", chunk) if p):
-        if part in doc.tokens or stem(part) in doc.terms or _SYNONYMS.get(stem(part)) in doc.terms:
+        if part in doc.tokens or stem(part) in doc.terms or SYNONYMS.get(stem(part)) in doc.terms:
             continue
-        if part.isalpha() and 2 <= len(part) <= 5 and part in _first_letters(doc.text):
+        if part.isalpha() and 2 <= len(part) <= 5 and part in first_letters(doc.text):
             continue
         if len(part) >= 4 and any(t[:4] == part[:4] and _DEMONYM_RE.search(max(t, part, key=len))
                                   for t in doc.tokens if len(t) >= 4):

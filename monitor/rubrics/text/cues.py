@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from .matching import _Cue
+from .matching import Cue
 from .records import QUANTIFIER, Item
 
-_NEGATION_RE = _Cue(
+NEGATION_RE = Cue(
     r"n['’]t\b|\b(?<!-)(?:not\b(?!\s+only\b|\s+least\b)|cannot\b|never\b|none\b|nothing\b|nobody\b|neither\b|"
     r"nor\b|without\b(?!\s+(?:saying|a\s+doubt|doubt|question|exception))|"
     r"no\b(?!\s+(?:later|more|less|fewer|sooner|earlier)\s+than\b|\s+doubt\b)|instead\s+of\b|rather\s+than\b|"
@@ -16,7 +16,7 @@ _NEGATION_RE = _Cue(
     hints=("no", "n't", "n’t", "never", "without", "neither", "nor", "fail", "declin", "refus", "instead", "rather"))
 # Predicates that carry a negation inside them: "rejected" says what "did not approve" says, so a
 # paraphrase from one to the other is no polarity flip.
-_NEGATIVE_PREDICATE_RE = _Cue(
+_NEGATIVE_PREDICATE_RE = Cue(
     r"\b(?:reject(?:s|ed|ing)?|veto(?:es|ed)|turn(?:s|ed)?\s+down|vot(?:e|es|ed)\s+(?:down|against)|"
     r"rule[sd]?\s+out|scrapped|shelved|abandon(?:s|ed)|cancel(?:s|led|ed)|halt(?:s|ed)|stopp(?:ed|ing)|"
     r"block(?:ed|ing)|den(?:y|ies|ied)|missed|lack(?:s|ed|ing)?|unable|unchanged|withheld|withdr[ae]w|withdrawn|"
@@ -40,7 +40,7 @@ for _strength, _phrases in (
 ):
     for _p in _phrases.split("|"):
         _QUANTIFIER_PHRASES[_p] = _strength
-_QUANTIFIER_RE = _Cue(
+_QUANTIFIER_RE = Cue(
     r"\b(?:" + "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in
                         sorted(_QUANTIFIER_PHRASES, key=len, reverse=True)) + r")\b",
     hints=tuple({max(p.split(), key=len) for p in _QUANTIFIER_PHRASES}))
@@ -55,7 +55,7 @@ _NEEDS_PLURAL_AFTER = frozenset({"most", "certain", "various"})
 _PLURAL_AFTER_RE = re.compile(r"\s+(?:of\b|the\b|[a-z]+s\b)")
 _CLAUSE_END_RE = re.compile(r"\s*(?:[,.;:)]|$)")
 
-_HEDGE_RE = _Cue(
+HEDGE_RE = Cue(
     r"\b(?:may|might|could|possibly|perhaps|maybe|probably|likely|unlikely|seemingly|seems?|seemed|"
     r"appears?\s+to|appeared\s+to|apparently|somewhat|arguably|reportedly|allegedly|presumably|potentially|"
     r"conceivably|supposedly|suggests?|tentative(?:ly)?|it\s+is\s+possible|to\s+some\s+(?:extent|degree)|"
@@ -67,7 +67,7 @@ _HEDGE_RE = _Cue(
            "extent", "degree", "ways", "less", "sort", "kind", "believed", "thought", "said", "think", "believe",
            "relatively", "fairly", "uncertain", "unclear"))
 
-_CAUSAL_RE = _Cue(
+CAUSAL_RE = Cue(
     r"\b(?:because(?:\s+of)?|due\s+to|owing\s+to|thanks\s+to|as\s+a\s+(?:direct\s+)?(?:result|consequence)(?:\s+of)?|"
     r"result(?:ed|ing|s)?\s+in|driven\s+by|dr(?:ove|ives|iving)|l(?:ed|eads?|eading)\s+to|"
     r"caus(?:e|es|ed|ing)|therefore|thus|hence|consequently|which\s+meant|so\s+that|prompt(?:ed|ing|s)|"
@@ -80,7 +80,7 @@ _CAUSAL_RE = _Cue(
            "response", "stem", "contributed", "helped", "hurt", "weighed", "reason"))
 # Wording in a source that gives a reason without a connective: "banned over security concerns",
 # "citing costs", "blamed on the weather". A summary's "because" restates it fairly.
-_REASON_RE = _Cue(
+_REASON_RE = Cue(
     r"\b(?:reasons?|blam(?:e|ed|es|ing)|root\s+cause|traced\s+to|responsible\s+for|behind\s+the|"
     r"reflect(?:s|ed|ing)|boost(?:ed|s)|help(?:ed|s)|hurt|weigh(?:ed|s)|explain(?:s|ed)|allow(?:ed|s)|"
     r"enabl(?:e|ed|es)|meant|forc(?:e|ed|es)|cit(?:e|ed|es|ing)|amid|in\s+light\s+of|given\s+that|"
@@ -88,18 +88,18 @@ _REASON_RE = _Cue(
     r"in\s+order\s+to|so\s+as\s+to|aim(?:s|ed)?\s+(?:to|at)|intended\s+to|"
     r"to\s+[\"“']?(?:protect|prevent|avoid|reduce|ensure|counter|offset|cut|curb|address))\b")
 # Sequence words: "errors began after the deploy" suggests a cause inside one sentence, no more.
-_SEQUENCE_RE = _Cue(r"\b(?:after|following|when|since|so|then|once|as)\b")
+_SEQUENCE_RE = Cue(r"\b(?:after|following|when|since|so|then|once|as)\b")
 
 
 _SPACES_RE = re.compile(r"\s+")
 
 
-def _cue_items(sentence: str, low: str, cue: _Cue, kind: str) -> list[Item]:
+def cue_items(sentence: str, low: str, cue: Cue, kind: str) -> list[Item]:
     return [Item(kind, sentence[m.start():m.end()], m.start(), m.end(), key=_SPACES_RE.sub(" ", m.group(0).lower()))
             for m in cue.finditer(sentence, low)]
 
 
-def _quantifier_items(sentence: str, low: str) -> list[Item]:
+def quantifier_items(sentence: str, low: str) -> list[Item]:
     out = []
     for m in _QUANTIFIER_RE.finditer(sentence, low):
         phrase = _SPACES_RE.sub(" ", m.group(0).lower())
@@ -125,8 +125,8 @@ def causal_cue(text: str, *, strength: str = "connective") -> str | None:
     ``connective``: "because", "due to", "as a result", "led to"; ``reason`` adds wording that gives a
     reason without a connective; ``sequence`` adds words of order that only suggest one.
     """
-    patterns = {"connective": (_CAUSAL_RE,), "reason": (_CAUSAL_RE, _REASON_RE),
-                "sequence": (_CAUSAL_RE, _REASON_RE, _SEQUENCE_RE)}[strength]
+    patterns = {"connective": (CAUSAL_RE,), "reason": (CAUSAL_RE, _REASON_RE),
+                "sequence": (CAUSAL_RE, _REASON_RE, _SEQUENCE_RE)}[strength]
     low = text.lower()
     for pattern in patterns:
         m = next(pattern.finditer(text, low), None)
@@ -137,7 +137,7 @@ def causal_cue(text: str, *, strength: str = "connective") -> str | None:
 
 def has_negation(text: str) -> bool:
     """Whether a clause holds an explicit negation: "did not approve", "no link", "failed to"."""
-    return next(_NEGATION_RE.finditer(text), None) is not None
+    return next(NEGATION_RE.finditer(text), None) is not None
 
 
 def has_negative_word(text: str) -> bool:

@@ -6,7 +6,7 @@ import re
 
 from .records import DATE, Item
 
-_MONTHS = {"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
+MONTHS = {"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
            "september": 9, "october": 10, "november": 11, "december": 12, "jan": 1, "feb": 2, "mar": 3, "apr": 4,
            "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
 _MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
@@ -24,7 +24,7 @@ _DATE_RES: tuple[tuple[str, re.Pattern], ...] = (
     ("year", re.compile(rf"(?<![\w$€£.,])(?:FY\s?|fiscal\s+)?({_YEAR})(?:[-–/](\d{{2}}|{_YEAR}))?\b(?![%.,]\d)"
                         r"(?!\s?(?:%|percent|million|billion|[a-z]*(?:meter|metre|mile|foot|feet|km|kg)))")),
 )
-_FULL_MONTHS = frozenset(list(_MONTHS)[:12])
+_FULL_MONTHS = frozenset(list(MONTHS)[:12])
 _DIGIT_RE = re.compile(r"\d")
 _AM_PM_RE = re.compile(r"\d\s?[ap]\.?m")  # "2 p.m.", "9am"
 _MONTH_PREFIX_RE = re.compile("Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec")
@@ -46,13 +46,13 @@ def _date_hints(s: str, low: str) -> set[str]:
         hints.add("year")
     return hints
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
-_WEEKDAYS = {"monday": 1, "tuesday": 2, "wednesday": 3, "thursday": 4, "friday": 5, "saturday": 6, "sunday": 7}
+WEEKDAYS = {"monday": 1, "tuesday": 2, "wednesday": 3, "thursday": 4, "friday": 5, "saturday": 6, "sunday": 7}
 _MONTH_CONTEXT_RE = re.compile(r"\b(?:in|on|by|since|until|till|through|from|of|early|late|mid|during|before|"
                                r"after|next|last|this|to|and|or|between|beyond|past|into|until|around|within|"
                                r"throughout|starting|ending)\s+$", re.IGNORECASE)
 
 
-def _date_items(sentence: str) -> list[Item]:
+def date_items(sentence: str) -> list[Item]:
     out: list[Item] = []
     taken: list[tuple[int, int]] = []
 
@@ -83,7 +83,7 @@ def _date_items(sentence: str) -> list[Item]:
             elif name in ("mdy", "dmy"):
                 mg, dg = (1, 2) if name == "mdy" else (2, 1)
                 month_s, day_s, year_s = m.group(mg), m.group(dg), m.group(3)
-                month = _MONTHS[month_s.rstrip(".").lower()]
+                month = MONTHS[month_s.rstrip(".").lower()]
                 # "May" and "March" opening a sentence may be words, "Jan" a name: alone they need a date-like
                 # lead-in (mid-sentence, a capitalized "March" is the month)
                 ambiguous = (month_s in ("May", "March") and not sentence[:m.start()].strip()) or \
@@ -98,7 +98,7 @@ def _date_items(sentence: str) -> list[Item]:
                 if year_s:
                     out.append(Item(DATE, year_s, m.start(3), m.end(3), key=f"year:{year_s}"))
             elif name == "weekday":
-                add(f"weekday:{_WEEKDAYS[m.group(1).lower()]}", m)
+                add(f"weekday:{WEEKDAYS[m.group(1).lower()]}", m)
             elif name == "quarter":
                 if m.group(1) or m.group(2):
                     add(f"quarter:{m.group(1) or m.group(2)}", m)

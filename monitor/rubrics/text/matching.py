@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 
-class _Cue:
+class Cue:
     """A lowercase pattern run on lowercased text, several times faster than IGNORECASE (which it falls
     back to where lowercasing changes a text's length). ``hints``: substrings one of which every match
     contains; a text holding none of them is skipped without running the pattern at all."""

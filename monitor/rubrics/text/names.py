@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .dates import _MONTHS, _WEEKDAYS
+from .dates import MONTHS, WEEKDAYS
 from .records import ENTITY, OPENER, Item
-from .sentences import _ABBREVIATIONS
-from .words import _STOPWORDS
+from .sentences import ABBREVIATIONS
+from .words import STOPWORDS
 
 _TITLES = frozenset([
     "mr", "mrs", "ms", "dr", "prof", "sir", "dame", "mayor", "president", "chancellor", "minister", "secretary",
@@ -46,7 +46,7 @@ _ACRONYM_RE = re.compile(r"(?:[A-Z]\.){2,}")
 
 
 @lru_cache(maxsize=16384)
-def _core(token: str) -> str:
+def core(token: str) -> str:
     t = token.lower().replace("’", "'")
     if t.endswith("'s"):
         t = t[:-2]
@@ -67,7 +67,7 @@ def _opens_statement(sentence: str, start: int) -> bool:
     return not before.strip("\"'“‘(*") or before.endswith((":", "\"", "“", "‘"))
 
 
-def _entity_items(sentence: str, lowercase_vocab: frozenset[str],
+def entity_items(sentence: str, lowercase_vocab: frozenset[str],
                   figures: tuple[tuple[int, int], ...] = ()) -> list[Item]:
     if sum(1 for w in sentence.split() if w[:1].isupper()) >= 4 and not sentence.rstrip("\"'”’)").endswith(
             (".", "!", "?")):
@@ -85,13 +85,13 @@ def _entity_items(sentence: str, lowercase_vocab: frozenset[str],
                 continue
             low = tok.lower()
             if low in _CONNECTORS:
-                if run and _core(run[-1][1]) in _ORG_WORDS | _TITLES:
+                if run and core(run[-1][1]) in _ORG_WORDS | _TITLES:
                     run.append((start, tok))  # "Bank of America", "Mayor of London"
                 else:
                     _emit(sentence, run, lowercase_vocab, out)  # "Aisha Mwangi of Acme" is two names
                     run = []
                 continue
-            ends = tok.endswith(".") and not _ACRONYM_RE.fullmatch(tok) and low[:-1] not in _ABBREVIATIONS
+            ends = tok.endswith(".") and not _ACRONYM_RE.fullmatch(tok) and low[:-1] not in ABBREVIATIONS
             run.append((start, tok.rstrip(".-") if ends else tok.rstrip("-")))
             if ends:  # a sentence-final dot inside the match: the name stops here
                 _emit(sentence, run, lowercase_vocab, out)
@@ -104,14 +104,14 @@ def _emit(sentence: str, run: list[tuple[int, str]], vocab: frozenset[str], out:
     while run and run[-1][1].lower() in _CONNECTORS:
         run.pop()
     while run:
-        low = _core(run[0][1])
-        common = any(w in _COMMON_OPENERS or w in _STOPWORDS or w in vocab for w in {low, *low.split("-")})
-        if (common and _opens_statement(sentence, run[0][0])) or low in _MONTHS or low in _WEEKDAYS or low == "i":
+        low = core(run[0][1])
+        common = any(w in _COMMON_OPENERS or w in STOPWORDS or w in vocab for w in {low, *low.split("-")})
+        if (common and _opens_statement(sentence, run[0][0])) or low in MONTHS or low in WEEKDAYS or low == "i":
             run.pop(0)
             continue
         break
-    parts = [_core(tok) for _, tok in run if tok.lower() not in _CONNECTORS]
-    key = [p for p in parts if p and p not in _TITLES and p not in _MONTHS and p not in _WEEKDAYS]
+    parts = [core(tok) for _, tok in run if tok.lower() not in _CONNECTORS]
+    key = [p for p in parts if p and p not in _TITLES and p not in MONTHS and p not in WEEKDAYS]
     if not key or not any(ch.isalpha() for ch in "".join(key)):
         return
     a, b = run[0][0], run[-1][0] + len(run[-1][1])

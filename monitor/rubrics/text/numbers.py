@@ -6,9 +6,9 @@ import re
 from dataclasses import replace
 from functools import partial
 
-from .matching import _Cue
+from .matching import Cue
 from .records import MONEY, NUMBER, PERCENT, QUANTITY, Item
-from .words import _STOPWORDS, stem
+from .words import STOPWORDS, stem
 
 _LETTERS_RE = re.compile(r"[A-Za-z]+")
 _NUM_RE = re.compile(r"(?<![\w.,/:#])(?<![A-Za-z]-)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![.,]\d)")
@@ -17,7 +17,7 @@ _WRITTEN = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "e
             "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
             "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "dozen": 12, "a dozen": 12, "half a dozen": 6}
 _UNITS_1_9 = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
-_WRITTEN_RE = _Cue(
+_WRITTEN_RE = Cue(
     r"\b(?:(half\s+a\s+dozen|a\s+dozen|dozen)|(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
     r"(?:[-\s](one|two|three|four|five|six|seven|eight|nine))?|(two|three|four|five|six|seven|eight|nine|ten|"
     r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen))\b",
@@ -112,7 +112,7 @@ def _counted_noun(sentence: str, pos: int) -> tuple[str, int] | None:
         word, pos = m.group(1), m.end()
         if word in _COUNT_MODIFIERS:
             continue
-        return None if word in _STOPWORDS or word in _SCALES else (word, pos)
+        return None if word in STOPWORDS or word in _SCALES else (word, pos)
     return None
 
 
@@ -182,7 +182,7 @@ def _classify_number(sentence: str, start: int, end: int, value: float, precisio
     return make(NUMBER, sentence[start:pos], start, pos, value=value, precision=precision, base=value)
 
 
-def _numeric_items(sentence: str, taken: list[tuple[int, int]], low: str | None = None) -> list[Item]:
+def numeric_items(sentence: str, taken: list[tuple[int, int]], low: str | None = None) -> list[Item]:
     found: list[Item] = []
 
     def free(a: int, b: int) -> bool:
@@ -227,19 +227,19 @@ def _join_ranges(sentence: str, items: list[Item]) -> list[Item]:
         if not _RANGE_GAP_RE.fullmatch(sentence[a.end:b.start]) or a.value is None or b.value is None:
             continue
         if a.kind == NUMBER and b.kind in (PERCENT, MONEY, QUANTITY):
-            scale = _scale_of(b)
+            scale = scale_of(b)
             items[i - 1] = replace(a, kind=b.kind, value=a.value * scale, precision=a.precision * scale,
                                     unit=b.unit, dimension=b.dimension,
                                     base=a.value * scale * ((b.base or b.value) / b.value if b.value else 1.0))
-        elif a.kind == MONEY and b.kind in (MONEY, NUMBER) and _scale_of(a) == 1.0 and _scale_of(b) > 1.0:
-            scale = _scale_of(b)
+        elif a.kind == MONEY and b.kind in (MONEY, NUMBER) and scale_of(a) == 1.0 and scale_of(b) > 1.0:
+            scale = scale_of(b)
             items[i - 1] = replace(a, value=a.value * scale, precision=a.precision * scale)
             if b.kind == NUMBER:
                 items[i] = replace(b, kind=MONEY, unit=a.unit)
     return items
 
 
-def _scale_of(item: Item) -> float:
+def scale_of(item: Item) -> float:
     low = item.text.lower()
     for word, scale in (("trillion", 1e12), ("billion", 1e9), ("million", 1e6), ("thousand", 1e3)):
         if word in low:

@@ -6,13 +6,13 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from .cues import _CAUSAL_RE, _HEDGE_RE, _NEGATION_RE, _cue_items, _quantifier_items, has_negation, has_negative_word
-from .dates import _date_items
-from .names import _core, _entity_items
-from .numbers import _numeric_items
+from .cues import CAUSAL_RE, HEDGE_RE, NEGATION_RE, cue_items, has_negation, has_negative_word, quantifier_items
+from .dates import date_items
+from .names import core, entity_items
+from .numbers import numeric_items
 from .records import CAUSAL, DATE, ENTITY, HEDGE, MONEY, NEGATION, NUMBER, PERCENT, QUANTITY, Item
-from .sentences import _clause_spans, _sentence_spans
-from .words import _WORD_RE, terms, word_count
+from .sentences import clause_spans, sentence_spans
+from .words import WORD_RE, terms, word_count
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class Sentence:
 
     @cached_property
     def clauses(self) -> tuple[Clause, ...]:
-        return tuple(Clause(self.text[a:b], a, b, terms(self.text[a:b])) for a, b in _clause_spans(self.text))
+        return tuple(Clause(self.text[a:b], a, b, terms(self.text[a:b])) for a, b in clause_spans(self.text))
 
     @cached_property
     def figures(self) -> tuple[Item, ...]:
@@ -60,7 +60,7 @@ class Sentence:
     @cached_property
     def names(self) -> tuple[Item, ...]:
         """Proper names, by capitalization."""
-        return tuple(_entity_items(self.text, self.vocab, tuple((i.start, i.end) for i in self.figures)))
+        return tuple(entity_items(self.text, self.vocab, tuple((i.start, i.end) for i in self.figures)))
 
     @cached_property
     def cues(self) -> tuple[Item, ...]:
@@ -100,8 +100,8 @@ class ParsedText:
 
 
 def _figure_items(text: str, low: str) -> tuple[Item, ...]:
-    dates = _date_items(text)
-    return tuple(dates + _numeric_items(text, [(i.start, i.end) for i in dates], low))
+    dates = date_items(text)
+    return tuple(dates + numeric_items(text, [(i.start, i.end) for i in dates], low))
 
 
 def extract_items(text: str, lowercase_vocab: frozenset[str] = frozenset(), *,
@@ -119,7 +119,7 @@ def extract_items(text: str, lowercase_vocab: frozenset[str] = frozenset(), *,
     names: tuple[Item, ...] = ()
     cues: tuple[Item, ...] = ()
     if kinds is None or ENTITY in kinds:
-        names = tuple(_entity_items(text, lowercase_vocab, tuple((i.start, i.end) for i in found)))
+        names = tuple(entity_items(text, lowercase_vocab, tuple((i.start, i.end) for i in found)))
     if kinds is None or kinds - _FIGURE_KINDS - {ENTITY}:
         cues = _cue_kinds(text, low, found)
     items = found + names + cues
@@ -130,10 +130,10 @@ def extract_items(text: str, lowercase_vocab: frozenset[str] = frozenset(), *,
 
 def _cue_kinds(text: str, low: str, figures: tuple[Item, ...]) -> tuple[Item, ...]:
     dates = [i for i in figures if i.kind == DATE]
-    hedges = [h for h in _cue_items(text, low, _HEDGE_RE, HEDGE)
+    hedges = [h for h in cue_items(text, low, HEDGE_RE, HEDGE)
               if not any(d.start <= h.start < d.end for d in dates)]  # "in May" is a month
-    return tuple(_cue_items(text, low, _NEGATION_RE, NEGATION) + _quantifier_items(text, low) + hedges
-                 + _cue_items(text, low, _CAUSAL_RE, CAUSAL))
+    return tuple(cue_items(text, low, NEGATION_RE, NEGATION) + quantifier_items(text, low) + hedges
+                 + cue_items(text, low, CAUSAL_RE, CAUSAL))
 
 
 _LOWER_WORD_RE = re.compile(r"(?<![\w'’])[a-z][a-z'’-]*")
@@ -142,7 +142,7 @@ _LOWER_WORD_RE = re.compile(r"(?<![\w'’])[a-z][a-z'’-]*")
 @lru_cache(maxsize=1024)
 def _vocab(text: str) -> frozenset[str]:
     """Words the text uses in lower case: "nursing" here means a capitalized "Nursing" is no name."""
-    return frozenset(_core(w) for w in set(_LOWER_WORD_RE.findall(text)))
+    return frozenset(core(w) for w in set(_LOWER_WORD_RE.findall(text)))
 
 
 _PTB_FIXES = (
@@ -180,7 +180,7 @@ def parse(text: str, context: str = "") -> ParsedText:
     """
     vocab = _vocab(text) | _vocab(context) if context else _vocab(text)
     sentences = []
-    for a, b in _sentence_spans(text):
+    for a, b in sentence_spans(text):
         raw = text[a:b]
         lead = len(raw) - len(raw.lstrip())
         body = raw.strip()
@@ -192,13 +192,13 @@ def parse(text: str, context: str = "") -> ParsedText:
 @lru_cache(maxsize=4096)
 def name_tokens(text: str) -> frozenset[str]:
     """Lowercased word tokens with possessives stripped, for looking up the parts of a name."""
-    return frozenset(_core(t) for t in set(_WORD_RE.findall(text)))
+    return frozenset(core(t) for t in set(WORD_RE.findall(text)))
 
 
 _LETTER_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
 @lru_cache(maxsize=256)
-def _first_letters(text: str) -> str:
+def first_letters(text: str) -> str:
     """The first letter of every word, connectives skipped: an acronym the text spells out is a substring."""
     return "".join(w[0].lower() for w in _LETTER_WORD_RE.findall(text) if w.lower() not in ("of", "and", "the", "for"))

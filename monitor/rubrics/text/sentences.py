@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from .matching import _Cue
+from .matching import Cue
 
-_ABBREVIATIONS = frozenset([
+ABBREVIATIONS = frozenset([
     "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "ft", "gen", "gov", "sen", "rep", "lt", "col", "capt",
     "sgt", "rev", "hon", "inc", "corp", "co", "ltd", "llc", "plc", "bros", "dept", "univ", "vs", "etc", "approx",
     "est", "fig", "no", "nos", "vol", "ed", "eds", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept",
@@ -23,7 +23,7 @@ _BOUNDARY_RE = re.compile(r"([.!?]+)([\"'”’)\]]*)(\s+)(?=[\"'“‘(\[]?[A-Z
 _BULLET_RE = re.compile(r"^\s*(?:[-*•–·]|\d{1,2}[.)])\s+")
 
 
-def _sentence_spans(text: str) -> list[tuple[int, int]]:
+def sentence_spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     pos = 0
     for line in text.splitlines(keepends=True):
@@ -37,7 +37,7 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
         for m in _BOUNDARY_RE.finditer(text, cursor, body_end):
             before = text[cursor:m.start()].split()
             last = before[-1].lower().rstrip(".").lstrip("(\"'“") if before else ""
-            if m.group(1) == "." and last and (last in _ABBREVIATIONS or re.fullmatch(r"[a-z]", last) or (
+            if m.group(1) == "." and last and (last in ABBREVIATIONS or re.fullmatch(r"[a-z]", last) or (
                     last == "al" and len(before) > 1 and before[-2].lower() == "et")):
                 dotted = "." in last or last in ("u.s", "u.k", "a.m", "p.m")
                 nxt = text[m.end():m.end() + 20].split()
@@ -56,10 +56,10 @@ def split_sentences(text: str) -> list[str]:
         split_sentences("Dr. Li said U.S. sales hit $1.5 million.\\n- Owner: Ana")
         # ["Dr. Li said U.S. sales hit $1.5 million.", "Owner: Ana"]
     """
-    return [text[a:b].strip() for a, b in _sentence_spans(text)]
+    return [text[a:b].strip() for a, b in sentence_spans(text)]
 
 
-_CLAUSE_RE = _Cue(
+_CLAUSE_RE = Cue(
     r"[;:]\s+"
     r"|,\s+(?=(?:and|but|while|whereas|although|though|which|who|so|yet|leaving|as|because|since|after|"
     r"with|instead|even|despite)\b)"
@@ -78,7 +78,7 @@ _LEADING_SUBORDINATE_RE = re.compile(r"(?:instead\s+of|rather\s+than|despite|alt
                                      r"when|if|unless|since)\b[^,]*,\s+", re.IGNORECASE)
 
 
-def _clause_spans(sentence: str) -> list[tuple[int, int]]:
+def clause_spans(sentence: str) -> list[tuple[int, int]]:
     spans, cursor = [], 0
     for m in _CLAUSE_RE.finditer(sentence):
         if m.start() > cursor:

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from sumwatch.tracer import word_count as tracer_word_count
 
-_WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’.,][A-Za-z0-9]+)*")
+WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’.,][A-Za-z0-9]+)*")
 _TERM_RE = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*(?:'[a-z]+)?")
 
 
@@ -24,7 +24,7 @@ def words(text: str) -> list[str]:
 word_count = tracer_word_count
 
 
-_STOPWORDS = frozenset([
+STOPWORDS = frozenset([
     "a", "an", "the", "and", "or", "but", "if", "then", "than", "that", "this", "these", "those", "there", "here",
     "of", "to", "in", "on", "at", "for", "by", "with", "from", "as", "into", "onto", "upon", "about", "over",
     "under", "after", "before", "during", "while", "within", "without", "across", "through", "throughout",
@@ -149,7 +149,7 @@ def _build_synonyms() -> dict[str, str]:
     return out
 
 
-_SYNONYMS = _build_synonyms()
+SYNONYMS = _build_synonyms()
 
 
 @lru_cache(maxsize=16384)
@@ -157,7 +157,7 @@ def _term(token: str) -> str:
     if token[0].isdigit():
         return token.replace(",", "")
     s = stem(token)
-    return _SYNONYMS.get(s, s)
+    return SYNONYMS.get(s, s)
 
 
 def terms(text: str) -> frozenset[str]:
@@ -165,5 +165,5 @@ def terms(text: str) -> frozenset[str]:
 
         terms("Sales grew 12%") == terms("revenue rose 12 percent")  # both {"revenu", "rise", "12"}
     """
-    tokens = set(_TERM_RE.findall(text.lower().replace("’", "'"))) - _STOPWORDS
+    tokens = set(_TERM_RE.findall(text.lower().replace("’", "'"))) - STOPWORDS
     return frozenset(_term(t) for t in tokens if len(t) > 1 or t.isdigit())
