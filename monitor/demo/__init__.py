@@ -16,19 +16,10 @@ import math
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Optional
 
 from .corpus import DOMAIN_PREFIX, DOMAINS, build_document
-from .perturb import (
-    BANDS,
-    DEFAULT_RATES,
-    MODE_NEEDS,
-    PLANTED_MODES,
-    RECAP_MODES,
-    build_reference,
-    expected_facts,
-    plant,
-)
+from .perturb import BANDS, DEFAULT_RATES, PLANTED_MODES, build_reference, expected_facts
+from .planting import MODE_NEEDS, RECAP_MODES, plant
 
 # Ground truth the demo writes on its spans; the scorers never read these.
 PLANTED_MODE_ATTR = "sumwatch.demo.planted_mode"

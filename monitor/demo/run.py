@@ -152,4 +152,5 @@ def score_demo(store: Store, cascade: Any, run_id: str,
     for d in detection.values():
         d["flagged_share"] = round(d["flagged"] / d["spans"], 3)
     return DemoScoring(cascade.version, report.scored_spans, report.seconds,
-                       {r: round(sum(v) / len(v), 3) for r, v in sorted(passed.items())}, dict(sorted(detection.items())))
+                       {r: round(sum(v) / len(v), 3) for r, v in sorted(passed.items())},
+                       dict(sorted(detection.items())))

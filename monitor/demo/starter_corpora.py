@@ -1,6 +1,7 @@
 """Build the starter calibration corpora shipped in ``monitor/calibration/corpora/``.
 
-    python -m sumwatch.monitor.demo.starter_corpora --summedits ../shared/data/summedits --out monitor/calibration/corpora
+    python -m sumwatch.monitor.demo.starter_corpora --summedits ../shared/data/summedits \
+        --out monitor/calibration/corpora
 
 Two origins, both with known verdicts:
 - ``perturbation``: the demo generator's documents with one planted failure (or none), mapped to the

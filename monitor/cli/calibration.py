@@ -1,0 +1,165 @@
+"""`sumwatch calibrate` (kappa against human verdicts, the gate) and `sumwatch corpus`
+(review, label, import, export)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+from ._shared import (
+    DbOption,
+    HomeOption,
+    JsonOption,
+    build_judges,
+    err,
+    load_settings,
+    open_store,
+    out,
+    print_json,
+    table,
+)
+
+corpus_app = typer.Typer(no_args_is_help=True, help="Calibration corpora: review, label, import, export.")
+
+
+RubricOption = typer.Option(..., "--rubric", help="groundedness | completeness | factuality | conciseness")
+
+
+def _check_rubric(rubric: str | None) -> None:
+    from ..rubrics.verdicts import RUBRICS
+
+    if rubric is not None and rubric not in RUBRICS:
+        err.print(f"[red]error:[/red] unknown rubric {rubric!r} (one of {', '.join(RUBRICS)})")
+        raise typer.Exit(2)
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def calibrate(rubric: str = RubricOption,
+              judge_version: str | None = typer.Option(
+                  None, "--judge-version", help="Label for this judge (default: the cascade's version)."),
+              mode: str | None = typer.Option(None, "--mode", help="Judge mode: off | ambiguous | always."),
+              record: bool = typer.Option(True, "--record/--no-record", help="Store a passing run as the baseline."),
+              db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
+    """Cohen's kappa of the judge against the human verdicts; exits 1 when it fell below the baseline."""
+    from ..calibration.corpus import seed_starter_corpora
+    from ..calibration.gate import calibrate as run_calibration
+
+    _check_rubric(rubric)
+    settings = load_settings(db, home)
+    cascade = build_judges(settings, mode)
+    with open_store(settings) as store:
+        seed_starter_corpora(store, [rubric])
+        try:
+            report = run_calibration(store, cascade, rubric, judge_version=judge_version, record=record)
+        except ValueError as exc:
+            err.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from None
+    gate = report.gate
+    if json_:
+        print_json(report.to_json())
+    else:
+        baseline = (f"baseline {_fmt(gate.baseline_kappa)} ({gate.baseline_version})" if gate and gate.baseline_version
+                    else "no baseline yet")
+        out.print(table(f"{rubric}: {report.judge_version}",
+                         ["bucket", "items", "kappa vs pass", "judge pass rate"],
+                         [(b.bucket, b.items, _fmt(b.kappa), f"{b.judge_pass_rate:.0%}") for b in report.buckets],
+                         caption=f"overall kappa {_fmt(report.kappa)}, accuracy {report.accuracy:.1%} on "
+                                 f"{report.items} labelled items; {baseline}"))
+        for reason in (gate.reasons if gate else []):
+            (out if gate and gate.passed else err).print(("" if gate and gate.passed else "[red]gate:[/red] ") + reason)
+        if report.recorded:
+            out.print(f"recorded as the {rubric} baseline for {report.judge_version}")
+    if gate is not None and not gate.passed:
+        raise typer.Exit(1)
+
+
+@corpus_app.command("list")
+def corpus_list(rubric: str | None = typer.Option(None, "--rubric"),
+                status: str | None = typer.Option(None, "--status", help="labelled | needs_label | rejected"),
+                limit: int = typer.Option(50, "--limit", "-n", min=1),
+                db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
+    """Corpus items (promoted ones wait as needs_label)."""
+    from ..calibration.corpus import seed_starter_corpora
+    from ..store.corpus import STATUSES, load_items
+
+    _check_rubric(rubric)
+    if status is not None and status not in STATUSES:
+        err.print(f"[red]error:[/red] status must be one of {', '.join(STATUSES)}")
+        raise typer.Exit(2)
+    with open_store(load_settings(db, home)) as store:
+        seed_starter_corpora(store)
+        items = load_items(store, rubric=rubric, status=status)
+    if json_:
+        print_json([i.to_json() for i in items[:limit]])
+        return
+    out.print(table(f"{len(items)} corpus items" + (f" (showing {limit})" if len(items) > limit else ""),
+                     ["id", "rubric", "status", "human", "proposed", "bucket", "origin", "summary"],
+                     [(i.item_id, i.rubric, i.status, i.human_verdict, i.proposed_verdict, i.bucket, i.origin,
+                       " ".join(i.text.split())[:80]) for i in items[:limit]]))
+
+
+@corpus_app.command("label")
+def corpus_label(item_id: str = typer.Argument(..., help="Item id (from `corpus list`)."),
+                 verdict: str = typer.Argument(..., help="The human verdict, or 'rejected' to drop the item."),
+                 bucket: str | None = typer.Option(None, "--bucket", help="Failure-mode bucket."),
+                 note: str | None = typer.Option(None, "--note"),
+                 db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
+    """Label a corpus item; labelled items count in `calibrate`."""
+    from ..calibration.corpus import label_item
+
+    with open_store(load_settings(db, home)) as store:
+        try:
+            item = label_item(store, item_id, verdict, bucket=bucket, note=note)
+        except (KeyError, ValueError) as exc:
+            err.print(f"[red]error:[/red] {exc.args[0] if exc.args else exc}")
+            raise typer.Exit(2) from None
+    if json_:
+        print_json(item.to_json())
+    else:
+        out.print(f"{item.item_id}: {item.status}" + (f" as {item.human_verdict}" if item.status == "labelled" else ""))
+
+
+@corpus_app.command("export")
+def corpus_export(rubric: str | None = typer.Option(None, "--rubric"),
+                  status: str | None = typer.Option(None, "--status"),
+                  output: Path | None = typer.Option(None, "--output", "-o", help="File (default: stdout)."),
+                  db: str | None = DbOption, home: Path | None = HomeOption) -> None:
+    """Write corpus items as JSONL."""
+    from ..calibration.corpus import export_jsonl, seed_starter_corpora
+    from ..store.corpus import load_items
+
+    _check_rubric(rubric)
+    with open_store(load_settings(db, home)) as store:
+        seed_starter_corpora(store)
+        text = export_jsonl(load_items(store, rubric=rubric, status=status))
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text)
+        err.print(f"wrote {text.count(chr(10))} items to {output}")
+
+
+@corpus_app.command("import")
+def corpus_import(file: Path = typer.Argument(..., help="JSONL of corpus items."),
+                  db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
+    """Add or update corpus items; bad lines are reported by number and skipped."""
+    from ..calibration.corpus import import_jsonl
+
+    if not file.is_file():
+        err.print(f"[red]error:[/red] no such file: {file}")
+        raise typer.Exit(2)
+    with open_store(load_settings(db, home)) as store:
+        report = import_jsonl(store, file)
+    for line, reason in report.bad:
+        err.print(f"[yellow]{file}:{line}:[/yellow] skipped: {reason}")
+    if json_:
+        print_json({"added": report.added, "updated": report.updated,
+                     "skipped": [{"line": n, "reason": r} for n, r in report.bad]})
+    else:
+        out.print(f"added {report.added}, updated {report.updated} corpus items"
+                  + (f"; skipped {len(report.bad)} bad line(s)" if report.bad else ""))

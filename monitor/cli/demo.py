@@ -1,0 +1,83 @@
+"""`sumwatch demo`: the whole loop on a generated workload with planted failures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ._shared import (
+    DbOption,
+    HomeOption,
+    JsonOption,
+    build_judges,
+    load_settings,
+    open_store,
+    out,
+    print_json,
+    progress_bars,
+    table,
+)
+from .issues import print_run, run_clustering_with_progress
+
+
+def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization calls to generate."),
+         seed: int = typer.Option(7, "--seed"),
+         score: bool = typer.Option(True, "--score/--no-score", help="Score the run with the judge cascade."),
+         cluster: bool = typer.Option(True, "--cluster/--no-cluster", help="Cluster failing spans into issues "
+                                      "(after scoring)."),
+         mode: str | None = typer.Option(None, "--mode", help="Judge mode: off | ambiguous | always."),
+         db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
+    """The whole loop on a realistic workload with planted failures: trace a decorated summarizer, score the
+    spans, cluster the failures into named issues, promote examples for labelling."""
+    from ..demo.run import run_demo, score_demo
+
+    settings = load_settings(db, home)
+    cascade = build_judges(settings, mode) if score else None
+    scoring = None
+    with open_store(settings) as store, progress_bars() as progress:
+        task = progress.add_task("summarizing", total=n)
+        result = run_demo(store, n=n, seed=seed, service=settings.service_name,
+                          on_progress=lambda i, total: progress.update(task, completed=i))
+        if cascade is not None:
+            scoring_task = progress.add_task("scoring", total=n)
+            scoring = score_demo(store, cascade, result.run_id,
+                                 on_progress=lambda seen, scored: progress.update(scoring_task, completed=scored))
+    clustering = None
+    if scoring is not None and cluster:
+        with open_store(settings, migrate=False) as store:
+            clustering = run_clustering_with_progress(store, settings)
+    if json_:
+        print_json({**result.to_json(), "scoring": scoring.to_json() if scoring else None,
+                     "clustering": clustering.to_json() if clustering else None})
+        return
+    out.print(f"demo run {result.run_id}: {result.generated} summarization calls traced, "
+              f"{result.stored} spans stored in {settings.database} on {settings.safe_url}")
+    total = max(result.stored, 1)
+    out.print(table("stored spans by domain", ["domain", "spans"], sorted(result.by_domain.items())))
+    if scoring is None:
+        out.print(table("stored spans by planted failure mode (ground truth; scorers never read it)",
+                         ["planted mode", "spans", "share"],
+                         [(m, c, f"{c / total:.0%}")
+                          for m, c in sorted(result.by_mode.items(), key=lambda kv: -kv[1])]))
+    else:
+        out.print(f"scored {scoring.scored} spans with {scoring.judge_version} in {scoring.seconds:.1f}s")
+        out.print(table("pass rate per rubric", ["rubric", "pass rate"],
+                         [(r, f"{v:.0%}") for r, v in scoring.pass_rates.items()]))
+        clean = scoring.detection.get("none", {})
+        out.print(table("detection per planted failure mode (ground truth from the generator)",
+                         ["planted mode", "spans", "flagged", "caught by"],
+                         [(m, d["spans"], f"{d['flagged_share']:.0%}",
+                           ", ".join(f"{r} {c}" for r, c in sorted(d["caught_by"].items(), key=lambda kv: -kv[1])))
+                          for m, d in scoring.detection.items() if m != "none"],
+                         caption=f"good summaries flagged (false positives): {clean.get('flagged_share', 0):.0%} "
+                                 f"of {clean.get('spans', 0)}"))
+    out.print(table("examples", ["trace id", "domain", "band", "planted", "summary"],
+                     [(e["trace_id"], e["domain"], e["band"], e["planted_mode"], e["summary"][:90])
+                      for e in result.examples]))
+    if clustering is not None:
+        print_run(clustering)
+        out.print("next: `sumwatch issues`, `sumwatch issues show SW-1`, `sumwatch corpus list --status needs_label`, "
+                  "`sumwatch traces show TRACE_ID`")
+    else:
+        out.print("next: `sumwatch traces`, `sumwatch scores --failing`, `sumwatch traces show TRACE_ID`")

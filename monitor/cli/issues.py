@@ -1,0 +1,150 @@
+"""`sumwatch cluster` (one clustering run) and `sumwatch issues` (what the last run found)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from ..settings import Settings
+from ..store.connection import Store
+from ._shared import (
+    DbOption,
+    HomeOption,
+    JsonOption,
+    err,
+    load_settings,
+    open_reader,
+    open_store,
+    out,
+    print_json,
+    progress_bars,
+    table,
+)
+
+_STAGES = {"read": "reading failing scores", "embed": "embedding failure texts", "cluster": "clustering"}
+
+
+def cluster(window: str | None = typer.Option(None, "--window", help="How far back to look, like 24h or 7d "
+                                                 "(default SUMWATCH_CLUSTER_WINDOW, 24h)."),
+            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
+    """One clustering run: failing spans of the window become named, tracked issues; representatives are
+    promoted to the calibration corpora."""
+    settings = load_settings(db, home, cluster_window=window)
+    with open_store(settings) as store:
+        report = run_clustering_with_progress(store, settings)
+    if json_:
+        print_json(report.to_json())
+        return
+    print_run(report)
+
+
+def run_clustering_with_progress(store: Store, settings: Settings) -> Any:
+    """One clustering run with progress bars; settings the job cannot use exit 2 before it starts."""
+    from ..issues.job import build_clusterer, run_clustering
+    from ..settings import parse_duration
+
+    try:
+        parse_duration(settings.cluster_window)
+        clusterer = build_clusterer(settings)
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    with progress_bars() as progress:
+        tasks: dict[str, Any] = {}
+
+        def on_progress(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = progress.add_task(_STAGES.get(stage, stage), total=total or None)
+            progress.update(tasks[stage], completed=done, total=total or None)
+
+        return run_clustering(store, settings, clusterer=clusterer, on_progress=on_progress)
+
+
+def print_run(report: Any) -> None:
+    from ..issues.reads import trend_label
+
+    share = f"{report.clustered / report.failures:.0%}" if report.failures else "-"
+    out.print(f"clustering run {report.run_id}: {report.failures} failing spans since "
+              f"{report.window_start:%Y-%m-%d %H:%M} UTC; {report.clustered} ({share}) in {len(report.issues)} issues "
+              f"({report.new_issues} new), {report.noise} unclustered; {report.embedded} newly embedded; "
+              f"{report.promoted} examples promoted for labelling; named by {report.namer}; {report.seconds:.1f}s")
+    if report.resolved:
+        out.print(f"resolved: {', '.join(report.resolved)}")
+    if report.issues:
+        out.print(issue_table("issues in this run", [i.to_json() for i in report.issues], trend_label))
+
+
+def issue_table(title: str, issues: Sequence[dict], trend_label: Any, caption: str = "") -> Table:
+    return table(title, ["id", "status", "severity", "rubric", "traces", "share", "trend", "title / fix"],
+                  [(i["issue_id"], i["status"], i["severity"], i["rubric"], i["traces"],
+                    f"{i['share']:.0%}" if i["members"] else "-", trend_label(i.get("trend") or [i["members"]]),
+                    f"{i['title']}\n[dim]fix: {i['fix']}[/dim]") for i in issues], caption=caption)
+
+
+issues_app = typer.Typer(invoke_without_command=True, help="Issues found by clustering failing traces.")
+
+
+@issues_app.callback()
+def issues(ctx: typer.Context,
+           open_only: bool = typer.Option(False, "--open", help="Leave out resolved issues."),
+           db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
+    """List issues as the last clustering run left them (`issues show ID` for one)."""
+    from ..issues.reads import trend_label
+
+    if ctx.invoked_subcommand is not None:
+        ctx.obj = (db, home)
+        return
+    with open_reader(load_settings(db, home)) as reader:
+        doc = reader.issues(include_resolved=not open_only)
+    if json_:
+        print_json(doc)
+        return
+    run = doc["run"]
+    if run is None:
+        out.print("no clustering run yet: run `sumwatch cluster` (or `sumwatch demo`)")
+        return
+    caption = (f"run {run['run_id']} at {run['finished_at'][:19]}Z: {run['failures']} failing spans, "
+               f"{run['clustered']} in issues, {run['noise']} unclustered; trend = members in the last runs")
+    out.print(issue_table(f"{len(doc['issues'])} issues", doc["issues"], trend_label, caption))
+    out.print("next: `sumwatch issues show ID`, `sumwatch corpus list --status needs_label`")
+
+
+@issues_app.command("show")
+def issues_show(ctx: typer.Context, issue_id: str = typer.Argument(..., help="Issue id, like SW-3."),
+                db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
+    """One issue: description, cause, fix, representative failures with their evidence, trace ids."""
+    from ..issues.reads import parse_issue_id, trend_label
+
+    parent_db, parent_home = ctx.obj or (None, None)
+    try:
+        parse_issue_id(issue_id)
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    with open_reader(load_settings(db or parent_db, home or parent_home)) as reader:
+        doc = reader.issue(issue_id)
+    if doc is None:
+        err.print(f"[red]error:[/red] no issue {issue_id} (see `sumwatch issues`)")
+        raise typer.Exit(1)
+    if json_:
+        print_json(doc)
+        return
+    out.print(f"[bold]{doc['issue_id']}[/bold] {doc['title']}", highlight=False)
+    out.print(f"status {doc['status']} · severity {doc['severity']} · {doc['rubric']} / {doc['failure_mode']} · "
+              f"{doc['traces']} traces ({doc['share']:.0%} of failures) in the last run · trend "
+              f"{trend_label(doc['trend'])} · first seen {doc['first_seen'][:16]}", highlight=False)
+    for label, key in (("description", "description"), ("probable root cause", "root_cause"), ("fix", "fix")):
+        out.print(f"[bold]{label}:[/bold] {doc[key]}", highlight=False)
+    examples = [("representative", e) for e in doc["representatives"]] + [("boundary", e) for e in doc["boundary"]]
+    if examples:
+        out.print(table(f"examples from run {doc['seen_in_run']}", ["role", "trace id", "membership", "verdict",
+                                                                      "evidence"],
+                         [(role, e["trace_id"], f"{e['membership']:.2f}", f"{e['rubric']} {e['verdict']}",
+                           e["evidence"][:240]) for role, e in examples]))
+    if doc["trace_ids"]:
+        out.print(f"trace ids ({len(doc['trace_ids'])}): " + " ".join(doc["trace_ids"][:50])
+                  + (" ..." if len(doc["trace_ids"]) > 50 else ""), highlight=False)

@@ -1,0 +1,91 @@
+"""`sumwatch sample` (score unscored spans) and `sumwatch scores` (list them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ._shared import (
+    DbOption,
+    HomeOption,
+    JsonOption,
+    build_judges,
+    err,
+    load_settings,
+    open_store,
+    out,
+    print_json,
+    progress_bars,
+    table,
+)
+
+
+def _shard(value: str | None) -> tuple[int, int]:
+    if not value:
+        return (0, 1)
+    index, sep, count = value.partition("/")
+    if not sep or not index.isdigit() or not count.isdigit() or not 0 <= int(index) < int(count):
+        err.print(f"[red]error:[/red] --shard must be i/N with 0 <= i < N (e.g. 0/4), got {value!r}")
+        raise typer.Exit(2)
+    return int(index), int(count)
+
+
+def sample(all_spans: bool = typer.Option(False, "--all",
+                                          help="Ignore the watermark: consider every stored span "
+                                               "(backfills, new judge versions). Nothing is scored twice."),
+           rate: float | None = typer.Option(None, "--rate", min=0.0, max=1.0, help="Share of traces to score."),
+           shard: str | None = typer.Option(None, "--shard", help="i/N: this sampler's share of the work."),
+           limit: int | None = typer.Option(None, "--limit", min=1, help="Stop after this many spans."),
+           mode: str | None = typer.Option(None, "--mode", help="Judge mode: off | ambiguous | always."),
+           events: bool | None = typer.Option(None, "--events/--no-events",
+                                                 help="Also write gen_ai.evaluation.result events into otel_traces."),
+           db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
+    """Score unscored summarization spans on the four rubrics (one pass)."""
+    from ..scoring.sampler import Sampler
+
+    settings = load_settings(db, home)
+    cascade = build_judges(settings, mode)
+    with open_store(settings) as store, progress_bars() as progress:
+        try:
+            sampler = Sampler.from_settings(store, cascade, settings, rate=rate, shard=_shard(shard),
+                                            eval_events=events)
+        except ValueError as exc:
+            err.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from None
+        task = progress.add_task("scoring", total=None)
+        report = sampler.run_pass(all_spans=all_spans, limit=limit,
+                                  on_progress=lambda seen, scored: progress.update(task, completed=scored))
+    if json_:
+        print_json(report.to_json())
+        return
+    out.print(f"scored {report.scored_spans} spans ({report.score_rows} rubric scores) with {report.judge_version} "
+              f"in {report.seconds:.1f}s; {report.failing} with a failing rubric, {report.errors} judge errors"
+              + (f", {report.skipped_no_text} without text" if report.skipped_no_text else "")
+              + (f"; {report.llm_requests} LLM judgements, ${report.spent_usd:.4f}" if report.llm_requests else ""))
+
+
+def scores(trace: str | None = typer.Option(None, "--trace", help="Only this trace."),
+           rubric: str | None = typer.Option(None, "--rubric"),
+           failing: bool = typer.Option(False, "--failing", help="Only failing scores."),
+           limit: int = typer.Option(50, "--limit", "-n", min=1),
+           db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
+    """List rubric scores, newest first."""
+    from ..rubrics.verdicts import RUBRICS
+    from ..store.scores import list_scores
+
+    if rubric is not None and rubric not in RUBRICS:
+        err.print(f"[red]error:[/red] unknown rubric {rubric!r} (one of {', '.join(RUBRICS)})")
+        raise typer.Exit(2)
+    with open_store(load_settings(db, home)) as store:
+        rows = list_scores(store, trace_id=trace, rubric=rubric, failing_only=failing, limit=limit)
+    if json_:
+        print_json([r.to_json() for r in rows])
+        return
+    if not rows:
+        out.print("no scores yet: run `sumwatch sample`")
+        return
+    out.print(table(f"{len(rows)} scores", ["trace id", "rubric", "verdict", "score", "failure mode", "tier",
+                                             "evidence"],
+                     [(r.trace_id, r.rubric, r.verdict, f"{r.score:.2f}", r.failure_mode, r.tier,
+                       (r.error or r.evidence)[:100]) for r in rows]))

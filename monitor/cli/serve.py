@@ -1,0 +1,97 @@
+"""`sumwatch up` (receiver, read API and jobs in one process) and `sumwatch worker` (the jobs alone)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from ..settings import Settings
+from ..store.connection import Store
+from ._shared import DbOption, HomeOption, err, load_settings, open_store, out
+
+
+def up(host: str | None = typer.Option(None, "--host", help="Bind address (default 127.0.0.1)."),
+       port: int | None = typer.Option(None, "--port", help="OTLP/HTTP port (default 4318)."),
+       with_worker: bool = typer.Option(True, "--worker/--no-worker",
+                                        help="Also run the sampler and clustering jobs in this process "
+                                             "(the embedded database allows one process)."),
+       db: str | None = DbOption, home: Path | None = HomeOption) -> None:
+    """Serve OTLP/HTTP at /v1/traces and write spans into ClickHouse; run the scheduled jobs too."""
+    from ..ingest.receiver import ReceiverServer
+    from ..views.api import api_routes
+
+    settings = load_settings(db, home, host=host, port=port)
+    local_host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
+    endpoint = f"http://{local_host}:{settings.port}"
+    job_logging()
+    with open_store(settings, api=endpoint) as store:
+        jobs = build_worker(store, settings) if with_worker else None
+        server = ReceiverServer(settings, store, extra_routes=api_routes(store, settings))
+        auth = "bearer token required" if settings.ingest_token else "no auth (set SUMWATCH_INGEST_TOKEN)"
+        err.print(f"sumwatch receiving OTLP/HTTP on {endpoint}/v1/traces ({auth}); "
+                  f"storing in {settings.database} on {settings.safe_url}. Ctrl-C to stop.")
+        if jobs is not None:
+            err.print(f"jobs: {jobs.describe()} (--no-worker to run them elsewhere)")
+            jobs.start()
+        try:
+            server.serve_forever()  # handles SIGTERM/SIGINT itself and drains the writer
+        finally:
+            if jobs is not None:  # after the receiver: spans received last are stored before the jobs end
+                jobs.stop(wait=True)
+        err.print(f"stopped; {server.writer.rows_written} spans written in {server.writer.inserts} inserts"
+                  + (f"; jobs: {job_summary(jobs.stats)}" if jobs is not None else ""))
+
+
+def job_logging() -> None:
+    """Job log lines on stderr: sumwatch's at INFO, other libraries' (APScheduler, httpx, ...) at WARNING."""
+    import logging
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("sumwatch").setLevel(logging.INFO)
+    # a run longer than the interval makes APScheduler warn at every tick; the worker counts those skips
+    logging.getLogger("apscheduler.scheduler").setLevel(logging.ERROR)
+
+
+def build_worker(store: Store, settings: Settings) -> Any:
+    from ..jobs.worker import Worker
+
+    try:
+        return Worker(store, settings)
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+
+
+def job_summary(stats: Any) -> str:
+    return ", ".join(f"{name} {s.runs} run(s), {s.failures} failed" + (f", {s.skipped} skipped" if s.skipped else "")
+                     for name, s in stats.items())
+
+
+def worker(interval: float | None = typer.Option(None, "--interval",
+                                                    help="Seconds between sampler passes "
+                                                         "(default 60, env SUMWATCH_SAMPLER_INTERVAL_S)."),
+           cron: str | None = typer.Option(None, "--cron",
+                                           help="Clustering schedule: a 5-field crontab in UTC "
+                                                "(default '*/30 * * * *', env SUMWATCH_CLUSTER_CRON)."),
+           once: bool = typer.Option(False, "--once", help="Run one sampler pass and one clustering run now, then exit "
+                                                           "(exit 1 when one failed)."),
+           db: str | None = DbOption, home: Path | None = HomeOption) -> None:
+    """Run the sampler (interval) and the clustering job (cron) until SIGTERM or Ctrl-C."""
+    settings = load_settings(db, home, sampler_interval_s=interval, cluster_cron=cron)
+    job_logging()
+    with open_store(settings) as store:
+        jobs = build_worker(store, settings)
+        if once:
+            stats = jobs.run_once()
+        else:
+            err.print(f"sumwatch worker on {settings.database} at {settings.safe_url}: {jobs.describe()}. "
+                      f"Ctrl-C to stop.")
+            jobs.run_until_signal()
+            stats = jobs.stats
+    out.print(("ran once: " if once else "worker stopped cleanly: ") + job_summary(stats))
+    if once and any(s.failures for s in stats.values()):
+        raise typer.Exit(1)

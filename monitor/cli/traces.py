@@ -1,0 +1,64 @@
+"""`sumwatch traces` and `sumwatch traces show`: summarization spans."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ._shared import DbOption, HomeOption, JsonOption, err, load_settings, open_reader, out, print_json, table
+
+traces_app = typer.Typer(invoke_without_command=True, help="Summarization spans.")
+
+
+@traces_app.callback()
+def traces(ctx: typer.Context, limit: int = typer.Option(20, "--limit", "-n", min=1, help="How many, newest first."),
+           service: str | None = typer.Option(None, "--service", help="Only this service."),
+           db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
+    """List recent summarization spans (`traces show ID` for one)."""
+    if ctx.invoked_subcommand is not None:
+        ctx.obj = (db, home)
+        return
+    with open_reader(load_settings(db, home)) as reader:
+        rows = reader.list_traces(limit=limit, service=service)
+    if json_:
+        print_json([r.to_json() for r in rows])
+        return
+    if not rows:
+        out.print("no summarization spans yet: run `sumwatch demo`, `sumwatch ingest FILE`, or point an "
+                  "exporter at `sumwatch up`")
+        return
+    out.print(table(f"latest {len(rows)} summarization spans",
+                     ["time (UTC)", "trace id", "service", "domain", "band", "words in→out", "status", "ms",
+                      "summary"],
+                     [(r.timestamp[:19].replace("T", " "), r.trace_id, r.service, r.domain, r.band,
+                       f"{r.source_words}→{r.summary_words}", r.status, r.duration_ms,
+                       r.summary_preview[:70] + ("…" if len(r.summary_preview) > 70 else "")) for r in rows]))
+
+
+@traces_app.command("show")
+def traces_show(ctx: typer.Context, trace_id: str = typer.Argument(..., help="32-hex trace id."),
+                db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
+    """Show one trace's spans with all attributes."""
+    from ..views.readers import RemoteError
+
+    parent_db, parent_home = ctx.obj or (None, None)
+    try:
+        with open_reader(load_settings(db or parent_db, home or parent_home)) as reader:
+            spans = reader.get_trace(trace_id)
+    except (ValueError, RemoteError) as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    if not spans:
+        err.print(f"[red]error:[/red] no trace {trace_id} in the store")
+        raise typer.Exit(1)
+    if json_:
+        print_json([s.to_json() for s in spans])
+        return
+    for s in spans:
+        out.print(f"[bold]{s.name}[/bold]  trace {s.trace_id}  span {s.span_id}  {s.kind}  {s.status}"
+                  f"{(': ' + s.status_message) if s.status_message else ''}  {s.duration_ms} ms  "
+                  f"service {s.service}  at {s.timestamp}")
+        out.print(table("attributes", ["key", "value"], sorted(s.attributes.items())))
+        for event in s.events:
+            out.print(f"event {event['name']} at {event['timestamp']}: {event['attributes']}")

@@ -1,0 +1,1 @@
+"""One module per demo domain; each builds documents with the shared builder in ``demo.documents``."""
