@@ -75,3 +75,12 @@ def test_no_source_file_is_longer_than_600_lines():
     long = [(str(p.relative_to(ROOT)), n) for folder in ("tracer", "clustering", "monitor") for p in _sources(folder)
             if (n := len(p.read_text().splitlines())) > MAX_LINES]
     assert not long, f"split these at their seams: {long}"
+
+
+def test_every_package_folder_is_listed_for_installation():
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {_module(init) for folder in ("tracer", "clustering", "monitor")
+             for init in (ROOT / folder).rglob("__init__.py")}
+    assert found == listed, f"pyproject packages: missing {sorted(found - listed)}, stale {sorted(listed - found)}"
