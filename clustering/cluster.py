@@ -136,10 +136,7 @@ class HdbscanClusterer:
                 return np.asarray(model.probabilities_, dtype=float).reshape(-1, 1)
             _, strength = hdbscan.approximate_predict(model, X)
             return np.asarray(strength, dtype=float).reshape(-1, 1)
-        if fitted:
-            vectors = hdbscan.all_points_membership_vectors(model)
-        else:
-            vectors = hdbscan.membership_vector(model, X)
+        vectors = hdbscan.all_points_membership_vectors(model) if fitted else hdbscan.membership_vector(model, X)
         return np.asarray(vectors, dtype=float).reshape(len(X), k)
 
     def __repr__(self) -> str:

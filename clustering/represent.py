@@ -38,10 +38,7 @@ class Representer:
         chosen: list[int] = []  # positions within members
         pool = [int(i) for i in confident]
         while pool and len(chosen) < self.n_representatives:
-            if chosen:
-                redundancy = (unit[pool] @ unit[chosen].T).max(axis=1)
-            else:
-                redundancy = np.zeros(len(pool))
+            redundancy = (unit[pool] @ unit[chosen].T).max(axis=1) if chosen else np.zeros(len(pool))
             score = (1 - self.diversity) * relevance[pool] - self.diversity * redundancy
             best = pool[int(np.argmax(score))]  # argmax takes the first of ties: deterministic
             chosen.append(best)

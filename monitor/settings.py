@@ -1,30 +1,52 @@
-"""The one settings object: read from the environment once, overridden by command-line flags.
+"""The one settings object: read from the environment once, overridden by command-line flags, checked once.
 
     settings = Settings.from_env()                       # SUMWATCH_* variables
     settings = Settings.from_env(clickhouse_url="http://ch:8123", port=4319)   # flags win
+    Settings.from_env(env={"SUMWATCH_CLUSTER_NAMER": "gpt"})
+    # SettingsError: SUMWATCH_CLUSTER_NAMER must be one of auto, llm, keywords, got 'gpt'
+
+Each value is parsed and checked when the settings are made, so a bad value stops a command before it
+starts, with one line naming the variable (and the flag that sets it, where there is one).
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
-from collections.abc import Mapping
+import types
+import typing
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Union, get_args, get_origin
 from urllib.parse import urlsplit, urlunsplit
 
 ENV_PREFIX = "SUMWATCH_"
+JudgeMode = Literal["off", "ambiguous", "always"]
+Namer = Literal["auto", "llm", "keywords"]
+JUDGE_MODES: tuple[str, ...] = get_args(JudgeMode)
+NAMERS: tuple[str, ...] = get_args(Namer)
+
+
+class SettingsError(ValueError):
+    """A setting with a value sumwatch cannot use; the message names its variable."""
 
 
 @dataclass(frozen=True)
 class Settings:
-    home: Path = Path(".sumwatch")
-    clickhouse_url: str | None = field(default=None, repr=False)  # None: embedded chDB under home; may hold a password
+    """Every setting of sumwatch. The variable of a field is ``SUMWATCH_`` + its name in capitals (``cluster``
+    reads ``SUMWATCH_CLICKHOUSE_CLUSTER``); every value is checked when the object is made."""
+
+    home: Path = field(default=Path(".sumwatch"), metadata={"flag": "--home"})
+    # None: embedded chDB under home; may hold a password
+    clickhouse_url: str | None = field(default=None, repr=False, metadata={"flag": "--db"})
     database: str = "otel"
-    cluster: str | None = None  # ClickHouse cluster name: ON CLUSTER DDL, Replicated + Distributed
-    host: str = "127.0.0.1"
-    port: int = 4318
+    # ClickHouse cluster name: ON CLUSTER DDL, Replicated + Distributed
+    cluster: str | None = field(default=None, metadata={"env": "CLICKHOUSE_CLUSTER"})
+    host: str = field(default="127.0.0.1", metadata={"flag": "--host"})
+    port: int = field(default=4318, metadata={"flag": "--port"})
     ingest_token: str | None = field(default=None, repr=False)
     max_body_bytes: int = 20 * 1024 * 1024
     insert_batch_rows: int = 20_000
@@ -32,7 +54,7 @@ class Settings:
     retry_after_seconds: int = 5  # told to exporters with a 503
     service_name: str = "sumwatch-demo"
     # judges
-    judge_mode: str | None = None  # off | ambiguous | always; default: ambiguous with an LLM, else off
+    judge_mode: JudgeMode | None = None  # default: ambiguous with an LLM, else off
     llm_model: str | None = None  # litellm model string, e.g. openai/gpt-4o-mini
     llm_api_base: str | None = None
     llm_api_key: str | None = field(default=None, repr=False)
@@ -50,70 +72,60 @@ class Settings:
     source_key: str = "input.value"
     summary_key: str = "output.value"
     # clustering job and worker
-    cluster_window: str = "24h"  # failing scores of spans this recent are clustered
+    # failing scores of spans this recent are clustered
+    cluster_window: str = field(default="24h", metadata={"flag": "--window"})
     cluster_match_threshold: float = 0.85  # centroid cosine similarity to keep an issue's id
     cluster_resolve_after: int = 3  # runs absent before an issue is resolved
     cluster_max_fit_points: int = 20_000  # above this, fit on a sample and assign the rest
-    cluster_namer: str = "auto"  # auto (LLM when configured) | llm | keywords
+    cluster_namer: Namer = "auto"  # auto: the LLM when one is configured
     promote_per_issue: int = 3  # representatives promoted to the calibration corpus per issue and run
-    sampler_interval_s: float = 60.0
-    cluster_cron: str = "*/30 * * * *"
+    sampler_interval_s: float = field(default=60.0, metadata={"flag": "--interval"})
+    # the worker's sampler waits this long after each stored batch: spreads its load on the database and the
+    # judge model over a pass (a SIGTERM still stops it at once)
+    sampler_batch_pause_s: float = 0.0
+    cluster_cron: str = field(default="*/30 * * * *", metadata={"flag": "--cron"})
 
-    # environment variable -> field; the names users set
-    _ENV = {
-        "HOME": "home",
-        "CLICKHOUSE_URL": "clickhouse_url",
-        "DATABASE": "database",
-        "CLICKHOUSE_CLUSTER": "cluster",
-        "HOST": "host",
-        "PORT": "port",
-        "INGEST_TOKEN": "ingest_token",
-        "MAX_BODY_BYTES": "max_body_bytes",
-        "INSERT_BATCH_ROWS": "insert_batch_rows",
-        "INSERT_BATCH_WAIT_MS": "insert_batch_wait_ms",
-        "RETRY_AFTER_SECONDS": "retry_after_seconds",
-        "SERVICE_NAME": "service_name",
-        "JUDGE_MODE": "judge_mode",
-        "LLM_MODEL": "llm_model",
-        "LLM_API_BASE": "llm_api_base",
-        "LLM_API_KEY": "llm_api_key",
-        "LLM_CONCURRENCY": "llm_concurrency",
-        "LLM_TIMEOUT_S": "llm_timeout_s",
-        "LLM_MAX_SPEND_USD": "llm_max_spend_usd",
-        "EMBEDDING_MODEL": "embedding_model",
-        "EMBEDDINGS": "embeddings",
-        "SAMPLE_RATE": "sample_rate",
-        "SERVICE_RATES": "service_rates",
-        "SAMPLE_BATCH": "sample_batch",
-        "EVAL_EVENTS": "eval_events",
-        "SPAN_FILTER": "span_filter",
-        "SOURCE_KEY": "source_key",
-        "SUMMARY_KEY": "summary_key",
-        "CLUSTER_WINDOW": "cluster_window",
-        "CLUSTER_MATCH_THRESHOLD": "cluster_match_threshold",
-        "CLUSTER_RESOLVE_AFTER": "cluster_resolve_after",
-        "CLUSTER_MAX_FIT_POINTS": "cluster_max_fit_points",
-        "CLUSTER_NAMER": "cluster_namer",
-        "PROMOTE_PER_ISSUE": "promote_per_issue",
-        "SAMPLER_INTERVAL_S": "sampler_interval_s",
-        "CLUSTER_CRON": "cluster_cron",
-    }
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            check = _CHECKS.get(f.name)
+            if check is None:
+                continue
+            try:
+                check(getattr(self, f.name))
+            except ValueError as exc:
+                raise SettingsError(f"{self.label(f.name)} {exc}") from None
+
+    @classmethod
+    def env_var(cls, name: str) -> str:
+        """The environment variable of a field: ``SUMWATCH_`` + its name, or the one its metadata names."""
+        meta = _field_meta()[name]
+        return ENV_PREFIX + meta.get("env", name.upper())
+
+    @classmethod
+    def label(cls, name: str) -> str:
+        """How errors name a field: its variable, and its flag where one sets it."""
+        flag = _field_meta()[name].get("flag")
+        return cls.env_var(name) + (f" ({flag})" if flag else "")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
-        """Settings from ``SUMWATCH_*`` variables, then ``overrides`` (flags; None means not given)."""
+        """Settings from ``SUMWATCH_*`` variables, then ``overrides`` (flags; None means not given).
+        Raises :class:`SettingsError` naming the variable of the first bad value."""
         env = os.environ if env is None else env
-        types = {f.name: f.type for f in fields(cls)}
-        values: dict[str, Any] = {}
-        for suffix, name in cls._ENV.items():
-            raw = env.get(ENV_PREFIX + suffix)
-            if raw is None or raw == "":
-                continue
-            values[name] = _coerce(name, raw, types[name], ENV_PREFIX + suffix)
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        unknown = set(values) - set(types)
+        hints = _hints()
+        unknown = set(overrides) - set(hints)
         if unknown:
             raise TypeError(f"unknown settings: {', '.join(sorted(unknown))}")
+        values: dict[str, Any] = {}
+        for name, hint in hints.items():
+            raw = env.get(cls.env_var(name))
+            if raw is None or raw == "":
+                continue
+            try:
+                values[name] = _parse(raw, hint)
+            except ValueError as exc:
+                raise SettingsError(f"{cls.env_var(name)} {exc}") from None
+        values.update({k: v for k, v in overrides.items() if v is not None})
         if "home" in values:
             values["home"] = Path(values["home"])
         return cls(**values)
@@ -140,18 +152,111 @@ class Settings:
 
     def service_rate_map(self) -> dict[str, float]:
         """Per-service sampling rates from ``service_rates`` ("svc=0.1,other=1")."""
-        rates: dict[str, float] = {}
-        for part in filter(None, (p.strip() for p in (self.service_rates or "").split(","))):
-            service, sep, value = part.partition("=")
-            try:
-                rate = float(value)
-            except ValueError:
-                rate = -1.0
-            if not sep or not service.strip() or not 0.0 <= rate <= 1.0:
-                raise ValueError(f"SUMWATCH_SERVICE_RATES entry {part!r} must be service=rate with 0 <= rate <= 1")
-            rates[service.strip()] = rate
-        return rates
+        return parse_service_rates(self.service_rates)
 
+    def span_filters(self) -> tuple[tuple[str, str], ...]:
+        """``span_filter`` as (key, value) pairs: span_name, service or attr:KEY."""
+        return parse_span_filter(self.span_filter)
+
+
+@cache
+def _hints() -> dict[str, Any]:
+    return typing.get_type_hints(Settings)
+
+
+@cache
+def _field_meta() -> dict[str, Mapping[str, str]]:
+    return {f.name: f.metadata for f in fields(Settings)}
+
+
+def _parse(raw: str, hint: Any) -> Any:
+    """A variable's text as the field's type (``int | None`` reads as int; Literal values are checked later)."""
+    if get_origin(hint) in (Union, types.UnionType):
+        hint = next(a for a in get_args(hint) if a is not type(None))
+    if get_origin(hint) is Literal or hint is str:
+        return raw.strip()
+    if hint is bool:
+        value = raw.strip().lower()
+        if value in ("1", "true", "yes", "on"):
+            return True
+        if value in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(f"must be true or false, got {raw!r}")
+    if hint is int:
+        try:
+            return int(raw)
+        except ValueError:
+            raise ValueError(f"must be an integer, got {raw!r}") from None
+    if hint is float:
+        try:
+            return float(raw)
+        except ValueError:
+            raise ValueError(f"must be a number, got {raw!r}") from None
+    if hint is Path:
+        return Path(raw)
+    raise TypeError(f"no parser for {hint!r}")
+
+
+# -- checks, one per field that has a rule --------------------------------------------------------------
+
+def _between(low: float, high: float, what: str = "") -> Callable[[Any], None]:
+    def check(value: Any) -> None:
+        if value is None:
+            return
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                or not low <= value <= high:
+            top = "" if high == math.inf else f" and {high:g}"
+            raise ValueError(f"must be {what or 'a number'} between {low:g}{top}, got {value!r}"
+                             if top else f"must be {what or 'a number'} of at least {low:g}, got {value!r}")
+    return check
+
+
+def _positive(what: str) -> Callable[[Any], None]:
+    def check(value: Any) -> None:
+        if value is None:
+            return
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+            raise ValueError(f"must be a positive {what}, got {value!r}")
+    return check
+
+
+def _one_of(choices: tuple[str, ...]) -> Callable[[Any], None]:
+    def check(value: Any) -> None:
+        if value is not None and value not in choices:
+            raise ValueError(f"must be one of {', '.join(choices)}, got {value!r}")
+    return check
+
+
+def _text(value: Any) -> None:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"must not be empty, got {value!r}")
+
+
+def _duration(value: Any) -> None:
+    try:
+        parse_duration(value)
+    except ValueError:
+        raise ValueError(f"must be a positive duration with a unit s, m, h, d or w (like 24h or 7d), "
+                         f"got {value!r}") from None
+
+
+def _span_filter(value: Any) -> None:
+    try:
+        parse_span_filter(value)
+    except ValueError as exc:
+        raise ValueError(f"has a bad {exc}") from None
+
+
+def _cron(value: Any) -> None:
+    try:
+        crontab_fields(value)
+    except ValueError as exc:
+        raise ValueError(f"{value!r} is not a 5-field crontab: {exc}") from None
+
+
+
+
+# -- value grammars, shared with the code that uses the values --------------------------------------------
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -166,22 +271,81 @@ def parse_duration(text: str) -> float:
     return float(match.group(1)) * _UNIT_S[match.group(2)]
 
 
-def _coerce(name: str, raw: str, typ: Any, var: str) -> Any:
-    kind = str(typ).replace("Optional[", "").rstrip("]").removesuffix(" | None")
-    if kind == "bool":
-        value = raw.strip().lower()
-        if value in ("1", "true", "yes", "on"):
-            return True
-        if value in ("0", "false", "no", "off"):
-            return False
-        raise ValueError(f"{var} must be true or false, got {raw!r}")
-    if kind in ("int", "float"):
+def parse_service_rates(text: str | None) -> dict[str, float]:
+    """``"checkout=0.1,support=1"`` -> ``{"checkout": 0.1, "support": 1.0}``."""
+    rates: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in (text or "").split(","))):
+        service, sep, value = part.partition("=")
         try:
-            return int(raw) if kind == "int" else float(raw)
+            rate = float(value)
         except ValueError:
-            article = "an integer" if kind == "int" else "a number"
-            raise ValueError(f"{var} must be {article}, got {raw!r}") from None
-    return raw
+            rate = -1.0
+        if not sep or not service.strip() or not 0.0 <= rate <= 1.0:
+            raise ValueError(f"entry {part!r} must be service=rate with 0 <= rate <= 1")
+        rates[service.strip()] = rate
+    return rates
+
+
+def parse_span_filter(spec: str | None) -> tuple[tuple[str, str], ...]:
+    """``"span_name=ChatCompletion,attr:gen_ai.operation.name=chat"`` -> (key, value) pairs."""
+    filters = []
+    for part in filter(None, (p.strip() for p in (spec or "").split(","))):
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or not (key in ("span_name", "service") or (key.startswith("attr:") and len(key) > 5)):
+            raise ValueError(f"span filter {part!r}: use span_name=V, service=V or attr:KEY=V")
+        filters.append((key, value.strip()))
+    return tuple(filters)
+
+
+_WEEKDAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")  # crontab numbering: 0 (and 7) is Sunday
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_CRON_FIELDS = (("minute", 0, 59, ()), ("hour", 0, 23, ()), ("day", 1, 31, ()), ("month", 1, 12, _MONTHS))
+
+
+def crontab_fields(expr: str) -> tuple[str, str, str, str, str]:
+    """The five fields of a crontab, checked, with the weekday field written as names.
+
+    APScheduler 3 reads the weekday numbers 0-6 as Monday-Sunday and crontab as Sunday-Saturday, so "1-5"
+    would silently mean Tuesday to Saturday; names mean the same to both.
+        crontab_fields("0 9 * * 1-5")   # ("0", "9", "*", "*", "mon,tue,wed,thu,fri")
+    """
+    parts = str(expr).split()
+    if len(parts) != 5:
+        raise ValueError(f"got {len(parts)} field(s), expected minute hour day month weekday")
+    for value, (name, low, high, names) in zip(parts[:4], _CRON_FIELDS):
+        _cron_values(value, name, low, high, names)
+    days = {d % 7 for d in _cron_values(parts[4], "weekday", 0, 7, _WEEKDAYS)}
+    weekday = parts[4] if parts[4] in ("*", "?") else ",".join(_WEEKDAYS[d] for d in sorted(days))
+    return parts[0], parts[1], parts[2], parts[3], weekday
+
+
+def _cron_values(value: str, name: str, low: int, high: int, names: tuple[str, ...]) -> set[int]:
+    def number(token: str) -> int:
+        if token.isdigit() and low <= int(token) <= high:
+            return int(token)
+        if token in names:
+            return names.index(token) + (1 if name == "month" else 0)
+        raise ValueError(f"{name} {token!r} in {value!r} is not {low}-{high}"
+                         + (f" or {names[0]}-{names[-1]}" if names else ""))
+
+    if value == "?" and name in ("day", "weekday"):
+        return set(range(low, high + 1))
+    chosen: set[int] = set()
+    for part in value.lower().split(","):
+        base, slash, step = part.partition("/")
+        if slash and (not step.isdigit() or int(step) == 0):
+            raise ValueError(f"{name} step {step!r} in {value!r} is not a positive number")
+        first_text, dash, last_text = base.partition("-")
+        if base == "*":
+            first, last = low, (6 if name == "weekday" else high)
+        else:
+            first = number(first_text)
+            last = number(last_text) if dash else (high if slash else first)
+        if last < first:
+            raise ValueError(f"{name} range {base!r} in {value!r} runs backwards")
+        chosen.update(range(first, last + 1, int(step or 1)))
+    return chosen
 
 
 def redact_url(url: str) -> str:
@@ -192,3 +356,24 @@ def redact_url(url: str) -> str:
     netloc = parts.netloc.rpartition("@")
     user = (parts.username or "") + ":***"
     return urlunsplit((parts.scheme, f"{user}@{netloc[2]}", parts.path, parts.query, parts.fragment))
+
+
+# checked in Settings.__post_init__; a field without an entry takes any value of its type
+_CHECKS: dict[str, Callable[[Any], None]] = {
+    "database": _text, "host": _text, "service_name": _text, "embedding_model": _text, "source_key": _text,
+    "summary_key": _text,
+    "port": _between(0, 65535, "a port number"),
+    "max_body_bytes": _positive("number of bytes"), "insert_batch_rows": _positive("number of rows"),
+    "insert_batch_wait_ms": _between(0, math.inf, "a number of milliseconds"),
+    "retry_after_seconds": _between(0, math.inf, "a number of seconds"),
+    "judge_mode": _one_of(JUDGE_MODES), "cluster_namer": _one_of(NAMERS),
+    "llm_concurrency": _positive("number of requests"), "llm_timeout_s": _positive("number of seconds"),
+    "llm_max_spend_usd": _between(0, math.inf, "an amount in USD"),
+    "sample_rate": _between(0, 1, "a share"), "service_rates": parse_service_rates,
+    "sample_batch": _positive("number of spans"), "span_filter": _span_filter,
+    "cluster_window": _duration, "cluster_match_threshold": _between(0, 1, "a similarity"),
+    "cluster_resolve_after": _positive("number of runs"), "cluster_max_fit_points": _positive("number of points"),
+    "promote_per_issue": _between(0, math.inf, "a number of examples"),
+    "sampler_interval_s": _positive("number of seconds"),
+    "sampler_batch_pause_s": _between(0, math.inf, "a number of seconds"), "cluster_cron": _cron,
+}

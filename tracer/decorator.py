@@ -22,7 +22,7 @@ import json
 import logging
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar, Union
+from typing import Any, TypeVar
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
@@ -50,7 +50,7 @@ class from_arg:  # noqa: N801 - reads as a marker at the call site
         return f"from_arg({self.name!r})"
 
 
-Value = Union[None, str, int, float, Sequence[str], from_arg, Callable[[Mapping[str, Any]], Any]]
+Value = None | str | int | float | Sequence[str] | from_arg | Callable[[Mapping[str, Any]], Any]
 
 
 class Usage:
@@ -95,7 +95,8 @@ def _metadata_attributes(*, band, document_id, domain, prompt_version, expected_
         attrs[semconv.EXPECTED_FACTS] = json.dumps([str(f) for f in expected_facts], ensure_ascii=False)
     if metadata:
         for key, value in metadata.items():
-            attrs[semconv.METADATA_PREFIX + str(key)] = value if isinstance(value, (str, bool, int, float)) else str(value)
+            plain = isinstance(value, (str, bool, int, float))
+            attrs[semconv.METADATA_PREFIX + str(key)] = value if plain else str(value)
     return attrs
 
 

@@ -45,10 +45,8 @@ def cluster(window: str | None = typer.Option(None, "--window", help="How far ba
 def run_clustering_with_progress(store: Store, settings: Settings) -> Any:
     """One clustering run with progress bars; settings the job cannot use exit 2 before it starts."""
     from ..issues.job import build_clusterer, run_clustering
-    from ..settings import parse_duration
 
     try:
-        parse_duration(settings.cluster_window)
         clusterer = build_clusterer(settings)
     except ValueError as exc:
         err.print(f"[red]error:[/red] {exc}")

@@ -78,7 +78,8 @@ def failure_text(primary: FailingScore, others: Sequence[FailingScore] = ()) -> 
     The label comes first in words and then again as the judge wrote it: said twice, the kind of failure
     outweighs what the document was about (names, numbers and topics vary within a failure mode)."""
     mode = primary.failure_mode
-    parts = [f"{primary.rubric} {primary.verdict.replace('_', ' ')}" + (f" ({mode.replace('_', ' ')})." if mode else "."),
+    in_words = f"{primary.rubric} {primary.verdict.replace('_', ' ')}"
+    parts = [in_words + (f" ({mode.replace('_', ' ')})." if mode else "."),
              f"{primary.rubric} {primary.verdict}" + (f" ({mode})" if mode else "") + ":",
              clip(primary.explanation, 2 * _MAX_PART)]
     if primary.evidence:

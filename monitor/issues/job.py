@@ -68,8 +68,6 @@ def build_clusterer(settings: Settings) -> Any:
     from sumwatch.clustering.reduce import UmapReducer
     from sumwatch.clustering.track import IssueTracker
 
-    if settings.cluster_namer not in ("auto", "llm", "keywords"):
-        raise ValueError(f"SUMWATCH_CLUSTER_NAMER must be auto, llm or keywords, got {settings.cluster_namer!r}")
     namer = None
     if settings.cluster_namer == "llm" and not settings.llm_model:
         raise ValueError("SUMWATCH_CLUSTER_NAMER=llm needs SUMWATCH_LLM_MODEL")

@@ -29,7 +29,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from ..issues.job import build_clusterer, run_clustering
 from ..rubrics.cascade import Cascade
 from ..scoring.sampler import Sampler
-from ..settings import Settings
+from ..settings import Settings, crontab_fields
 from ..store.connection import Store
 
 _log = logging.getLogger(__name__)
@@ -56,49 +56,13 @@ class _Stopping(Exception):
 
 
 def crontab_trigger(expr: str) -> CronTrigger:
-    """A UTC trigger for a 5-field crontab; ValueError naming SUMWATCH_CLUSTER_CRON when it is not one.
-    One difference from cron remains: with both day of month and weekday restricted, both must match."""
-    fields = str(expr).split()
+    """A UTC trigger for a 5-field crontab (weekdays counted from Sunday = 0, as in cron); ValueError naming
+    SUMWATCH_CLUSTER_CRON when it is not one. One difference from cron remains: with both day of month and
+    weekday restricted, both must match."""
     try:
-        if len(fields) != 5:
-            raise ValueError(f"got {len(fields)} field(s), expected minute hour day month weekday")
-        fields[4] = _crontab_weekdays(fields[4])
-        return CronTrigger.from_crontab(" ".join(fields), timezone="UTC")
+        return CronTrigger.from_crontab(" ".join(crontab_fields(expr)), timezone="UTC")
     except ValueError as exc:
-        raise ValueError(f"SUMWATCH_CLUSTER_CRON (--cron) {expr!r} is not a 5-field crontab: {exc}") from None
-
-
-_WEEKDAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")  # crontab numbering: 0 (and 7) is Sunday
-
-
-def _crontab_weekdays(field: str) -> str:
-    """The weekday field in names. APScheduler 3 reads the numbers 0-6 as Monday-Sunday, crontab as
-    Sunday-Saturday, so "1-5" would silently mean Tuesday to Saturday; names mean the same to both."""
-    if field in ("*", "?"):
-        return field
-    days: set[int] = set()
-    for part in field.lower().split(","):
-        base, slash, step = part.partition("/")
-        if slash and (not step.isdigit() or int(step) == 0):
-            raise ValueError(f"weekday step {step!r} in {field!r} is not a positive number")
-        low, dash, high = base.partition("-")
-        if base == "*":
-            first, last = 0, 6
-        else:
-            first = _weekday(low, field)
-            last = _weekday(high, field) if dash else (6 if slash else first)
-        if last < first:
-            raise ValueError(f"weekday range {base!r} in {field!r} runs backwards")
-        days.update(d % 7 for d in range(first, last + 1, int(step or 1)))
-    return ",".join(_WEEKDAYS[d] for d in sorted(days))
-
-
-def _weekday(token: str, field: str) -> int:
-    if token.isdigit() and int(token) <= 7:
-        return int(token)
-    if token in _WEEKDAYS:
-        return _WEEKDAYS.index(token)
-    raise ValueError(f"weekday {token!r} in {field!r} is not 0-7 or sun-sat")
+        raise ValueError(f"{Settings.label('cluster_cron')} {expr!r} is not a 5-field crontab: {exc}") from None
 
 
 def interval_trigger(seconds: float) -> IntervalTrigger:
@@ -201,6 +165,11 @@ class Worker:
         def progress(considered: int, scored: int) -> None:
             seen["spans"] = scored
             self._check_stopping()  # called after each batch's scores and watermark are stored
+            pause = self.settings.sampler_batch_pause_s
+            if pause > 0:
+                _log.info("sampler: %d spans scored and stored so far; pausing %gs", scored, pause)
+                if self._stopping.wait(pause):
+                    raise _Stopping
 
         def run() -> str:
             r = self._sampler.run_pass(on_progress=progress)

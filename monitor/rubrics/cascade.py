@@ -83,7 +83,8 @@ class Cascade:
                 if rubric == CONCISENESS or self.mode == "off":
                     continue
                 deterministic_failure = ruled.confident and not ruled.passed
-                if self.mode == "always" and not deterministic_failure or self.mode == "ambiguous" and not decided.confident:
+                if (self.mode == "always" and not deterministic_failure
+                        or self.mode == "ambiguous" and not decided.confident):
                     escalate.append((i, rubric))
             results.append(out)
         return results, escalate

@@ -190,7 +190,8 @@ class EmbeddingJudge:
             own = tx.terms(fact)
             term_support = len(own & summary_terms) / len(own) if own else 1.0
             coverage = sentence_support(float(sims[i, j]), term_support, FACT_FLOOR, FACT_CEIL)
-            status = "present" if coverage >= FACT_PRESENT else "approximate" if coverage >= FACT_APPROXIMATE else "absent"
+            status = ("present" if coverage >= FACT_PRESENT else
+                      "approximate" if coverage >= FACT_APPROXIMATE else "absent")
             rows.append({"fact": fact, "status": status, "coverage": round(coverage, 4),
                          "similarity": round(float(sims[i, j]), 4), "term_support": round(term_support, 4),
                          "summary": plan.summary[j]})

@@ -27,7 +27,7 @@ from sumwatch.tracer.otel_traces import SERVICE_NAME_KEY, STATUS_ERROR_VALUES, T
 
 from ..rubrics.cascade import Cascade
 from ..rubrics.verdicts import ERROR, RubricResult, SummaryCase
-from ..settings import Settings
+from ..settings import Settings, parse_span_filter
 from ..store.connection import Store, quote_ident
 from ..store.scores import SCORES_TABLE, ScoredSpan, SpanRef, write_scores
 from ..store.traces import parse_expected_facts
@@ -54,14 +54,7 @@ class SpanSelector:
     def parse(cls, spec: str | None, source_key: str = semconv.INPUT_VALUE,
               summary_key: str = semconv.OUTPUT_VALUE) -> SpanSelector:
         """``"span_name=ChatCompletion,attr:gen_ai.operation.name=chat"`` -> a selector."""
-        filters = []
-        for part in filter(None, (p.strip() for p in (spec or "").split(","))):
-            key, sep, value = part.partition("=")
-            key = key.strip()
-            if not sep or not (key in ("span_name", "service") or (key.startswith("attr:") and len(key) > 5)):
-                raise ValueError(f"span filter {part!r}: use span_name=V, service=V or attr:KEY=V")
-            filters.append((key, value.strip()))
-        return cls(tuple(filters), source_key, summary_key)
+        return cls(parse_span_filter(spec), source_key, summary_key)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SpanSelector:
@@ -172,7 +165,8 @@ class Sampler:
         """The sampler the settings describe (selector, sampling policy, batch, events); flags override."""
         return cls(store, cascade, SpanSelector.from_settings(settings),
                    SamplingPolicy.from_settings(settings, rate=rate, shard=shard or (0, 1)),
-                   batch=settings.sample_batch, eval_events=settings.eval_events if eval_events is None else eval_events)
+                   batch=settings.sample_batch,
+                   eval_events=settings.eval_events if eval_events is None else eval_events)
 
     @property
     def watermark_name(self) -> str:

@@ -60,7 +60,8 @@ def test_up_serves_otlp_then_stops_cleanly_on_sigterm(tmp_path):
 
         for i in range(4):
             summarize(f"document number {i} with some words in it")
-        exporter = OTLPSpanExporter(endpoint=f"http://127.0.0.1:{port}/v1/traces", headers={"authorization": "Bearer tok"})
+        exporter = OTLPSpanExporter(endpoint=f"http://127.0.0.1:{port}/v1/traces",
+                                    headers={"authorization": "Bearer tok"})
         assert exporter.export(memory.get_finished_spans()) is SpanExportResult.SUCCESS
 
         # read commands go through the running server while it holds the database

@@ -216,21 +216,22 @@ DUPLICATES = ("SELECT TraceId, SpanId, Rubric, count() FROM sumwatch_scores FINA
 
 @pytest.mark.slow
 def test_a_worker_killed_mid_pass_resumes_on_restart_without_losing_or_repeating_scores(tmp_path):
-    n = 120
-    env = proc_env(tmp_path, SUMWATCH_SAMPLER_INTERVAL_S="0.2", SUMWATCH_SAMPLE_BATCH="8",
+    n, batch = 120, 8
+    env = proc_env(tmp_path, SUMWATCH_SAMPLER_INTERVAL_S="0.2", SUMWATCH_SAMPLE_BATCH=str(batch),
                    SUMWATCH_CLUSTER_CRON=NEVER)
     sumwatch(env, "demo", "--n", str(n), "--no-score")
 
-    first = Running(env, tmp_path / "first.log", "worker")
+    # the first worker pauses after each stored batch, so the kill lands after exactly one batch, however
+    # busy the machine is
+    first = Running({**env, "SUMWATCH_SAMPLER_BATCH_PAUSE_S": "600"}, tmp_path / "first.log", "worker")
     try:
-        first.wait_for("worker started")
-        time.sleep(1.5)  # a pass over 15 batches of 8 takes seconds: this lands inside it
+        first.wait_for(r"sampler: \d+ spans scored and stored so far; pausing", timeout=120)
     finally:
         first.proc.kill()
         first.proc.wait(timeout=30)
     assert first.proc.returncode == -signal.SIGKILL
     [[[scored_before]]] = query(env, "SELECT count() FROM sumwatch_scores FINAL")
-    assert 0 < scored_before < n * 4, f"the kill did not land mid-pass:\n{first.text()}"
+    assert scored_before == batch * 4, f"the kill did not land after the first batch:\n{first.text()}"
 
     second = Running(env, tmp_path / "second.log", "worker")
     try:

@@ -256,7 +256,7 @@ def test_delimiter_lookalikes_are_neutralized(lookalike):
 
 def test_every_prompt_asks_for_categorical_verdicts_quotes_first_and_claim_by_claim():
     case = SummaryCase(SOURCE, CASE.summary, band="tldr", expected_facts=("Costs fell 3%",))
-    for rubric, schema in SCHEMAS.items():
+    for rubric, _schema in SCHEMAS.items():
         system, user = (m["content"] for m in build_messages(rubric, case))
         assert "never a score" in system and "BEFORE" in system
         assert all(v in system for v in VERDICTS[rubric]) and all(m in system for m in FAILURE_MODES[rubric])
