@@ -91,7 +91,10 @@ def attribute_map(attributes: Mapping[str, Any] | None) -> dict[str, str]:
             for key, value in _plain(attributes).items()}
 
 
-def span_to_row(span: Any, _resources: dict | None = None) -> tuple:
+Row = tuple[Any, ...]
+
+
+def span_to_row(span: Any, _resources: dict[int, Any] | None = None) -> Row:
     """One SDK ``ReadableSpan`` as a row in ``COLUMNS`` order."""
     ctx = span.context
     parent = span.parent
@@ -124,23 +127,23 @@ def span_to_row(span: Any, _resources: dict | None = None) -> tuple:
     )
 
 
-_NO_EVENTS: tuple = ((), (), ())
-_NO_LINKS: tuple = ((), (), (), ())
+_NO_EVENTS: Row = ((), (), ())
+_NO_LINKS: Row = ((), (), (), ())
 
 
-def _event_columns(events: Sequence[Any]) -> tuple:
+def _event_columns(events: Sequence[Any]) -> Row:
     return ([e.timestamp for e in events], [e.name for e in events], [attribute_map(e.attributes) for e in events])
 
 
-def _link_columns(links: Sequence[Any]) -> tuple:
+def _link_columns(links: Sequence[Any]) -> Row:
     return ([format(link.context.trace_id, "032x") for link in links],
             [format(link.context.span_id, "016x") for link in links],
             [link.context.trace_state.to_header() if link.context.trace_state else "" for link in links],
             [attribute_map(link.attributes) for link in links])
 
 
-def spans_to_rows(spans: Iterable[Any]) -> list[tuple]:
-    resources: dict = {}
+def spans_to_rows(spans: Iterable[Any]) -> list[Row]:
+    resources: dict[int, Any] = {}
     return [span_to_row(s, resources) for s in spans]
 
 
@@ -167,9 +170,9 @@ def _ts(ns: int) -> str:
     return f"{ns // 1_000_000_000}.{ns % 1_000_000_000:09d}"
 
 
-def encode_columns(rows: Sequence[tuple]) -> list[bytes]:
+def encode_columns(rows: Sequence[Row]) -> list[bytes]:
     """Rows -> one JSON array per column (mergeable with :func:`join_columns`)."""
-    columns = list(zip(*rows)) if rows else [() for _ in COLUMNS]
+    columns: list[Sequence[Any]] = list(zip(*rows)) if rows else [() for _ in COLUMNS]
     out = []
     for i, column in enumerate(columns):
         if i == _TS:
@@ -191,5 +194,5 @@ def join_columns(parts: Sequence[Sequence[bytes]]) -> bytes:
     return b"[" + b",".join(merged) + b"]"
 
 
-def encode_rows(rows: Sequence[tuple]) -> bytes:
+def encode_rows(rows: Sequence[Row]) -> bytes:
     return join_columns([encode_columns(rows)])

@@ -29,6 +29,7 @@ SOURCE_HASH = "summarization.source.sha256"  # kept when text capture is off
 SOURCE_CHARS = "summarization.source.char_count"
 TEXT_TRUNCATED = "summarization.text.truncated"  # true when capture cut a text short
 TEXT_CAPTURED = "summarization.text.captured"
+STREAM_INCOMPLETE = "summarization.stream.incomplete"  # a streamed summary closed before its end
 DOCUMENT_ID = "summarization.document.id"
 DOMAIN = "summarization.domain"
 PROMPT_VERSION = "summarization.prompt.version"
@@ -38,7 +39,8 @@ METADATA_PREFIX = "summarization.metadata."  # free-form user metadata: summariz
 BANDS = ("tldr", "exec_summary", "abstract", "action_recap", "custom")
 
 # -- OTel GenAI --------------------------------------------------------------------------
-GEN_AI_SYSTEM = "gen_ai.system"
+GEN_AI_PROVIDER_NAME = "gen_ai.provider.name"  # who serves the model: "openai", "anthropic", ...
+GEN_AI_SYSTEM = "gen_ai.system"  # the older name of gen_ai.provider.name, still written for older readers
 GEN_AI_OPERATION_NAME = "gen_ai.operation.name"
 GEN_AI_REQUEST_MODEL = "gen_ai.request.model"
 GEN_AI_RESPONSE_MODEL = "gen_ai.response.model"

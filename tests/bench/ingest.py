@@ -29,8 +29,7 @@ from sumwatch.monitor.ingest.receiver import ReceiverServer
 from sumwatch.monitor.settings import Settings
 from sumwatch.monitor.store.connection import Store
 from sumwatch.monitor.store.migrations import migrate
-from sumwatch.tracer import summarization
-from sumwatch.tracer.exporters import ClickHouseSpanExporter
+from sumwatch.tracer import ClickHouseSpanExporter, summarization
 from sumwatch.tracer.otel_traces import COLUMNS, INSERT_FORMAT, TRACES_TABLE, encode_rows, spans_to_rows
 
 WORDS = ["revenue", "margin", "quarter", "guidance", "board", "approved", "shipments", "hospital", "patients",

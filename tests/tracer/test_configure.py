@@ -4,7 +4,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from sumwatch.tracer import configure, semconv, summarization
-from sumwatch.tracer.provider import otlp_traces_url
+from sumwatch.tracer._provider import otlp_traces_url
 
 
 def test_configure_joins_an_existing_provider():

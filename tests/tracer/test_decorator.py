@@ -3,9 +3,7 @@ import json
 import re
 
 import pytest
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from fakes.tracing import memory_provider
 from opentelemetry.trace import StatusCode
 
 from sumwatch.tracer import (
@@ -24,10 +22,7 @@ SOURCE = "The council approved a budget of $4.2 million on Monday. Spending on p
 
 @pytest.fixture
 def spans():
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    yield provider, exporter
+    return memory_provider()
 
 
 def only(exporter):

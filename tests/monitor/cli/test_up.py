@@ -11,10 +11,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from fakes.tracing import memory_provider
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.export import SpanExportResult
 
 from sumwatch.tracer import summarization
 
@@ -50,9 +49,7 @@ def test_up_serves_otlp_then_stops_cleanly_on_sigterm(tmp_path):
         assert busy.returncode == 3
         assert f"is in use by process {proc.pid}" in busy.stderr and f"127.0.0.1:{port}" in busy.stderr
 
-        memory = InMemorySpanExporter()
-        provider = TracerProvider()
-        provider.add_span_processor(SimpleSpanProcessor(memory))
+        provider, memory = memory_provider()
 
         @summarization(band="tldr", tracer_provider=provider)
         def summarize(text: str) -> str:

@@ -8,15 +8,13 @@ import time
 
 import httpx
 import pytest
+from fakes.tracing import memory_provider
 from google.protobuf import json_format
 from google.rpc import status_pb2
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.http import Compression
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.export import SpanExportResult
 from opentelemetry.trace import SpanKind
 
 from sumwatch.monitor.ingest.receiver import ReceiverServer
@@ -35,9 +33,7 @@ def receiver(settings, store):
 
 def make_spans(n=3, service="checkout-digest"):
     """Real SDK spans from the decorator, with an event and a link, captured in memory."""
-    memory = InMemorySpanExporter()
-    provider = TracerProvider(resource=Resource.create({"service.name": service}))
-    provider.add_span_processor(SimpleSpanProcessor(memory))
+    provider, memory = memory_provider(service)
     tracer = provider.get_tracer("test")
 
     @summarization(band="tldr", domain="finance", tracer_provider=provider)

@@ -13,10 +13,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from fakes.tracing import memory_provider
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.export import SpanExportResult
 from typer.testing import CliRunner
 
 from sumwatch.monitor.cli import app
@@ -293,9 +292,7 @@ def test_up_runs_the_worker_on_what_it_receives_and_stops_cleanly_on_sigterm(tmp
     try:
         up.wait_for(r"sampler: scored 40 spans")  # the backlog stored before `up` started
 
-        memory = InMemorySpanExporter()
-        provider = TracerProvider()
-        provider.add_span_processor(SimpleSpanProcessor(memory))
+        provider, memory = memory_provider()
 
         @summarization(band="tldr", tracer_provider=provider)
         def summarize(text: str) -> str:

@@ -10,7 +10,10 @@
 
 The instrumentation never raises into the caller: a failure inside it is logged once and the wrapped
 function runs as if undecorated. An exception from the wrapped function is recorded on the span
-(status ERROR) and re-raised unchanged.
+(status ERROR) and re-raised unchanged. A generator (sync or async) that yields the summary in pieces
+is traced until it is exhausted, and the joined text is recorded as the summary.
+
+The decorated function keeps its type: ``summarize`` above is still ``(text: str, doc_id: str) -> str``.
 """
 
 from __future__ import annotations
@@ -21,18 +24,19 @@ import inspect
 import json
 import logging
 import weakref
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Iterator, Mapping, Sequence
+from typing import Any, ParamSpec, Protocol, TypeVar, cast, overload
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import Span, Status, StatusCode
 
 from . import semconv
-from .capture import CapturePolicy, current_policy, source_hash, word_count
+from ._capture import CapturePolicy, current_policy, source_hash, word_count
 
 _log = logging.getLogger(__name__)
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 __all__ = ["from_arg", "summarization", "summarization_span", "summarization_attributes", "SummarizationSpan",
            "record_usage", "Usage"]
@@ -56,19 +60,27 @@ Value = None | str | int | float | Sequence[str] | from_arg | Callable[[Mapping[
 class Usage:
     """Model and token usage a summarizer reports (GenAI semconv)."""
 
-    __slots__ = ("model", "input_tokens", "output_tokens", "system")
+    __slots__ = ("model", "input_tokens", "output_tokens", "provider")
 
     def __init__(self, model: str | None = None, input_tokens: int | None = None,
-                 output_tokens: int | None = None, system: str | None = None) -> None:
-        self.model, self.input_tokens, self.output_tokens, self.system = model, input_tokens, output_tokens, system
+                 output_tokens: int | None = None, system: str | None = None, *,
+                 provider: str | None = None) -> None:
+        """``provider`` ("openai", "anthropic", ...) names who serves the model; ``system`` is its older name."""
+        self.model, self.input_tokens, self.output_tokens = model, input_tokens, output_tokens
+        self.provider = provider or system
+
+    @property
+    def system(self) -> str | None:
+        return self.provider
 
 
 def _usage_attributes(usage: Usage) -> dict[str, Any]:
     attrs: dict[str, Any] = {}
     if usage.model:
         attrs[semconv.GEN_AI_REQUEST_MODEL] = usage.model
-    if usage.system:
-        attrs[semconv.GEN_AI_SYSTEM] = usage.system
+    if usage.provider:
+        attrs[semconv.GEN_AI_PROVIDER_NAME] = usage.provider
+        attrs[semconv.GEN_AI_SYSTEM] = usage.provider  # the older name, for readers that still use it
     if usage.input_tokens is not None:
         attrs[semconv.GEN_AI_INPUT_TOKENS] = int(usage.input_tokens)
     if usage.output_tokens is not None:
@@ -76,7 +88,8 @@ def _usage_attributes(usage: Usage) -> dict[str, Any]:
     return attrs
 
 
-def _metadata_attributes(*, band, document_id, domain, prompt_version, expected_facts, metadata) -> dict:
+def _metadata_attributes(*, band: Any, document_id: Any, domain: Any, prompt_version: Any, expected_facts: Any,
+                         metadata: Mapping[str, Any] | None) -> dict[str, Any]:
     attrs: dict[str, Any] = {
         semconv.TASK: semconv.TASK_SUMMARIZATION,
         semconv.OPENINFERENCE_SPAN_KIND: semconv.OPENINFERENCE_KIND_CHAIN,
@@ -163,9 +176,11 @@ class SummarizationSpan:
         self._safely(_summary_attributes, text)
 
     def record_usage(self, model: str | None = None, input_tokens: int | None = None,
-                     output_tokens: int | None = None, system: str | None = None) -> None:
+                     output_tokens: int | None = None, system: str | None = None, *,
+                     provider: str | None = None) -> None:
         try:
-            self._span.set_attributes(_usage_attributes(Usage(model, input_tokens, output_tokens, system)))
+            usage = Usage(model, input_tokens, output_tokens, system, provider=provider)
+            self._span.set_attributes(_usage_attributes(usage))
         except Exception:  # instrumentation must never break the app
             _log.debug("sumwatch: could not record usage", exc_info=True)
 
@@ -178,7 +193,7 @@ class SummarizationSpan:
         except Exception:
             _log.debug("sumwatch: could not set %s", key, exc_info=True)
 
-    def _safely(self, build: Callable[[str, CapturePolicy], dict], text: Any) -> None:
+    def _safely(self, build: Callable[[str, CapturePolicy], dict[str, Any]], text: Any) -> None:
         try:
             if text is not None:
                 self._span.set_attributes(build(text if isinstance(text, str) else str(text), self._policy))
@@ -193,11 +208,12 @@ _CURRENT: contextvars.ContextVar[SummarizationSpan | None] = contextvars.Context
 
 
 def record_usage(model: str | None = None, input_tokens: int | None = None,
-                 output_tokens: int | None = None, system: str | None = None) -> None:
+                 output_tokens: int | None = None, system: str | None = None, *,
+                 provider: str | None = None) -> None:
     """Report model and token usage from inside a decorated function; a no-op outside one."""
     handle = _CURRENT.get()
     if handle is not None:
-        handle.record_usage(model, input_tokens, output_tokens, system)
+        handle.record_usage(model, input_tokens, output_tokens, system, provider=provider)
 
 
 _tracers: weakref.WeakKeyDictionary[trace.TracerProvider, trace.Tracer] = weakref.WeakKeyDictionary()
@@ -230,8 +246,9 @@ class summarization_span:  # noqa: N801 - used as a context manager
                  capture: CapturePolicy | None = None,
                  tracer_provider: trace.TracerProvider | None = None) -> None:
         self._source = source
-        self._static = dict(band=band, document_id=document_id, domain=domain, prompt_version=prompt_version,
-                            expected_facts=expected_facts, metadata=metadata)
+        self._static: dict[str, Any] = dict(band=band, document_id=document_id, domain=domain,
+                                            prompt_version=prompt_version, expected_facts=expected_facts,
+                                            metadata=metadata)
         self._name, self._capture, self._provider = name, capture, tracer_provider
         self._handle: SummarizationSpan | None = None
         self._token: Any = None
@@ -250,7 +267,7 @@ class summarization_span:  # noqa: N801 - used as a context manager
             self._handle = SummarizationSpan(trace.INVALID_SPAN, policy)
         return self._handle
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any) -> None:
         handle = self._handle
         try:
             if self._token is not None:
@@ -267,7 +284,7 @@ class summarization_span:  # noqa: N801 - used as a context manager
     async def __aenter__(self) -> SummarizationSpan:
         return self.__enter__()
 
-    async def __aexit__(self, exc_type, exc, tb) -> None:
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any) -> None:
         self.__exit__(exc_type, exc, tb)
 
 
@@ -289,7 +306,8 @@ def _default_summary(result: Any) -> str | None:
 class _Plan:
     """Everything about a decorated function that can be worked out once, at decoration time."""
 
-    def __init__(self, fn: Callable[..., Any], source: str | Callable | None, values: dict[str, Value]) -> None:
+    def __init__(self, fn: Callable[..., Any], source: str | Callable[[Mapping[str, Any]], Any] | None,
+                 values: dict[str, Value]) -> None:
         params = [p for p in inspect.signature(fn).parameters.values()
                   if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         self._positions = {p.name: i for i, p in enumerate(params)
@@ -308,7 +326,7 @@ class _Plan:
             if isinstance(value, from_arg) and value.name not in {p.name for p in params}:
                 raise TypeError(f"@summarization on {fn.__qualname__}: {key}=from_arg({value.name!r}) names "
                                 f"no argument (arguments: {', '.join(names) or 'none'})")
-        self.source = source
+        self.source: str | Callable[[Mapping[str, Any]], Any] = source
         self.static = {k: v for k, v in values.items() if not (isinstance(v, from_arg) or callable(v))}
         self.dynamic = {k: v for k, v in values.items() if isinstance(v, from_arg) or callable(v)}
         self.static_attrs = _metadata_attributes(**self._complete(self.static))
@@ -321,7 +339,7 @@ class _Plan:
         keys = ("band", "document_id", "domain", "prompt_version", "expected_facts", "metadata")
         return {k: values.get(k) for k in keys}
 
-    def _arg(self, name: str, args: tuple, kwargs: dict) -> Any:
+    def _arg(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if name in kwargs:
             return kwargs[name]
         pos = self._positions.get(name)
@@ -330,51 +348,76 @@ class _Plan:
         param = next(p for p in self._params if p.name == name)
         return None if param.default is inspect.Parameter.empty else param.default
 
-    def _bound(self, args: tuple, kwargs: dict) -> Mapping[str, Any]:
+    def _bound(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Mapping[str, Any]:
         bound = inspect.signature(self._fn).bind_partial(*args, **kwargs)
         bound.apply_defaults()
         return bound.arguments
 
-    def attributes(self, args: tuple, kwargs: dict, policy: CapturePolicy) -> dict[str, Any]:
+    def attributes(self, args: tuple[Any, ...], kwargs: dict[str, Any], policy: CapturePolicy) -> dict[str, Any]:
         bound = self._bound(args, kwargs) if self._needs_bound else None
         if self.dynamic:
             resolved = dict(self.static)
             for key, value in self.dynamic.items():
-                resolved[key] = self._arg(value.name, args, kwargs) if isinstance(value, from_arg) else value(bound)
+                resolved[key] = (self._arg(value.name, args, kwargs) if isinstance(value, from_arg)
+                                 else cast(Callable[[Mapping[str, Any] | None], Any], value)(bound))
             attrs = _metadata_attributes(**self._complete(resolved))
         else:
             attrs = dict(self.static_attrs)
-        text = self.source(bound) if callable(self.source) else self._arg(self.source, args, kwargs)
+        text = (cast(Callable[[Mapping[str, Any] | None], Any], self.source)(bound) if callable(self.source)
+                else self._arg(self.source, args, kwargs))
         if text is not None:
             attrs.update(_source_attributes(text if isinstance(text, str) else str(text), policy))
         return attrs
 
 
-def summarization(fn: F | None = None, *, source: str | Callable[[Mapping[str, Any]], str] | None = None,
+class _Decorator(Protocol):
+    """What ``summarization(...)`` returns: a decorator that keeps the function's type."""
+
+    def __call__(self, fn: Callable[P, R], /) -> Callable[P, R]: ...
+
+
+@overload
+def summarization(fn: Callable[P, R], /) -> Callable[P, R]: ...
+
+
+@overload
+def summarization(fn: None = None, /, *, source: str | Callable[[Mapping[str, Any]], str] | None = None,
                   summary: Callable[[Any], str | None] | None = None,
                   usage: Callable[[Any], Usage | None] | None = None,
                   band: Value = None, document_id: Value = None, domain: Value = None,
                   prompt_version: Value = None, expected_facts: Value = None,
                   metadata: Mapping[str, Any] | None = None, name: str = semconv.SPAN_NAME,
                   capture: CapturePolicy | None = None,
-                  tracer_provider: trace.TracerProvider | None = None) -> Any:
-    """Decorate a sync or async summarizing function.
+                  tracer_provider: trace.TracerProvider | None = None) -> _Decorator: ...
+
+
+def summarization(fn: Callable[P, R] | None = None, /, *,
+                  source: str | Callable[[Mapping[str, Any]], str] | None = None,
+                  summary: Callable[[Any], str | None] | None = None,
+                  usage: Callable[[Any], Usage | None] | None = None,
+                  band: Value = None, document_id: Value = None, domain: Value = None,
+                  prompt_version: Value = None, expected_facts: Value = None,
+                  metadata: Mapping[str, Any] | None = None, name: str = semconv.SPAN_NAME,
+                  capture: CapturePolicy | None = None,
+                  tracer_provider: trace.TracerProvider | None = None) -> Callable[P, R] | _Decorator:
+    """Decorate a summarizing function: sync, async, or a (sync or async) generator of summary pieces.
 
     ``source`` names the argument holding the source text (default: the first argument) or is a
     callable given the bound arguments. ``summary`` extracts the summary from the return value
-    (default: a str return, or its ``summary`` key/attribute). ``usage`` extracts a :class:`Usage`
-    from the return value; the function may also call :func:`record_usage`. Metadata values are
-    constants, :class:`from_arg` markers, or callables given the bound arguments.
+    (default: a str return, or its ``summary`` key/attribute; for a generator, the yielded pieces joined).
+    ``usage`` extracts a :class:`Usage` from the return value; the function may also call
+    :func:`record_usage`. Metadata values are constants, :class:`from_arg` markers, or callables given
+    the bound arguments.
     """
-    values: dict[str, Value] = dict(band=band, document_id=document_id, domain=domain,
-                                    prompt_version=prompt_version, expected_facts=expected_facts, metadata=metadata)
+    values: dict[str, Any] = dict(band=band, document_id=document_id, domain=domain,
+                                  prompt_version=prompt_version, expected_facts=expected_facts, metadata=metadata)
     values = {k: v for k, v in values.items() if v is not None}
     get_summary = summary or _default_summary
 
-    def decorate(func: F) -> F:
+    def decorate(func: Callable[P, R]) -> Callable[P, R]:
         plan = _Plan(func, source, values)
 
-        def start(args: tuple, kwargs: dict) -> tuple[SummarizationSpan | None, Any]:
+        def start(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[SummarizationSpan | None, Any]:
             try:
                 policy = capture or current_policy()
                 span = _tracer(tracer_provider).start_span(name, attributes=plan.attributes(args, kwargs, policy))
@@ -384,18 +427,23 @@ def summarization(fn: F | None = None, *, source: str | Callable[[Mapping[str, A
                 _log.warning("sumwatch: could not start a span for %s", func.__qualname__, exc_info=True)
                 return None, None
 
-        def finish(handle: SummarizationSpan | None, token: Any, result: Any, exc: BaseException | None) -> None:
+        def finish(handle: SummarizationSpan | None, token: Any, result: Any, exc: BaseException | None, *,
+                   text: str | None = None, incomplete: bool = False) -> None:
             if handle is None:
                 return
             span = handle.span
             try:
-                otel_context.detach(token[0])
-                _CURRENT.reset(token[1])
+                if token is not None:
+                    otel_context.detach(token[0])
+                    _CURRENT.reset(token[1])
                 if exc is not None:
                     _record_error(span, exc)
                 else:
-                    text = get_summary(result)
+                    if text is None:
+                        text = get_summary(result)
                     attrs = _summary_attributes(text, handle._policy) if text is not None else {}
+                    if incomplete:
+                        attrs[semconv.STREAM_INCOMPLETE] = True
                     if usage is not None:
                         reported = usage(result)
                         if reported is not None:
@@ -409,21 +457,27 @@ def summarization(fn: F | None = None, *, source: str | Callable[[Mapping[str, A
                 except Exception:
                     _log.debug("sumwatch: could not end the span", exc_info=True)
 
+        if inspect.isasyncgenfunction(func):
+            return cast(Callable[P, R], _traced_async_generator(func, start, finish))
+        if inspect.isgeneratorfunction(func):
+            return cast(Callable[P, R], _traced_generator(func, start, finish))
         if inspect.iscoroutinefunction(func):
+            coroutine_fn = cast(Callable[P, Awaitable[Any]], func)
+
             @functools.wraps(func)
-            async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+            async def async_wrapper(*args: P.args, **kwargs: P.kwargs) -> Any:
                 handle, token = start(args, kwargs)
                 try:
-                    result = await func(*args, **kwargs)
+                    result = await coroutine_fn(*args, **kwargs)
                 except BaseException as exc:
                     finish(handle, token, None, exc)
                     raise
                 finish(handle, token, result, None)
                 return result
-            return async_wrapper  # type: ignore[return-value]
+            return cast(Callable[P, R], async_wrapper)
 
         @functools.wraps(func)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
             handle, token = start(args, kwargs)
             try:
                 result = func(*args, **kwargs)
@@ -432,8 +486,90 @@ def summarization(fn: F | None = None, *, source: str | Callable[[Mapping[str, A
                 raise
             finish(handle, token, result, None)
             return result
-        return wrapper  # type: ignore[return-value]
+        return wrapper
 
     if fn is not None:  # used bare: @summarization
         return decorate(fn)
-    return decorate
+    return cast(_Decorator, decorate)
+
+
+_Start = Callable[[tuple[Any, ...], dict[str, Any]], tuple[SummarizationSpan | None, Any]]
+_Finish = Callable[..., None]
+
+
+def _attached(handle: SummarizationSpan | None) -> Any:
+    """Make the span current while a generator runs one step (not across yields: the caller's code runs
+    between them, in its own context)."""
+    if handle is None:
+        return None
+    return otel_context.attach(trace.set_span_in_context(handle.span)), _CURRENT.set(handle)
+
+
+def _detached(handle: SummarizationSpan | None, token: Any) -> None:
+    if handle is not None and token is not None:
+        otel_context.detach(token[0])
+        _CURRENT.reset(token[1])
+
+
+def _traced_generator(func: Callable[..., Generator[Any, Any, Any]], start: _Start,
+                      finish: _Finish) -> Callable[..., Any]:
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        handle, token = start(args, kwargs)
+        _detached(handle, token)  # attached again around each step
+        pieces: list[str] = []
+        inner = func(*args, **kwargs)
+        done = False
+        try:
+            while True:
+                step = _attached(handle)
+                try:
+                    piece = next(inner)
+                except StopIteration:
+                    done = True
+                    break
+                finally:
+                    _detached(handle, step)
+                if isinstance(piece, str):
+                    pieces.append(piece)
+                yield piece
+        except BaseException as exc:
+            if not isinstance(exc, GeneratorExit):
+                finish(handle, None, None, exc)
+                raise
+            inner.close()
+            finish(handle, None, None, None, text="".join(pieces), incomplete=True)
+            raise
+        finish(handle, None, None, None, text="".join(pieces), incomplete=not done)
+    return wrapper
+
+
+def _traced_async_generator(func: Callable[..., AsyncGenerator[Any, Any]], start: _Start,
+                            finish: _Finish) -> Callable[..., Any]:
+    @functools.wraps(func)
+    async def wrapper(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        handle, token = start(args, kwargs)
+        _detached(handle, token)
+        pieces: list[str] = []
+        inner = func(*args, **kwargs)
+        try:
+            while True:
+                step = _attached(handle)
+                try:
+                    piece = await inner.__anext__()
+                except StopAsyncIteration:
+                    break
+                finally:
+                    _detached(handle, step)
+                if isinstance(piece, str):
+                    pieces.append(piece)
+                yield piece
+        except BaseException as exc:
+            if not isinstance(exc, GeneratorExit):
+                finish(handle, None, None, exc)
+                raise
+            await inner.aclose()
+            finish(handle, None, None, None, text="".join(pieces), incomplete=True)
+            raise
+        finish(handle, None, None, None, text="".join(pieces))
+    return wrapper

@@ -8,14 +8,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opentelemetry import trace
-from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor, SpanExporter
 
-from .capture import CapturePolicy, set_policy
+from ._capture import CapturePolicy, set_policy
+
+if TYPE_CHECKING:  # the SDK loads when configure() runs, not when an app imports sumwatch.tracer
+    from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
+    from opentelemetry.sdk.trace.export import SpanExporter
 
 OTLP_TRACES_PATH = "/v1/traces"
 
@@ -39,6 +40,10 @@ def configure(*, endpoint: str | None = None, headers: Mapping[str, str] | None 
     already exports. Without ``provider``, an SDK provider that the app registered globally is
     joined; otherwise a new one is created (and registered globally when ``set_global``).
     """
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
+
     destinations = [d for d in (endpoint, clickhouse, exporter) if d is not None]
     if len(destinations) > 1:
         raise ValueError("configure(): give one of endpoint=, clickhouse= or exporter=, not several")
@@ -63,13 +68,13 @@ def configure(*, endpoint: str | None = None, headers: Mapping[str, str] | None 
 
         exporter = OTLPSpanExporter(endpoint=otlp_traces_url(endpoint), headers=dict(headers or {}))
     elif clickhouse is not None:
-        from .exporters import ClickHouseSpanExporter
+        from ._exporters import ClickHouseSpanExporter
 
         exporter = ClickHouseSpanExporter(clickhouse, database=database)
 
     if exporter is not None:
-        processor = (BatchSpanProcessor(exporter, max_export_batch_size=max_export_batch_size,
-                                        schedule_delay_millis=schedule_delay_millis)
-                     if batch else SimpleSpanProcessor(exporter))
+        processor: SpanProcessor = (BatchSpanProcessor(exporter, max_export_batch_size=max_export_batch_size,
+                                                        schedule_delay_millis=schedule_delay_millis)
+                                     if batch else SimpleSpanProcessor(exporter))
         provider.add_span_processor(processor)
     return provider
