@@ -25,13 +25,15 @@ from typing import Any
 
 import numpy as np
 
+from .arrays import Array
+
 
 @dataclass
 class ClusterFit:
     """The outcome of a fit: a label per point (-1 noise), soft memberships (n, clusters), the model."""
 
-    labels: np.ndarray
-    probabilities: np.ndarray
+    labels: Array
+    probabilities: Array
     model: Any
 
 
@@ -66,7 +68,7 @@ class HdbscanClusterer:
                 sizes.append(size)
         return sizes
 
-    def fit(self, X: np.ndarray) -> ClusterFit:
+    def fit(self, X: Array) -> ClusterFit:
         X = np.asarray(X, dtype=np.float64)
         n = X.shape[0]
         if n < 3:  # HDBSCAN needs a few points to form any density estimate
@@ -92,7 +94,7 @@ class HdbscanClusterer:
                 probs[rest] = rest_probs
         return ClusterFit(labels, probs, model)
 
-    def assign(self, X_new: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def assign(self, X_new: Array) -> tuple[Array, Array]:
         """Labels and soft memberships for points the model did not see (call after ``fit``)."""
         import hdbscan
 
@@ -105,7 +107,7 @@ class HdbscanClusterer:
             return np.asarray(labels, dtype=int), self._soft(model, X_new, fitted=False)
         return predict_unseen(model, X_new)
 
-    def _best_model(self, X: np.ndarray) -> Any:
+    def _best_model(self, X: Array) -> Any:
         import hdbscan
 
         best, best_score = None, -np.inf
@@ -127,7 +129,7 @@ class HdbscanClusterer:
         return best
 
     @staticmethod
-    def _soft(model: Any, X: np.ndarray, fitted: bool) -> np.ndarray:
+    def _soft(model: Any, X: Array, fitted: bool) -> Array:
         import hdbscan
 
         k = int(model.labels_.max()) + 1
@@ -144,7 +146,7 @@ class HdbscanClusterer:
                 f"max_fit_points={self.max_fit_points}, random_state={self.random_state})")
 
 
-def predict_unseen(model: Any, X: np.ndarray, batch: int = 2048) -> tuple[np.ndarray, np.ndarray]:
+def predict_unseen(model: Any, X: Array, batch: int = 2048) -> tuple[Array, Array]:
     """``hdbscan.approximate_predict(model, X)[0]`` and ``hdbscan.membership_vector(model, X)``, computed on
     arrays a batch of points at a time, with one neighbour search serving both.
 
@@ -250,7 +252,7 @@ def predict_unseen(model: Any, X: np.ndarray, batch: int = 2048) -> tuple[np.nda
     return labels, out
 
 
-def _merge_templates(parents: np.ndarray, clusters: np.ndarray, cluster_tree: np.ndarray) -> np.ndarray:
+def _merge_templates(parents: Array, clusters: Array, cluster_tree: Array) -> Array:
     """(parents, clusters): hdbscan's ``merge_height`` of each parent cluster with each selected cluster,
     NaN where hdbscan takes the point's own lambda (one cluster lies on the other's path to the root)."""
     parent_of: dict[int, int] = {}
@@ -262,7 +264,7 @@ def _merge_templates(parents: np.ndarray, clusters: np.ndarray, cluster_tree: np
     out = np.full((len(parents), len(clusters)), np.nan)
     for row, point_cluster in enumerate(parents.tolist()):
         for col, cluster in enumerate(clusters.tolist()):
-            left, right, last = point_cluster, cluster, None
+            left, right, last = point_cluster, cluster, point_cluster
             took_left = took_right = False
             while left != right:
                 if left > right:

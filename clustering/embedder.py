@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    import numpy as np
+    from .arrays import Array
+    pass
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _PACKAGED_NAMES = frozenset({DEFAULT_MODEL, "sentence-transformers/" + DEFAULT_MODEL})
@@ -51,7 +52,7 @@ class Embedder:
         get = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(get())
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: list[str]) -> Array:
         """Unit-length float32 rows, one per text, in order; cached texts are not embedded again."""
         import numpy as np
 

@@ -16,6 +16,7 @@ import json
 import os
 import re
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.S | re.I)
@@ -24,6 +25,35 @@ _TRANSIENT = ("RateLimitError", "Timeout", "APIConnectionError", "InternalServer
               "BadGatewayError")
 
 _litellm: Any = None
+
+
+@dataclass(frozen=True)
+class LLMConnection:
+    """Which model, where, and how hard to try: one value shared by the LLM judge and the cluster namer, so
+    both talk to a provider the same way (and stay inside the same rate limits).
+
+        LLMConnection("openai/gpt-4o-mini", api_key=key)
+        LLMConnection("ollama/llama3.1", api_base="http://127.0.0.1:11434", concurrency=4)
+
+    Three retries with backoff from half a second, doubling, capped at 30 s (Retry-After included): a
+    rate limit usually clears within that, and a judge that still fails records an error verdict that the
+    sampler retries on its next pass rather than waiting longer now.
+    """
+
+    model: str
+    api_base: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    timeout_s: float = 30.0
+    max_retries: int = 3  # for 429, 5xx, timeouts and connection errors
+    backoff_s: float = 0.5  # the first retry waits about this long, doubling each time (with jitter)
+    max_backoff_s: float = 30.0  # ceiling on any wait, Retry-After included
+    concurrency: int = 16  # requests in flight at once
+
+    def __post_init__(self) -> None:
+        if not self.model:
+            raise ValueError("an LLM connection needs a model, e.g. 'openai/gpt-4o-mini'")
+        if self.concurrency < 1 or self.max_retries < 0 or self.timeout_s <= 0:
+            raise ValueError("LLM connection: concurrency >= 1, max_retries >= 0 and timeout_s > 0")
 
 
 def litellm_module() -> Any:
@@ -93,7 +123,7 @@ def scrub(text: str, secret: str | None, limit: int = 300) -> str:
     return clip(_KEY_SHAPES.sub(lambda m: m.group(1) + "***", text), limit)
 
 
-def json_object(content: str | None) -> tuple[dict | None, list[str]]:
+def json_object(content: str | None) -> tuple[dict[str, Any] | None, list[str]]:
     """The reply as a JSON object (inside a ```json fence or not), or what is wrong with it, phrased for a
     correction request."""
     if not content or not content.strip():
@@ -101,7 +131,7 @@ def json_object(content: str | None) -> tuple[dict | None, list[str]]:
     fenced = _FENCE.match(content)
     try:
         obj = json.loads(fenced.group(1) if fenced else content)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         return None, [f"the reply is not valid JSON ({exc.msg} at character {exc.pos})"]
     if not isinstance(obj, dict):
         return None, ["the reply is not a JSON object"]

@@ -17,8 +17,18 @@ import logging
 import random
 import re
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
-from .llm_client import clip, describe_error, json_object, litellm_module, retry_after_s, retryable, scrub
+from .llm_client import (
+    LLMConnection,
+    clip,
+    describe_error,
+    json_object,
+    litellm_module,
+    retry_after_s,
+    retryable,
+    scrub,
+)
 from .name import ClusterName, KeywordNamer, NameRequest
 
 log = logging.getLogger(__name__)
@@ -48,10 +58,10 @@ class LLMNamer:
     fell back to keyword names) count over the namer's life, ``last_errors`` holds the latest run's."""
 
     def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None,
-                 timeout_s: float = 30.0, max_retries: int = 2, backoff_s: float = 0.5, concurrency: int = 8,
+                 timeout_s: float = 30.0, max_retries: int = 3, backoff_s: float = 0.5, concurrency: int = 16,
                  max_examples: int = 8, max_contrast: int = 5, max_chars: int = 600,
                  fallback: KeywordNamer | None = None, temperature: float = 0.0,
-                 max_backoff_s: float = 10.0) -> None:
+                 max_backoff_s: float = 30.0) -> None:
         if not model:
             raise ValueError("LLMNamer needs a model, e.g. 'openai/gpt-4o-mini'")
         if concurrency < 1 or max_retries < 0 or timeout_s <= 0 or max_chars < 1:
@@ -72,6 +82,19 @@ class LLMNamer:
         self.calls = 0  # requests sent, retries and corrections included
         self.failures = 0
         self.last_errors: list[str] = []
+
+    @classmethod
+    def from_connection(cls, connection: LLMConnection, **options: Any) -> LLMNamer:
+        """A namer on a shared connection; ``options`` are the namer's own (max_examples, fallback, ...)."""
+        return cls(connection.model, api_base=connection.api_base, api_key=connection.api_key,
+                   timeout_s=connection.timeout_s, max_retries=connection.max_retries,
+                   backoff_s=connection.backoff_s, max_backoff_s=connection.max_backoff_s,
+                   concurrency=connection.concurrency, **options)
+
+    @property
+    def connection(self) -> LLMConnection:
+        return LLMConnection(self.model, self.api_base, self._api_key, self.timeout_s, self.max_retries,
+                             self.backoff_s, self.max_backoff_s, self.concurrency)
 
     def keywords(self, clusters: list[list[str]]) -> list[list[str]]:
         """The fallback's c-TF-IDF keywords: they go into the prompt, so no model is asked for them."""

@@ -30,14 +30,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
+from .arrays import Array
 from .cluster import HdbscanClusterer
 from .name import ClusterName, KeywordNamer, NameRequest
 from .reduce import UmapReducer
 from .represent import Representer
+from .stages import ClustererStage, EmbedderStage, NamerStage, ReducerStage, RepresenterStage, TrackerStage
 from .track import Assignment, IssueTracker, KnownIssue, TrackOutcome
 
 
@@ -55,8 +56,8 @@ class Cluster:
 
     label: int
     members: list[int]
-    probabilities: np.ndarray  # membership of each member, aligned with ``members``
-    centroid: np.ndarray
+    probabilities: Array  # membership of each member, aligned with ``members``
+    centroid: Array
     representatives: list[int]
     boundary: list[int]
     keywords: list[str]
@@ -70,8 +71,8 @@ class ClusterResult:
     """All clusters, a final label per point (-1 noise), soft memberships (points x clusters), noise indices."""
 
     clusters: list[Cluster]
-    labels: np.ndarray
-    probabilities: np.ndarray
+    labels: Array
+    probabilities: Array
     noise: list[int] = field(default_factory=list)
     tracking: TrackOutcome | None = None
 
@@ -79,27 +80,28 @@ class ClusterResult:
 class FailureClusterer:
     """The clustering pipeline with every stage swappable; ``None`` picks the default for that stage."""
 
-    def __init__(self, embedder: Any = None, reducer: Any = None, clusterer: Any = None,
-                 representer: Any = None, namer: Any = None, tracker: Any = None,
+    def __init__(self, embedder: EmbedderStage | None = None, reducer: ReducerStage | None = None,
+                 clusterer: ClustererStage | None = None, representer: RepresenterStage | None = None,
+                 namer: NamerStage | None = None, tracker: TrackerStage | None = None,
                  noise_threshold: float = 0.5, n_contrast: int = 5) -> None:
         self._embedder = embedder
-        self.reducer = reducer if reducer is not None else UmapReducer()
-        self.clusterer = clusterer if clusterer is not None else HdbscanClusterer()
-        self.representer = representer if representer is not None else Representer()
-        self.namer = namer if namer is not None else KeywordNamer()
-        self.tracker = tracker if tracker is not None else IssueTracker()
+        self.reducer: ReducerStage = reducer if reducer is not None else UmapReducer()
+        self.clusterer: ClustererStage = clusterer if clusterer is not None else HdbscanClusterer()
+        self.representer: RepresenterStage = representer if representer is not None else Representer()
+        self.namer: NamerStage = namer if namer is not None else KeywordNamer()
+        self.tracker: TrackerStage = tracker if tracker is not None else IssueTracker()
         self.noise_threshold = noise_threshold
         self.n_contrast = n_contrast
 
     @property
-    def embedder(self) -> Any:
+    def embedder(self) -> EmbedderStage:
         if self._embedder is None:  # built on demand: the vectors path never loads a model
             from .embedder import Embedder
 
             self._embedder = Embedder()
         return self._embedder
 
-    def fit(self, texts: Sequence[str] | None = None, vectors: np.ndarray | None = None,
+    def fit(self, texts: Sequence[str] | None = None, vectors: Array | None = None,
             meta: Sequence[PointMeta | Mapping[str, str]] | None = None,
             known: Sequence[KnownIssue] = ()) -> ClusterResult:
         """Cluster ``texts`` (embedded here) or precomputed ``vectors``; ``meta`` has one entry per point;
@@ -121,10 +123,10 @@ class FailureClusterer:
         labels = np.asarray(fitted.labels, dtype=int).copy()
         probs = np.asarray(fitted.probabilities, dtype=float).reshape(n, -1)
         if probs.shape[1]:
-            for i in np.flatnonzero(labels < 0):
-                best = int(np.argmax(probs[i]))
-                if probs[i, best] >= self.noise_threshold:
-                    labels[i] = best
+            for point in np.flatnonzero(labels < 0):
+                best = int(np.argmax(probs[point]))
+                if probs[point, best] >= self.noise_threshold:
+                    labels[point] = best
 
         docs = list(texts) if texts is not None else [f"{p.rubric} {p.failure_mode}" for p in points]
         groups = {int(k): np.flatnonzero(labels == k) for k in set(labels.tolist()) if k >= 0}
@@ -167,8 +169,8 @@ class FailureClusterer:
             reps, boundary = self.representer.select(vectors, members, membership)
             centroid = _centroid(vectors[members])
             contrast = _nearest_outside(unit, centroid, members, self.n_contrast)
-            first = set(reps)
-            ordered = reps + [int(i) for i in members if int(i) not in first]
+            chosen = set(reps)
+            ordered = reps + [int(i) for i in members if int(i) not in chosen]
             requests.append(NameRequest([docs[i] for i in ordered],
                                         dict(Counter(points[i].rubric for i in members)),
                                         dict(Counter(points[i].failure_mode for i in members)),
@@ -178,13 +180,14 @@ class FailureClusterer:
                                     keywords=list(words), contrast=contrast, issue=assignment_of[k]))
         names_of = {k.number: k.name for k in known if k.name is not None}
         # an issue keeps its name across runs; only clusters without one are named (model calls cost money)
-        todo = [i for i, c in enumerate(clusters) if not (c.issue.previous_status and c.issue.number in names_of)]
+        issues = [_assigned(c) for c in clusters]
+        todo = [i for i, a in enumerate(issues) if not (a.previous_status and a.number in names_of)]
         names = self.namer.name_all([requests[i] for i in todo]) if todo else []
         if len(names) != len(todo):
             raise ValueError(f"namer {self.namer!r} returned {len(names)} names for {len(todo)} clusters")
         fresh = dict(zip(todo, names))
-        for i, cluster in enumerate(clusters):
-            cluster.name = fresh[i] if i in fresh else names_of[cluster.issue.number]
+        for i, (cluster, issue) in enumerate(zip(clusters, issues)):
+            cluster.name = fresh[i] if i in fresh else names_of[issue.number]
         return ClusterResult(clusters=clusters, labels=labels, probabilities=probs,
                              noise=np.flatnonzero(labels < 0).tolist(), tracking=tracking)
 
@@ -200,19 +203,26 @@ def _as_meta(m: PointMeta | Mapping[str, str]) -> PointMeta:
     return PointMeta(getattr(m, "rubric", "") or "", getattr(m, "failure_mode", "") or "")
 
 
-def _centroid(X: np.ndarray) -> np.ndarray:
+def _assigned(cluster: Cluster) -> Assignment:
+    if cluster.issue is None:  # the pipeline tracks every cluster before naming it
+        raise RuntimeError(f"cluster {cluster.label} was never matched to an issue")
+    return cluster.issue
+
+
+def _centroid(X: Array) -> Array:
     c = X.astype(np.float64).mean(axis=0)
-    norm = np.linalg.norm(c)
-    return (c / norm if norm else c).astype(np.float32)
+    norm = float(np.linalg.norm(c))
+    centroid: Array = (c / norm if norm else c).astype(np.float32)
+    return centroid
 
 
-def _unit(X: np.ndarray) -> np.ndarray:
+def _unit(X: Array) -> Array:
     X = np.asarray(X, dtype=np.float32)
     norms = np.linalg.norm(X, axis=1, keepdims=True)
     return X / np.where(norms == 0, 1.0, norms)
 
 
-def _nearest_outside(unit: np.ndarray, centroid: np.ndarray, members: np.ndarray, n: int) -> list[int]:
+def _nearest_outside(unit: Array, centroid: Array, members: Array, n: int) -> list[int]:
     """The ``n`` points outside the cluster closest to its centroid: what the cluster must be told from."""
     if n <= 0:
         return []

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .arrays import Array
+
 
 class Representer:
     """Greedy max-marginal-relevance selection of representatives; ``diversity`` in [0, 1] trades centrality
@@ -22,8 +24,8 @@ class Representer:
         self.n_boundary = n_boundary
         self.diversity = diversity
 
-    def select(self, vectors: np.ndarray, members: list[int] | np.ndarray,
-               membership: np.ndarray) -> tuple[list[int], list[int]]:
+    def select(self, vectors: Array, members: list[int] | Array,
+               membership: Array) -> tuple[list[int], list[int]]:
         """``membership[i]`` belongs to ``members[i]``; returns (representatives, boundary) as point indices."""
         members = np.asarray(members, dtype=int)
         membership = np.asarray(membership, dtype=float)
@@ -55,6 +57,6 @@ class Representer:
                 f"diversity={self.diversity})")
 
 
-def _unit(X: np.ndarray) -> np.ndarray:
+def _unit(X: Array) -> Array:
     norms = np.linalg.norm(X, axis=1, keepdims=True)
     return X / np.where(norms == 0, 1.0, norms)

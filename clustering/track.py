@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from .arrays import Array
+
 NEW, ONGOING, REGRESSED, RESOLVED = "new", "ongoing", "regressed", "resolved"
 STATUSES: tuple[str, ...] = (NEW, ONGOING, REGRESSED, RESOLVED)
 
@@ -35,7 +37,7 @@ class KnownIssue:
     """What the tracker needs of an issue from earlier runs."""
 
     number: int
-    centroid: np.ndarray
+    centroid: Array
     status: str = NEW
     missed_runs: int = 0  # consecutive runs without a matching cluster
     prefix: str = "SW"
@@ -78,7 +80,7 @@ class IssueTracker:
         self.prefix = prefix
         self.min_split = min_split
 
-    def track(self, known: Sequence[KnownIssue], centroids: np.ndarray) -> TrackOutcome:
+    def track(self, known: Sequence[KnownIssue], centroids: Array) -> TrackOutcome:
         centroids = np.asarray(centroids, dtype=np.float64)
         centroids = _unit(centroids.reshape(len(centroids), -1)) if len(centroids) else np.zeros((0, 0))
         pairs: dict[int, tuple[KnownIssue, float]] = {}
@@ -122,7 +124,7 @@ class IssueTracker:
             unmatched.append(replace(issue, missed_runs=missed, status=status))
         return TrackOutcome(assignments, unmatched)
 
-    def split(self, known: Sequence[KnownIssue], members: np.ndarray) -> list[np.ndarray]:
+    def split(self, known: Sequence[KnownIssue], members: Array) -> list[Array]:
         """Split one cluster along known issues: positions (into ``members``, unit rows) of each part.
 
         Clusters come out coarser in some runs than in others (two known issues in one cluster). Each member
@@ -162,6 +164,6 @@ class IssueTracker:
         return f"IssueTracker(threshold={self.threshold}, resolve_after={self.resolve_after}, prefix={self.prefix!r})"
 
 
-def _unit(X: np.ndarray) -> np.ndarray:
+def _unit(X: Array) -> Array:
     norms = np.linalg.norm(X, axis=1, keepdims=True)
     return X / np.where(norms == 0, 1.0, norms)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..rubrics.verdicts import VERDICTS
+from ..scoring.judges import llm_connection
 from ..settings import Settings, parse_duration
 from ..store.connection import Store
 from ..store.corpus import NEEDS_LABEL, CorpusItem, existing_ids, save_items
@@ -71,11 +72,11 @@ def build_clusterer(settings: Settings) -> Any:
     namer = None
     if settings.cluster_namer == "llm" and not settings.llm_model:
         raise ValueError("SUMWATCH_CLUSTER_NAMER=llm needs SUMWATCH_LLM_MODEL")
-    if settings.llm_model and settings.cluster_namer != "keywords":
+    connection = llm_connection(settings)
+    if connection is not None and settings.cluster_namer != "keywords":
         from sumwatch.clustering.llm_namer import LLMNamer
 
-        namer = LLMNamer(settings.llm_model, api_base=settings.llm_api_base, api_key=settings.llm_api_key,
-                         timeout_s=settings.llm_timeout_s, concurrency=min(8, settings.llm_concurrency))
+        namer = LLMNamer.from_connection(connection)
     return FailureClusterer(
         reducer=UmapReducer(max_fit_points=settings.cluster_max_fit_points),
         clusterer=HdbscanClusterer(max_fit_points=settings.cluster_max_fit_points),

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from sumwatch.clustering.llm_client import (
+    LLMConnection,
     clip,
     describe_error,
     json_object,
@@ -90,6 +91,19 @@ class LLMConfig:
     output_cost_per_mtok: float | None = None
     cache_size: int = 4096  # replies kept in memory
     cache_path: str | None = None  # JSONL file that keeps replies across runs
+
+    @classmethod
+    def from_connection(cls, connection: LLMConnection, **judge_options: Any) -> LLMConfig:
+        """The judge's config on a shared connection; ``judge_options`` are the judge's own knobs
+        (max_spend_usd, costs, cache)."""
+        return cls(connection.model, connection.api_base, connection.api_key, timeout_s=connection.timeout_s,
+                   max_retries=connection.max_retries, backoff_s=connection.backoff_s,
+                   max_backoff_s=connection.max_backoff_s, concurrency=connection.concurrency, **judge_options)
+
+    @property
+    def connection(self) -> LLMConnection:
+        return LLMConnection(self.model, self.api_base, self.api_key, self.timeout_s, self.max_retries,
+                             self.backoff_s, self.max_backoff_s, self.concurrency)
 
     def __post_init__(self) -> None:
         if not self.model:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sumwatch.clustering.llm_client import LLMConnection
+
 from ..rubrics.cascade import Cascade
 from ..settings import Settings
 
@@ -22,14 +24,21 @@ def shared_embedder(model_name: str) -> Any:
     return _embedders[model_name]
 
 
-def build_llm(settings: Settings) -> Any | None:
+def llm_connection(settings: Settings) -> LLMConnection | None:
+    """The one connection to the configured model, shared by the judge and the cluster namer."""
     if not settings.llm_model:
+        return None
+    return LLMConnection(settings.llm_model, api_base=settings.llm_api_base, api_key=settings.llm_api_key,
+                         timeout_s=settings.llm_timeout_s, concurrency=settings.llm_concurrency)
+
+
+def build_llm(settings: Settings) -> Any | None:
+    connection = llm_connection(settings)
+    if connection is None:
         return None
     from ..rubrics.llm import LLMConfig, LLMJudge
 
-    return LLMJudge(LLMConfig(model=settings.llm_model, api_base=settings.llm_api_base,
-                              api_key=settings.llm_api_key, timeout_s=settings.llm_timeout_s,
-                              concurrency=settings.llm_concurrency, max_spend_usd=settings.llm_max_spend_usd))
+    return LLMJudge(LLMConfig.from_connection(connection, max_spend_usd=settings.llm_max_spend_usd))
 
 
 def build_cascade(settings: Settings, *, mode: str | None = None, embeddings: bool | None = None,

@@ -141,6 +141,45 @@ def test_swapped_namer_is_used(data):
     assert result.clusters and {c.name.title for c in result.clusters} == {"plain"}
 
 
+def test_every_default_stage_satisfies_its_protocol_and_a_duck_typed_stage_is_used(data):
+    from sumwatch.clustering import (
+        ClustererStage,
+        Embedder,
+        EmbedderStage,
+        HdbscanClusterer,
+        IssueTracker,
+        KeywordNamer,
+        LLMNamer,
+        NamerStage,
+        ReducerStage,
+        Representer,
+        RepresenterStage,
+        TrackerStage,
+        UmapReducer,
+    )
+
+    for stage, protocol in ((Embedder(), EmbedderStage), (UmapReducer(), ReducerStage),
+                            (HdbscanClusterer(), ClustererStage), (Representer(), RepresenterStage),
+                            (KeywordNamer(), NamerStage), (LLMNamer("openai/x"), NamerStage),
+                            (IssueTracker(), TrackerStage)):
+        assert isinstance(stage, protocol), (stage, protocol)
+
+    class Terse:  # no base class: only the methods the namer protocol names
+        def keywords(self, clusters):
+            return [["k"] for _ in clusters]
+
+        def name_all(self, requests):
+            from sumwatch.clustering import ClusterName
+
+            return [ClusterName(f"group of {len(r.texts)}", "d.", "c", "f", "low") for r in requests]
+
+    assert isinstance(Terse(), NamerStage) and not isinstance(_Identity(), NamerStage)
+    _, _, meta, vectors = data
+    result = FailureClusterer(reducer=_Identity(), namer=Terse()).fit(vectors=vectors, meta=meta)
+    assert result.clusters and all(c.name.title.startswith("group of ") and c.keywords == ["k"]
+                                   for c in result.clusters)
+
+
 def test_fit_on_sample_assigns_the_rest_to_the_same_clusters(embedder):
     texts, kinds, meta = _kinds(30)  # 120 points, fitted on 60
     vectors = embedder.encode(texts)
