@@ -23,14 +23,14 @@ import numpy as np
 
 from sumwatch.clustering.llm_client import clip
 
-from ..rubrics.verdicts import COMPLETENESS, CONCISENESS, ERROR, FACTUALITY, GROUNDEDNESS, LLM, RULES
+from ..rubrics.verdicts import COMPLETENESS, CONCISENESS, ERROR, FACTUALITY, GROUNDEDNESS, LLM, PASSING_ANY, RULES
 from ..store.connection import Store, quote_ident
 from ..store.embeddings import cached_vectors, save_vectors, text_hash
 from ..store.scores import SCORES_TABLE
 
 _TIER_RANK = {LLM: 0, RULES: 1}  # anything else (embeddings) after these
 _RUBRIC_RANK = {FACTUALITY: 0, GROUNDEDNESS: 1, CONCISENESS: 2, COMPLETENESS: 3}
-_PASSING_ITEM = frozenset({"supported", "present", "approximate", "correct", "concise", ""})
+_PASSING_ITEM = PASSING_ANY | {""}  # a detail row that flags nothing
 _SUMMARY_QUOTE = re.compile(r'summary: "([^"]+)"')
 _MAX_PART = 240  # characters of evidence and sentence in a failure text (the model reads 256 tokens)
 

@@ -4,11 +4,16 @@
     band.words_ok(28), band.ratio_ok(28 / 410)
 
 ``summarization.band`` on a span names one of these; ``custom`` (or none) sets no length expectation.
+The band names are the tracer's (``semconv.BANDS``); this module only adds each one's limits.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from sumwatch.tracer import semconv
+
+CUSTOM = "custom"  # the band that sets no length expectation
 
 
 @dataclass(frozen=True)
@@ -26,12 +31,14 @@ class Band:
         return self.min_ratio <= ratio <= self.max_ratio
 
 
-BANDS: dict[str, Band] = {
-    "tldr": Band("tldr", 12, 40, 0.02, 0.20),
-    "exec_summary": Band("exec_summary", 40, 110, 0.08, 0.45),
-    "abstract": Band("abstract", 60, 150, 0.10, 0.55),
-    "action_recap": Band("action_recap", 25, 120, 0.05, 0.50),
+# band -> (min words, max words, min ratio, max ratio); every band the tracer names but custom has limits
+_LIMITS: dict[str, tuple[int, int, float, float]] = {
+    "tldr": (12, 40, 0.02, 0.20),
+    "exec_summary": (40, 110, 0.08, 0.45),
+    "abstract": (60, 150, 0.10, 0.55),
+    "action_recap": (25, 120, 0.05, 0.50),
 }
+BANDS: dict[str, Band] = {name: Band(name, *_LIMITS[name]) for name in semconv.BANDS if name != CUSTOM}
 
 
 def band_for(name: str | None) -> Band | None:

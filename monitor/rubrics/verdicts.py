@@ -33,6 +33,8 @@ PASSING: dict[str, frozenset[str]] = {
     FACTUALITY: frozenset({"correct"}),
     CONCISENESS: frozenset({"concise"}),
 }
+# every verdict that passes some rubric: what a per-claim or per-fact row may say when nothing is wrong
+PASSING_ANY: frozenset[str] = frozenset().union(*PASSING.values())
 ERROR = "error"  # a judge that failed: never a pass, retried on the next sampler pass
 
 RULES, EMBEDDINGS, LLM = "rules", "embeddings", "llm"

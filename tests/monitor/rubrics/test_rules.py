@@ -465,3 +465,19 @@ def test_tokenized_text_is_read_like_ordinary_text():
     summary = "Townsend hit back at merson on twitter after scoring for england against italy ."
     result = RulesJudge().judge("factuality", SummaryCase(source, summary))
     assert result.verdict == "correct", result.evidence
+
+
+def test_the_bands_are_the_tracers_band_names_with_limits():
+    from sumwatch.monitor.rubrics.bands import BANDS, CUSTOM, band_for
+    from sumwatch.tracer import semconv
+
+    assert set(BANDS) | {CUSTOM} == set(semconv.BANDS) and CUSTOM not in BANDS
+    assert band_for(CUSTOM) is None and band_for("tldr").max_words == 40
+    assert all(b.min_words < b.max_words and 0 < b.min_ratio < b.max_ratio < 1 for b in BANDS.values())
+
+
+def test_passing_detail_rows_come_from_the_one_definition_of_passing():
+    from sumwatch.monitor.rubrics.verdicts import PASSING, PASSING_ANY
+
+    assert {"supported", "present", "approximate", "correct", "concise"} == PASSING_ANY
+    assert all(v <= PASSING_ANY for v in PASSING.values())
