@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.table import Table
@@ -24,6 +24,9 @@ from ._shared import (
     progress_bars,
     table,
 )
+
+if TYPE_CHECKING:
+    from ..issues.reads import IssueRow
 
 _STAGES = {"read": "reading failing scores", "embed": "embedding failure texts", "cluster": "clustering"}
 
@@ -63,8 +66,6 @@ def run_clustering_with_progress(store: Store, settings: Settings) -> Any:
 
 
 def print_run(report: Any) -> None:
-    from ..issues.reads import trend_label
-
     share = f"{report.clustered / report.failures:.0%}" if report.failures else "-"
     out.print(f"clustering run {report.run_id}: {report.failures} failing spans since "
               f"{report.window_start:%Y-%m-%d %H:%M} UTC; {report.clustered} ({share}) in {len(report.issues)} issues "
@@ -73,14 +74,18 @@ def print_run(report: Any) -> None:
     if report.resolved:
         out.print(f"resolved: {', '.join(report.resolved)}")
     if report.issues:
-        out.print(issue_table("issues in this run", [i.to_json() for i in report.issues], trend_label))
+        from ..issues.reads import IssueRow
+
+        out.print(issue_table("issues in this run", [IssueRow(state, []) for state in report.issues]))
 
 
-def issue_table(title: str, issues: Sequence[dict], trend_label: Any, caption: str = "") -> Table:
+def issue_table(title: str, rows: Sequence[IssueRow], caption: str = "") -> Table:
+    from ..issues.reads import trend_label
+
     return table(title, ["id", "status", "severity", "rubric", "traces", "share", "trend", "title / fix"],
-                  [(i["issue_id"], i["status"], i["severity"], i["rubric"], i["traces"],
-                    f"{i['share']:.0%}" if i["members"] else "-", trend_label(i.get("trend") or [i["members"]]),
-                    f"{i['title']}\n[dim]fix: {i['fix']}[/dim]") for i in issues], caption=caption)
+                 [(s.issue_id, s.status, s.severity, s.rubric, s.traces, f"{s.share:.0%}" if s.members else "-",
+                   trend_label(r.trend or [s.members]), f"{s.title}\n[dim]fix: {s.fix}[/dim]")
+                  for r in rows for s in (r.state,)], caption=caption)
 
 
 issues_app = typer.Typer(invoke_without_command=True, help="Issues found by clustering failing traces.")
@@ -91,23 +96,21 @@ def issues(ctx: typer.Context,
            open_only: bool = typer.Option(False, "--open", help="Leave out resolved issues."),
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """List issues as the last clustering run left them (`issues show ID` for one)."""
-    from ..issues.reads import trend_label
-
     if ctx.invoked_subcommand is not None:
         ctx.obj = (db, home)
         return
     with open_reader(load_settings(db, home)) as reader:
-        doc = reader.issues(include_resolved=not open_only)
+        listing = reader.issues(include_resolved=not open_only)
     if json_:
-        print_json(doc)
+        print_json(listing.to_json())
         return
-    run = doc["run"]
+    run = listing.run
     if run is None:
         out.print("no clustering run yet: run `sumwatch cluster` (or `sumwatch demo`)")
         return
-    caption = (f"run {run['run_id']} at {run['finished_at'][:19]}Z: {run['failures']} failing spans, "
-               f"{run['clustered']} in issues, {run['noise']} unclustered; trend = members in the last runs")
-    out.print(issue_table(f"{len(doc['issues'])} issues", doc["issues"], trend_label, caption))
+    caption = (f"run {run.run_id} at {run.finished_at.isoformat()[:19]}Z: {run.failures} failing spans, "
+               f"{run.clustered} in issues, {run.noise} unclustered; trend = members in the last runs")
+    out.print(issue_table(f"{len(listing.issues)} issues", listing.issues, caption))
     out.print("next: `sumwatch issues show ID`, `sumwatch corpus list --status needs_label`")
 
 
@@ -124,25 +127,27 @@ def issues_show(ctx: typer.Context, issue_id: str = typer.Argument(..., help="Is
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
     with open_reader(load_settings(db or parent_db, home or parent_home)) as reader:
-        doc = reader.issue(issue_id)
-    if doc is None:
+        detail = reader.issue(issue_id)
+    if detail is None:
         err.print(f"[red]error:[/red] no issue {issue_id} (see `sumwatch issues`)")
         raise typer.Exit(1)
     if json_:
-        print_json(doc)
+        print_json(detail.to_json())
         return
-    out.print(f"[bold]{doc['issue_id']}[/bold] {doc['title']}", highlight=False)
-    out.print(f"status {doc['status']} · severity {doc['severity']} · {doc['rubric']} / {doc['failure_mode']} · "
-              f"{doc['traces']} traces ({doc['share']:.0%} of failures) in the last run · trend "
-              f"{trend_label(doc['trend'])} · first seen {doc['first_seen'][:16]}", highlight=False)
-    for label, key in (("description", "description"), ("probable root cause", "root_cause"), ("fix", "fix")):
-        out.print(f"[bold]{label}:[/bold] {doc[key]}", highlight=False)
-    examples = [("representative", e) for e in doc["representatives"]] + [("boundary", e) for e in doc["boundary"]]
+    s = detail.row.state
+    out.print(f"[bold]{s.issue_id}[/bold] {s.title}", highlight=False)
+    out.print(f"status {s.status} · severity {s.severity} · {s.rubric} / {s.failure_mode} · "
+              f"{s.traces} traces ({s.share:.0%} of failures) in the last run · trend "
+              f"{trend_label(detail.row.trend)} · first seen {s.first_seen.isoformat()[:16]}", highlight=False)
+    for label, text in (("description", s.description), ("probable root cause", s.root_cause), ("fix", s.fix)):
+        out.print(f"[bold]{label}:[/bold] {text}", highlight=False)
+    examples = ([("representative", e) for e in detail.representatives]
+                + [("boundary", e) for e in detail.boundary])
     if examples:
-        out.print(table(f"examples from run {doc['seen_in_run']}", ["role", "trace id", "membership", "verdict",
-                                                                      "evidence"],
-                         [(role, e["trace_id"], f"{e['membership']:.2f}", f"{e['rubric']} {e['verdict']}",
-                           e["evidence"][:240]) for role, e in examples]))
-    if doc["trace_ids"]:
-        out.print(f"trace ids ({len(doc['trace_ids'])}): " + " ".join(doc["trace_ids"][:50])
-                  + (" ..." if len(doc["trace_ids"]) > 50 else ""), highlight=False)
+        out.print(table(f"examples from run {detail.seen_in_run}", ["role", "trace id", "membership", "verdict",
+                                                                    "evidence"],
+                        [(role, e.trace_id, f"{e.membership:.2f}", f"{e.rubric} {e.verdict}", e.evidence[:240])
+                         for role, e in examples]))
+    if detail.trace_ids:
+        out.print(f"trace ids ({len(detail.trace_ids)}): " + " ".join(detail.trace_ids[:50])
+                  + (" ..." if len(detail.trace_ids) > 50 else ""), highlight=False)

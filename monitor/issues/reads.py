@@ -1,8 +1,11 @@
 """Issues as people read them: the list with trends, and one issue with its examples.
 
-    run, issues = list_issues(store)                 # as the last finished clustering run left them
-    issues[0].issue_id, issues[0].title, issues[0].trend   # "SW-3", "...", [4, 9, 12] (members per run)
+    listing = issue_list(store)                      # as the last finished clustering run left them
+    listing.run.run_id, listing.issues[0].issue_id, listing.issues[0].trend   # ..., "SW-3", [4, 9, 12]
     detail = get_issue(store, "SW-3")                # description, fix, representatives, trace ids, history
+
+The records here are what the CLI prints and the read API serves (``to_json``); ``from_json`` rebuilds the
+same records from the API's answer, so a command prints the same through a server as from the store.
 
 Only finished runs count (a run's row in ``sumwatch_cluster_runs`` is written last), so a run that is
 still going, or was killed, never shows half its issues.
@@ -35,6 +38,26 @@ class IssueRow:
     def to_json(self) -> dict[str, Any]:
         return {**self.state.to_json(), "trend": self.trend}
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> IssueRow:
+        return cls(IssueState.from_json(data), list(data.get("trend") or []))
+
+
+@dataclass
+class IssueList:
+    """The issues of the last finished run (``run`` is None before the first run)."""
+
+    run: RunInfo | None
+    issues: list[IssueRow]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"run": self.run.to_json() if self.run else None, "issues": [r.to_json() for r in self.issues]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> IssueList:
+        run = data.get("run")
+        return cls(RunInfo.from_json(run) if run else None, [IssueRow.from_json(d) for d in data["issues"]])
+
 
 @dataclass
 class IssueDetail:
@@ -50,6 +73,13 @@ class IssueDetail:
                 "representatives": [e.to_json() for e in self.representatives],
                 "boundary": [e.to_json() for e in self.boundary], "trace_ids": self.trace_ids,
                 "history": self.history}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> IssueDetail:
+        return cls(IssueRow.from_json(data), data["seen_in_run"],
+                   [Example.from_json(e) for e in data["representatives"]],
+                   [Example.from_json(e) for e in data["boundary"]], list(data["trace_ids"]),
+                   list(data.get("history") or []))
 
 
 def parse_issue_id(text: str) -> int:
@@ -116,12 +146,7 @@ def trend_label(values: list[int]) -> str:
 
 
 
-def issues_document(store: Store, *, include_resolved: bool = True) -> dict[str, Any]:
-    """``list_issues`` as JSON: what the CLI prints and the read API serves."""
+def issue_list(store: Store, *, include_resolved: bool = True) -> IssueList:
+    """:func:`list_issues` as one record: what the CLI prints and the read API serves."""
     run, rows = list_issues(store, include_resolved=include_resolved)
-    return {"run": run.to_json() if run else None, "issues": [r.to_json() for r in rows]}
-
-
-def issue_document(store: Store, issue_id: str) -> dict[str, Any] | None:
-    detail = get_issue(store, issue_id)
-    return detail.to_json() if detail else None
+    return IssueList(run, rows)

@@ -55,6 +55,10 @@ class Example:
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Example:
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
+
 
 def save_members(store: Store, rows: list[tuple]) -> None:
     """Rows in ``MEMBER_COLUMNS`` order."""

@@ -67,6 +67,13 @@ class RunInfo:
             data[key] = data[key].isoformat()
         return data
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunInfo:
+        values = {k: data[k] for k in cls.__dataclass_fields__}
+        for key in ("finished_at", "window_start", "window_end"):
+            values[key] = datetime.fromisoformat(values[key])
+        return cls(**values)
+
 
 def latest_run_id(store: Store) -> str | None:
     rows = store.query_rows(f"SELECT RunId FROM {quote_ident(CLUSTER_RUNS_TABLE)} FINAL "

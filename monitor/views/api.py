@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from ..issues.reads import issue_document, issues_document
+from ..issues.reads import get_issue, issue_list
 from ..settings import Settings
 from ..store.connection import Store
 from ..store.traces import get_trace, list_traces
@@ -54,19 +54,19 @@ def api_routes(store: Store, settings: Settings) -> list[Route]:
         if not authorized(request):
             return JSONResponse({"error": "unauthorized"}, status_code=401)
         resolved = request.query_params.get("resolved", "1") not in ("0", "false", "no")
-        return JSONResponse(issues_document(store, include_resolved=resolved))
+        return JSONResponse(issue_list(store, include_resolved=resolved).to_json())
 
     def issue(request: Request) -> JSONResponse:
         if not authorized(request):
             return JSONResponse({"error": "unauthorized"}, status_code=401)
         issue_id = request.path_params["issue_id"]
         try:
-            found = issue_document(store, issue_id)
+            found = get_issue(store, issue_id)
         except ValueError as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
         if found is None:
             return JSONResponse({"error": f"no issue {issue_id}"}, status_code=404)
-        return JSONResponse(found)
+        return JSONResponse(found.to_json())
 
     return [Route("/api/traces", traces), Route("/api/traces/{trace_id}", trace),
             Route("/api/issues", issues), Route("/api/issues/{issue_id}", issue)]

@@ -10,11 +10,23 @@ Both answer the same calls with the same records, so a command prints the same e
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Any
+from typing import Any, Protocol
 
-from ..issues.reads import issue_document, issues_document, parse_issue_id
+from ..issues.reads import IssueDetail, IssueList, get_issue, issue_list, parse_issue_id
 from ..store.connection import Store
 from ..store.traces import SpanDetail, TraceRow, get_trace, list_traces, normalize_trace_id
+
+
+class Reader(Protocol):
+    """What the CLI reads: the same calls and records whether the store is open here or behind a server."""
+
+    def list_traces(self, limit: int = 20, service: str | None = None) -> list[TraceRow]: ...
+
+    def get_trace(self, trace_id: str) -> list[SpanDetail]: ...
+
+    def issues(self, include_resolved: bool = True) -> IssueList: ...
+
+    def issue(self, issue_id: str) -> IssueDetail | None: ...
 
 
 class StoreReader:
@@ -29,11 +41,11 @@ class StoreReader:
     def get_trace(self, trace_id: str) -> list[SpanDetail]:
         return get_trace(self._store, trace_id)
 
-    def issues(self, include_resolved: bool = True) -> dict:
-        return issues_document(self._store, include_resolved=include_resolved)
+    def issues(self, include_resolved: bool = True) -> IssueList:
+        return issue_list(self._store, include_resolved=include_resolved)
 
-    def issue(self, issue_id: str) -> dict | None:
-        return issue_document(self._store, issue_id)
+    def issue(self, issue_id: str) -> IssueDetail | None:
+        return get_issue(self._store, issue_id)
 
 
 class RemoteError(RuntimeError):
@@ -50,7 +62,7 @@ class RemoteReader:
         self._client = httpx.Client(base_url=base_url, headers=headers, timeout=timeout)
         self.base_url = base_url
 
-    def _get(self, path: str, params: dict | None = None) -> Any:
+    def _get(self, path: str, params: dict[str, Any] | None = None) -> Any:
         import httpx
 
         try:
@@ -71,12 +83,13 @@ class RemoteReader:
         data = self._get(f"/api/traces/{normalize_trace_id(trace_id)}")
         return [_record(SpanDetail, d) for d in data or []]
 
-    def issues(self, include_resolved: bool = True) -> dict:
-        return self._get("/api/issues", {"resolved": "1" if include_resolved else "0"})
+    def issues(self, include_resolved: bool = True) -> IssueList:
+        return IssueList.from_json(self._get("/api/issues", {"resolved": "1" if include_resolved else "0"}))
 
-    def issue(self, issue_id: str) -> dict | None:
-        return self._get(f"/api/issues/{parse_issue_id(issue_id)}")
+    def issue(self, issue_id: str) -> IssueDetail | None:
+        data = self._get(f"/api/issues/{parse_issue_id(issue_id)}")
+        return IssueDetail.from_json(data) if data is not None else None
 
 
-def _record(cls: type, data: dict) -> Any:
+def _record(cls: type, data: dict[str, Any]) -> Any:
     return cls(**{f.name: data[f.name] for f in fields(cls)})
