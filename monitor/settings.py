@@ -359,7 +359,7 @@ def redact_url(url: str) -> str:
 
 
 # checked in Settings.__post_init__; a field without an entry takes any value of its type
-_CHECKS: dict[str, Callable[[Any], None]] = {
+_CHECKS: dict[str, Callable[[Any], object]] = {
     "database": _text, "host": _text, "service_name": _text, "embedding_model": _text, "source_key": _text,
     "summary_key": _text,
     "port": _between(0, 65535, "a port number"),

@@ -16,11 +16,15 @@ app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_
 app.add_typer(db.db_app, name="db")
 app.add_typer(traces.traces_app, name="traces")
 app.add_typer(calibration.corpus_app, name="corpus")
-for command in (serve.up, serve.worker, ingest.ingest, scoring.sample, scoring.scores, issues.cluster):
-    app.command()(command)
+app.command()(serve.up)
+app.command()(serve.worker)
+app.command()(ingest.ingest)
+app.command()(scoring.sample)
+app.command()(scoring.scores)
+app.command()(issues.cluster)
 app.add_typer(issues.issues_app, name="issues")
-for command in (calibration.calibrate, demo.demo):
-    app.command()(command)
+app.command()(calibration.calibrate)
+app.command()(demo.demo)
 
 
 def main() -> None:

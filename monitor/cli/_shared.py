@@ -78,7 +78,7 @@ def open_reader(settings: Settings) -> Iterator[Any]:
             yield StoreReader(store)
     except StoreBusyError as exc:  # raised by the open, before anything was yielded
         err.print(f"(the database is held by the sumwatch server at {exc.api}; reading through it)")
-        yield RemoteReader(exc.api, settings.ingest_token)
+        yield RemoteReader(exc.api or "", settings.ingest_token)
 
 
 def print_json(data: Any) -> None:

@@ -16,6 +16,7 @@ import math
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, cast
 
 from .corpus import DOMAIN_PREFIX, DOMAINS, build_document
 from .perturb import BANDS, DEFAULT_RATES, PLANTED_MODES, build_reference, expected_facts
@@ -117,7 +118,7 @@ def generate_workload(n: int, seed: int = 7, rates: dict[str, float] | None = No
             need = case_rng.choice(_FEATURES)   # good and planted summaries cover the same kinds of facts
         reference = build_reference(doc, band, case_rng, need)
         if mode == "none":
-            summary, detail = reference.render(), {}
+            summary, detail = reference.render(), cast(dict[str, Any], {})
         else:
             planted, detail = plant(mode, reference, doc, case_rng)
             summary = planted.render()

@@ -14,6 +14,7 @@ import random
 import re
 from dataclasses import dataclass
 from string import Formatter
+from typing import cast
 
 from sumwatch.tracer import word_count
 
@@ -234,7 +235,7 @@ def _fact_meets(fact: Fact, need: str | None) -> bool:
 
 def make_item(fact: Fact, rng: random.Random, bullets: bool, need: str | None = None) -> Item:
     if bullets:
-        return Item(fact, 0, fact.bullet, dict(fact.slots))
+        return Item(fact, 0, cast(str, fact.bullet), dict(fact.slots))
     idxs = [i for i, t in enumerate(fact.clauses) if _template_meets(fact, t, need)] or \
         list(range(len(fact.clauses)))
     i = rng.choice(idxs)

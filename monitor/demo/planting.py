@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import cast
 
 from .corpus import (
     Day,
@@ -152,6 +153,7 @@ def _plant_entity(d: Draft, doc: Document, rng: random.Random) -> dict:
         clause = item.clause()
         in_doc = [e for e in doc.entities
                   if e.etype == old.etype and e.value != old.value and e.value not in clause]
+        new: Entity | None
         if in_doc and rng.random() < 0.5:
             new, origin = rng.choice(in_doc), "document"
         else:
@@ -197,7 +199,7 @@ def _plant_causal(d: Draft, doc: Document, rng: random.Random) -> dict:
     elif conn == "as a result":
         sentence = f"{capitalized(cause_clause)}, and as a result {effect_clause}."
     else:
-        cause_text = cause.fact.noun_phrase.format_map(cause.slots)
+        cause_text = cast(str, cause.fact.noun_phrase).format_map(cause.slots)
         sep = ", " if conn == "driven by" else " "
         sentence = f"{capitalized(effect_clause)}{sep}{conn} {cause_text}."
     effect.sentence = sentence
@@ -225,7 +227,8 @@ _HEDGE_TAILS = (
 def _plant_hedging(d: Draft, doc: Document, rng: random.Random) -> dict:
     spots = [i for i, it in enumerate(d.items) if it.sentence is None]
     k = 2 if len(spots) >= 3 and rng.random() < 0.35 else 1
-    sentences, hedges = [], []
+    sentences: list[str] = []
+    hedges: list[str] = []
     for i in sorted(rng.sample(spots, k)):
         item = d.items[i]
         clause = item.clause()

@@ -22,6 +22,7 @@ import random
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from ..rubrics.verdicts import COMPLETENESS, CONCISENESS, FACTUALITY, GROUNDEDNESS, RUBRICS
 from ..store.corpus import PASS_BUCKET, CorpusItem
@@ -60,7 +61,8 @@ def perturbation_items(seed: int = 2024) -> Iterator[CorpusItem]:
         return True
 
     for case in cases:
-        common = dict(source=case.source, band=case.band, expected_facts=case.expected_facts, origin="perturbation")
+        common: dict[str, Any] = dict(source=case.source, band=case.band, expected_facts=case.expected_facts,
+                                      origin="perturbation")
         mode = case.planted_mode
         if mode == "none":
             for rubric in RUBRICS:

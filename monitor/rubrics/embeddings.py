@@ -106,9 +106,11 @@ class EmbeddingJudge:
         row = {t: i for i, t in enumerate(texts)}
 
         def rows(items: tuple[str, ...]) -> np.ndarray:
-            return vectors[[row[t] for t in items]] if items else np.zeros((0, 1), dtype=np.float32)
+            if not items or vectors is None:
+                return np.zeros((0, 1), dtype=np.float32)
+            return vectors[[row[t] for t in items]]
 
-        out = []
+        out: list[dict[str, RubricResult]] = []
         for case, plan in zip(cases, plans):
             if not plan.source:
                 out.append({})  # nothing to compare against: leave both rubrics to the other tiers
@@ -184,7 +186,7 @@ class EmbeddingJudge:
                                 evidence=f"fact: {_quote(facts[0])}", explanation="The summary is empty.")
         sims = fact_vecs @ vec.summary.T
         summary_terms = tx.terms(case.summary)
-        rows = []
+        rows: list[dict[str, Any]] = []
         for i, fact in enumerate(facts):
             j = int(sims[i].argmax())
             own = tx.terms(fact)

@@ -242,7 +242,7 @@ class Sampler:
     def _write_events(self, scored: Sequence[ScoredSpan]) -> None:
         """Each scored span gets a child span carrying one gen_ai.evaluation.result event per rubric."""
         now = time.time_ns()
-        rows = []
+        rows: list[tuple[Any, ...]] = []
         for item in scored:
             names, attrs = [], []
             for rubric, r in item.results.items():

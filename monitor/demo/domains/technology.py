@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import random
+from typing import cast
 
 from ..documents import (
     COMPONENTS,
     SERVICES,
     TECH_COMPANIES,
+    Day,
     Document,
     Entity,
     Quant,
@@ -139,7 +141,7 @@ def postmortem(rng: random.Random) -> Document:
     for i, (spec, owner) in enumerate(zip(rng.sample(_TECH_ACTIONS, 2), (o1, o2))):
         key = f"followup_{i + 1}"
         keys.append(key)
-        b.action(key, spec, owner, _later_day(rng, s["date"]), 6 + i)
+        b.action(key, spec, owner, _later_day(rng, cast(Day, s["date"])), 6 + i)
     layout = [["impact", "errors", "regions"], ["trigger", "staged", "commander", "rollback"],
               ["restore", "drills"], "Follow-up actions", ("lines", keys)]
     text, facts = _assemble(rng, layout, b.facts, list(_TECH_BACKGROUND))

@@ -60,7 +60,8 @@ def _fact_status(fact: str, summary: ParsedText, summary_numeric: tuple[Item, ..
     dates = [i for i in items if i.kind == tx.DATE]
     names = [i for i in items if i.kind == tx.ENTITY]
     fact_terms = tx.terms(fact)
-    found, missing = [], []
+    found: list[str] = []
+    missing: list[str] = []
     for item in numeric:
         (found if any(tx.values_match(item, y) for y in summary_numeric) else missing).append(item.text)
     for item in dates:

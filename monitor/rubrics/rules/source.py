@@ -49,7 +49,7 @@ class SourceIndex:
     def sentences_stating(self, item: Item) -> set[int]:
         """The sentences holding an amount equal to ``item`` (values_match), found by value window."""
         out = set()
-        for v in {item.value, item.base} - {None}:
+        for v in {x for x in (item.value, item.base) if x is not None}:
             lo, hi = (v * 0.9, v / 0.9) if v >= 0 else (v / 0.9, v * 0.9)
             at = bisect_left(self.numeric, (lo, -1))
             while at < len(self.numeric) and self.numeric[at][0] <= hi:
@@ -109,6 +109,6 @@ def index_source(source: str) -> SourceIndex:
     figures = [(i, y) for i, s in enumerate(doc.sentences) for y in s.figures]
     # each amount under its stated value and, for measures, its base value ("2 hours" under 2 and 7200)
     numeric = tuple(sorted(((v, i, y) for i, y in figures if y.kind in tx.NUMERIC_KINDS
-                            for v in {y.value, y.base} - {None}), key=lambda x: (x[0], x[1])))
+                            for v in {x for x in (y.value, y.base) if x is not None}), key=lambda x: (x[0], x[1])))
     keys = frozenset(y.key for _, y in figures if y.kind == tx.DATE)
     return SourceIndex(doc, idf, math.log(1 + n), dict(postings), flat, numeric, keys)

@@ -168,7 +168,7 @@ def _classify_number(sentence: str, start: int, end: int, value: float, precisio
     if kind == NUMBER:
         m = _UNIT_AFTER_RE.match(sentence, pos)
         word = m.group(2).lower() if m else ""
-        if word in _UNIT_TABLE and not (word in _SHORT_UNITS and m.group(1)):
+        if m and word in _UNIT_TABLE and not (word in _SHORT_UNITS and m.group(1)):
             unit, dimension, factor = _UNIT_TABLE[word]
             kind, pos = QUANTITY, m.end()
     if kind == QUANTITY:
