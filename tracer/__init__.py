@@ -1,16 +1,24 @@
 """sumwatch's tracer: make every summarizing call an OpenTelemetry span.
 
-    from sumwatch.tracer import configure, summarization
+    from sumwatch.tracer import configure, from_arg, record_usage, summarization
 
     configure(endpoint="http://localhost:4318", service_name="digest-service")
 
-    @summarization(band="tldr", domain="news")
-    def summarize(text: str) -> str:
-        return call_my_llm(text)
+    @summarization(band="tldr", domain="news", document_id=from_arg("doc_id"))
+    def summarize(text: str, doc_id: str) -> str:
+        reply = call_my_llm(text)
+        record_usage(model="gpt-4o-mini", provider="openai", input_tokens=reply.tokens_in)
+        return reply.text
+
+    summarize(article, doc_id="a-17")   # one span: source, summary, band, model, tokens
+
+Async functions and (async) generators that stream the summary in pieces are traced the same way,
+and a decorated function keeps its type. Code that is not one function uses ``summarization_span``.
 
 Importing it loads the OpenTelemetry API only: the SDK and an exporter load when :func:`configure` runs,
-and numpy, torch or ClickHouse never do. ``semconv`` holds the attribute names and ``otel_traces`` the
-Collector's table layout; every other module is private.
+and numpy, torch or ClickHouse never do. Public modules: ``semconv`` (attribute names) and
+``otel_traces`` (the Collector's ``otel_traces`` table layout, for code that writes rows); every other
+module is private.
 """
 
 from __future__ import annotations
@@ -18,25 +26,21 @@ from __future__ import annotations
 from importlib import metadata as _metadata
 from typing import TYPE_CHECKING, Any
 
+from . import semconv
+from ._attributes import Usage, from_arg, summarization_attributes
 from ._capture import CapturePolicy, word_count
-from ._decorator import (
-    SummarizationSpan,
-    Usage,
-    from_arg,
-    record_usage,
-    summarization,
-    summarization_attributes,
-    summarization_span,
-)
+from ._decorator import SummarizationSpan, record_usage, summarization, summarization_span
 from ._provider import configure
 
 if TYPE_CHECKING:
     from ._exporters import ClickHouseSpanExporter
 
+_SOURCE_VERSION = "0.1.0"  # pyproject's version, for a source tree that was never installed
+
 try:
     __version__ = _metadata.version("sumwatch")
-except _metadata.PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.1.0"
+except _metadata.PackageNotFoundError:
+    __version__ = _SOURCE_VERSION
 
 __all__ = [
     "CapturePolicy",
@@ -47,6 +51,7 @@ __all__ = [
     "configure",
     "from_arg",
     "record_usage",
+    "semconv",
     "summarization",
     "summarization_attributes",
     "summarization_span",

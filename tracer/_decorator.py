@@ -11,7 +11,8 @@
 The instrumentation never raises into the caller: a failure inside it is logged once and the wrapped
 function runs as if undecorated. An exception from the wrapped function is recorded on the span
 (status ERROR) and re-raised unchanged. A generator (sync or async) that yields the summary in pieces
-is traced until it is exhausted, and the joined text is recorded as the summary.
+is traced until it is exhausted, and the joined text is recorded as the summary; ``send()``,
+``throw()`` and its return value pass through as if undecorated.
 
 The decorated function keeps its type: ``summarize`` above is still ``(text: str, doc_id: str) -> str``.
 """
@@ -21,10 +22,9 @@ from __future__ import annotations
 import contextvars
 import functools
 import inspect
-import json
 import logging
 import weakref
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Mapping, Sequence
 from typing import Any, ParamSpec, Protocol, TypeVar, cast, overload
 
 from opentelemetry import context as otel_context
@@ -32,7 +32,17 @@ from opentelemetry import trace
 from opentelemetry.trace import Span, Status, StatusCode
 
 from . import semconv
-from ._capture import CapturePolicy, current_policy, source_hash, word_count
+from ._attributes import (
+    Usage,
+    Value,
+    _metadata_attributes,
+    _source_attributes,
+    _summary_attributes,
+    _usage_attributes,
+    from_arg,
+    summarization_attributes,
+)
+from ._capture import CapturePolicy, current_policy
 
 _log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -42,119 +52,22 @@ __all__ = ["from_arg", "summarization", "summarization_span", "summarization_att
            "record_usage", "Usage"]
 
 
-class from_arg:  # noqa: N801 - reads as a marker at the call site
-    """Take a per-call value from the decorated function's argument ``name``."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"from_arg({self.name!r})"
 
 
-Value = None | str | int | float | Sequence[str] | from_arg | Callable[[Mapping[str, Any]], Any]
 
 
-class Usage:
-    """Model and token usage a summarizer reports (GenAI semconv)."""
-
-    __slots__ = ("model", "input_tokens", "output_tokens", "provider")
-
-    def __init__(self, model: str | None = None, input_tokens: int | None = None,
-                 output_tokens: int | None = None, system: str | None = None, *,
-                 provider: str | None = None) -> None:
-        """``provider`` ("openai", "anthropic", ...) names who serves the model; ``system`` is its older name."""
-        self.model, self.input_tokens, self.output_tokens = model, input_tokens, output_tokens
-        self.provider = provider or system
-
-    @property
-    def system(self) -> str | None:
-        return self.provider
 
 
-def _usage_attributes(usage: Usage) -> dict[str, Any]:
-    attrs: dict[str, Any] = {}
-    if usage.model:
-        attrs[semconv.GEN_AI_REQUEST_MODEL] = usage.model
-    if usage.provider:
-        attrs[semconv.GEN_AI_PROVIDER_NAME] = usage.provider
-        attrs[semconv.GEN_AI_SYSTEM] = usage.provider  # the older name, for readers that still use it
-    if usage.input_tokens is not None:
-        attrs[semconv.GEN_AI_INPUT_TOKENS] = int(usage.input_tokens)
-    if usage.output_tokens is not None:
-        attrs[semconv.GEN_AI_OUTPUT_TOKENS] = int(usage.output_tokens)
-    return attrs
 
 
-def _metadata_attributes(*, band: Any, document_id: Any, domain: Any, prompt_version: Any, expected_facts: Any,
-                         metadata: Mapping[str, Any] | None) -> dict[str, Any]:
-    attrs: dict[str, Any] = {
-        semconv.TASK: semconv.TASK_SUMMARIZATION,
-        semconv.OPENINFERENCE_SPAN_KIND: semconv.OPENINFERENCE_KIND_CHAIN,
-    }
-    if band is not None:
-        attrs[semconv.SUMMARIZATION_BAND] = str(band)
-    if document_id is not None:
-        attrs[semconv.DOCUMENT_ID] = str(document_id)
-    if domain is not None:
-        attrs[semconv.DOMAIN] = str(domain)
-    if prompt_version is not None:
-        attrs[semconv.PROMPT_VERSION] = str(prompt_version)
-    if expected_facts is not None:
-        if isinstance(expected_facts, str):
-            expected_facts = [expected_facts]
-        attrs[semconv.EXPECTED_FACTS] = json.dumps([str(f) for f in expected_facts], ensure_ascii=False)
-    if metadata:
-        for key, value in metadata.items():
-            plain = isinstance(value, (str, bool, int, float))
-            attrs[semconv.METADATA_PREFIX + str(key)] = value if plain else str(value)
-    return attrs
 
 
-def _record_text(attrs: dict[str, Any], key: str, text: str, policy: CapturePolicy) -> dict[str, Any]:
-    recorded, truncated = policy.render(text)
-    if recorded is not None:
-        attrs[key] = recorded
-    if truncated:
-        attrs[semconv.TEXT_TRUNCATED] = True
-    return attrs
 
 
-def _source_attributes(text: str, policy: CapturePolicy) -> dict[str, Any]:
-    return _record_text({
-        semconv.SOURCE_HASH: source_hash(text),
-        semconv.SOURCE_WORDS: word_count(text),
-        semconv.SOURCE_CHARS: len(text),
-        semconv.TEXT_CAPTURED: policy.enabled,
-    }, semconv.INPUT_VALUE, text, policy)
 
 
-def _summary_attributes(text: str, policy: CapturePolicy) -> dict[str, Any]:
-    return _record_text({semconv.SUMMARY_WORDS: word_count(text)}, semconv.OUTPUT_VALUE, text, policy)
 
 
-def summarization_attributes(source: str | None = None, summary: str | None = None, *,
-                             band: str | None = None, document_id: str | None = None,
-                             domain: str | None = None, prompt_version: str | None = None,
-                             expected_facts: Sequence[str] | None = None,
-                             metadata: Mapping[str, Any] | None = None, usage: Usage | None = None,
-                             capture: CapturePolicy | None = None) -> dict[str, Any]:
-    """All attributes of a summarization span, for code that builds spans itself (backfill, bridges).
-
-        span = tracer.start_span("summarize", attributes=summarization_attributes(doc, summ, band="tldr"))
-    """
-    policy = capture or current_policy()
-    attrs = _metadata_attributes(band=band, document_id=document_id, domain=domain,
-                                 prompt_version=prompt_version, expected_facts=expected_facts, metadata=metadata)
-    if source is not None:
-        attrs.update(_source_attributes(source, policy))
-    if summary is not None:
-        attrs.update(_summary_attributes(summary, policy))
-    if usage is not None:
-        attrs.update(_usage_attributes(usage))
-    return attrs
 
 
 class SummarizationSpan:
@@ -404,10 +317,18 @@ def summarization(fn: Callable[P, R] | None = None, /, *,
 
     ``source`` names the argument holding the source text (default: the first argument) or is a
     callable given the bound arguments. ``summary`` extracts the summary from the return value
-    (default: a str return, or its ``summary`` key/attribute; for a generator, the yielded pieces joined).
-    ``usage`` extracts a :class:`Usage` from the return value; the function may also call
-    :func:`record_usage`. Metadata values are constants, :class:`from_arg` markers, or callables given
-    the bound arguments.
+    (default: a str return, or its ``summary`` key/attribute). ``usage`` extracts a :class:`Usage`
+    from the return value; the function may also call :func:`record_usage`. Metadata values are
+    constants, :class:`from_arg` markers, or callables given the bound arguments.
+
+    A generator's span stays open until the stream ends. ``summary`` and ``usage`` then apply to each
+    yielded piece (default: str pieces as they are): the texts are joined into the summary and the last
+    usage reported is kept, as streaming APIs report usage on their final chunk::
+
+        @summarization(summary=lambda chunk: chunk.text, usage=lambda chunk: chunk.usage)
+        async def stream(text: str) -> AsyncIterator[Chunk]: ...
+
+    A stream closed before its end records the text so far, marked ``summarization.stream.incomplete``.
     """
     values: dict[str, Any] = dict(band=band, document_id=document_id, domain=domain,
                                   prompt_version=prompt_version, expected_facts=expected_facts, metadata=metadata)
@@ -417,74 +338,62 @@ def summarization(fn: Callable[P, R] | None = None, /, *,
     def decorate(func: Callable[P, R]) -> Callable[P, R]:
         plan = _Plan(func, source, values)
 
-        def start(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[SummarizationSpan | None, Any]:
+        def start(args: tuple[Any, ...], kwargs: dict[str, Any]) -> SummarizationSpan | None:
             try:
                 policy = capture or current_policy()
                 span = _tracer(tracer_provider).start_span(name, attributes=plan.attributes(args, kwargs, policy))
-                handle = SummarizationSpan(span, policy)
-                return handle, (otel_context.attach(trace.set_span_in_context(span)), _CURRENT.set(handle))
+                return SummarizationSpan(span, policy)
             except Exception:
                 _log.warning("sumwatch: could not start a span for %s", func.__qualname__, exc_info=True)
-                return None, None
+                return None
 
-        def finish(handle: SummarizationSpan | None, token: Any, result: Any, exc: BaseException | None, *,
-                   text: str | None = None, incomplete: bool = False) -> None:
-            if handle is None:
-                return
-            span = handle.span
+        def outcome(result: Any) -> _Outcome:
+            """What a returned value says: extracted each on its own, so one failing extractor loses one part."""
+            found = _Outcome()
             try:
-                if token is not None:
-                    otel_context.detach(token[0])
-                    _CURRENT.reset(token[1])
-                if exc is not None:
-                    _record_error(span, exc)
-                else:
-                    if text is None:
-                        text = get_summary(result)
-                    attrs = _summary_attributes(text, handle._policy) if text is not None else {}
-                    if incomplete:
-                        attrs[semconv.STREAM_INCOMPLETE] = True
-                    if usage is not None:
-                        reported = usage(result)
-                        if reported is not None:
-                            attrs.update(_usage_attributes(reported))
-                    span.set_attributes(attrs)
+                found.text = get_summary(result)
             except Exception:
-                _log.warning("sumwatch: could not finish the span for %s", func.__qualname__, exc_info=True)
-            finally:
+                _log.warning("sumwatch: summary= failed for %s", func.__qualname__, exc_info=True)
+            if usage is not None:
                 try:
-                    span.end()  # a span is always ended, even when recording its outcome failed
+                    found.usage = usage(result)
                 except Exception:
-                    _log.debug("sumwatch: could not end the span", exc_info=True)
+                    _log.warning("sumwatch: usage= failed for %s", func.__qualname__, exc_info=True)
+            return found
+
+        def stream() -> _Stream:
+            return _Stream(func.__qualname__, summary or _text_piece, usage)
 
         if inspect.isasyncgenfunction(func):
-            return cast(Callable[P, R], _traced_async_generator(func, start, finish))
+            return cast(Callable[P, R], _traced_async_generator(func, start, stream))
         if inspect.isgeneratorfunction(func):
-            return cast(Callable[P, R], _traced_generator(func, start, finish))
+            return cast(Callable[P, R], _traced_generator(func, start, stream))
         if inspect.iscoroutinefunction(func):
             coroutine_fn = cast(Callable[P, Awaitable[Any]], func)
 
             @functools.wraps(func)
             async def async_wrapper(*args: P.args, **kwargs: P.kwargs) -> Any:
-                handle, token = start(args, kwargs)
+                handle = start(args, kwargs)
+                token = _attach(handle)
                 try:
                     result = await coroutine_fn(*args, **kwargs)
                 except BaseException as exc:
-                    finish(handle, token, None, exc)
+                    _finish(handle, token, exc, None)
                     raise
-                finish(handle, token, result, None)
+                _finish(handle, token, None, outcome(result))
                 return result
             return cast(Callable[P, R], async_wrapper)
 
         @functools.wraps(func)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-            handle, token = start(args, kwargs)
+            handle = start(args, kwargs)
+            token = _attach(handle)
             try:
                 result = func(*args, **kwargs)
             except BaseException as exc:
-                finish(handle, token, None, exc)
+                _finish(handle, token, exc, None)
                 raise
-            finish(handle, token, result, None)
+            _finish(handle, token, None, outcome(result))
             return result
         return wrapper
 
@@ -493,83 +402,183 @@ def summarization(fn: Callable[P, R] | None = None, /, *,
     return cast(_Decorator, decorate)
 
 
-_Start = Callable[[tuple[Any, ...], dict[str, Any]], tuple[SummarizationSpan | None, Any]]
-_Finish = Callable[..., None]
+class _Outcome:
+    """What a call produced, for its span: the summary text, the usage, whether a stream was cut short."""
+
+    __slots__ = ("text", "usage", "incomplete")
+
+    def __init__(self) -> None:
+        self.text: str | None = None
+        self.usage: Usage | None = None
+        self.incomplete = False
 
 
-def _attached(handle: SummarizationSpan | None) -> Any:
-    """Make the span current while a generator runs one step (not across yields: the caller's code runs
-    between them, in its own context)."""
+def _text_piece(piece: Any) -> str | None:
+    return piece if isinstance(piece, str) else None
+
+
+class _Stream:
+    """What a generator summarizer has yielded so far: its text pieces and the last usage reported."""
+
+    __slots__ = ("_owner", "_text_of", "_usage_of", "_pieces", "_usage")
+
+    def __init__(self, owner: str, text_of: Callable[[Any], str | None] | None,
+                 usage_of: Callable[[Any], Usage | None] | None) -> None:
+        self._owner, self._text_of, self._usage_of = owner, text_of, usage_of
+        self._pieces: list[str] = []
+        self._usage: Usage | None = None
+
+    def add(self, piece: Any) -> None:
+        if self._text_of is not None:
+            try:
+                text = self._text_of(piece)
+                if text is not None:
+                    self._pieces.append(text if isinstance(text, str) else str(text))
+            except Exception:  # a failing extractor is reported once and then left out of this stream
+                _log.warning("sumwatch: summary= failed on a piece from %s", self._owner, exc_info=True)
+                self._text_of = None
+        if self._usage_of is not None:
+            try:
+                reported = self._usage_of(piece)
+                if reported is not None:
+                    self._usage = reported
+            except Exception:
+                _log.warning("sumwatch: usage= failed on a piece from %s", self._owner, exc_info=True)
+                self._usage_of = None
+
+    def outcome(self, *, incomplete: bool) -> _Outcome:
+        found = _Outcome()
+        found.text, found.usage, found.incomplete = "".join(self._pieces), self._usage, incomplete
+        return found
+
+
+def _attach(handle: SummarizationSpan | None) -> Any:
+    """Make the span current (for nested spans and record_usage); the token for :func:`_detach`."""
     if handle is None:
         return None
-    return otel_context.attach(trace.set_span_in_context(handle.span)), _CURRENT.set(handle)
+    try:
+        return otel_context.attach(trace.set_span_in_context(handle.span)), _CURRENT.set(handle)
+    except Exception:
+        _log.debug("sumwatch: could not make the span current", exc_info=True)
+        return None
 
 
-def _detached(handle: SummarizationSpan | None, token: Any) -> None:
-    if handle is not None and token is not None:
-        otel_context.detach(token[0])
-        _CURRENT.reset(token[1])
+def _detach(token: Any) -> None:
+    if token is not None:
+        try:
+            otel_context.detach(token[0])
+            _CURRENT.reset(token[1])
+        except Exception:
+            _log.debug("sumwatch: could not restore the caller's context", exc_info=True)
 
 
-def _traced_generator(func: Callable[..., Generator[Any, Any, Any]], start: _Start,
-                      finish: _Finish) -> Callable[..., Any]:
+def _finish(handle: SummarizationSpan | None, token: Any, exc: BaseException | None,
+            found: _Outcome | None) -> None:
+    """Restore the caller's context, record the error or the outcome, and end the span."""
+    _detach(token)
+    if handle is None:
+        return
+    span = handle.span
+    try:
+        if exc is not None:
+            _record_error(span, exc)
+        elif found is not None:
+            attrs = _summary_attributes(found.text, handle._policy) if found.text is not None else {}
+            if found.incomplete:
+                attrs[semconv.STREAM_INCOMPLETE] = True
+            if found.usage is not None:
+                attrs.update(_usage_attributes(found.usage))
+            span.set_attributes(attrs)
+    except Exception:
+        _log.warning("sumwatch: could not record the outcome of a summarization span", exc_info=True)
+    finally:
+        try:
+            span.end()  # a span is always ended, even when recording its outcome failed
+        except Exception:
+            _log.debug("sumwatch: could not end the span", exc_info=True)
+
+
+# Generators: the span is current only while the generator runs one step, never across a yield (the
+# consumer's code runs between steps, in its own context). send() and throw() reach the wrapped
+# generator as they would without the decorator.
+
+def _traced_generator(func: Callable[..., Generator[Any, Any, Any]],
+                      start: Callable[[tuple[Any, ...], dict[str, Any]], SummarizationSpan | None],
+                      stream: Callable[[], _Stream]) -> Callable[..., Generator[Any, Any, Any]]:
     @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Iterator[Any]:
-        handle, token = start(args, kwargs)
-        _detached(handle, token)  # attached again around each step
-        pieces: list[str] = []
+    def wrapper(*args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
+        handle = start(args, kwargs)
+        pieces = stream()
         inner = func(*args, **kwargs)
-        done = False
+        sent: Any = None
+        thrown: BaseException | None = None
         try:
             while True:
-                step = _attached(handle)
+                step = _attach(handle)
                 try:
-                    piece = next(inner)
-                except StopIteration:
-                    done = True
+                    piece = inner.send(sent) if thrown is None else inner.throw(thrown)
+                except StopIteration as stop:
+                    result = stop.value
                     break
                 finally:
-                    _detached(handle, step)
-                if isinstance(piece, str):
-                    pieces.append(piece)
-                yield piece
-        except BaseException as exc:
-            if not isinstance(exc, GeneratorExit):
-                finish(handle, None, None, exc)
-                raise
-            inner.close()
-            finish(handle, None, None, None, text="".join(pieces), incomplete=True)
+                    _detach(step)
+                    thrown = None
+                pieces.add(piece)
+                try:
+                    sent = yield piece
+                except GeneratorExit:
+                    raise
+                except BaseException as exc:  # gen.throw(): passed on to the wrapped generator
+                    sent, thrown = None, exc
+        except GeneratorExit:
+            try:
+                inner.close()
+            finally:
+                _finish(handle, None, None, pieces.outcome(incomplete=True))
             raise
-        finish(handle, None, None, None, text="".join(pieces), incomplete=not done)
+        except BaseException as exc:
+            _finish(handle, None, exc, None)
+            raise
+        _finish(handle, None, None, pieces.outcome(incomplete=False))
+        return result
     return wrapper
 
 
-def _traced_async_generator(func: Callable[..., AsyncGenerator[Any, Any]], start: _Start,
-                            finish: _Finish) -> Callable[..., Any]:
+def _traced_async_generator(func: Callable[..., AsyncGenerator[Any, Any]],
+                            start: Callable[[tuple[Any, ...], dict[str, Any]], SummarizationSpan | None],
+                            stream: Callable[[], _Stream]) -> Callable[..., AsyncGenerator[Any, Any]]:
     @functools.wraps(func)
-    async def wrapper(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-        handle, token = start(args, kwargs)
-        _detached(handle, token)
-        pieces: list[str] = []
+    async def wrapper(*args: Any, **kwargs: Any) -> AsyncGenerator[Any, Any]:
+        handle = start(args, kwargs)
+        pieces = stream()
         inner = func(*args, **kwargs)
+        sent: Any = None
+        thrown: BaseException | None = None
         try:
             while True:
-                step = _attached(handle)
+                step = _attach(handle)
                 try:
-                    piece = await inner.__anext__()
+                    piece = await (inner.asend(sent) if thrown is None else inner.athrow(thrown))
                 except StopAsyncIteration:
                     break
                 finally:
-                    _detached(handle, step)
-                if isinstance(piece, str):
-                    pieces.append(piece)
-                yield piece
-        except BaseException as exc:
-            if not isinstance(exc, GeneratorExit):
-                finish(handle, None, None, exc)
-                raise
-            await inner.aclose()
-            finish(handle, None, None, None, text="".join(pieces), incomplete=True)
+                    _detach(step)
+                    thrown = None
+                pieces.add(piece)
+                try:
+                    sent = yield piece
+                except GeneratorExit:
+                    raise
+                except BaseException as exc:  # agen.athrow(): passed on to the wrapped generator
+                    sent, thrown = None, exc
+        except GeneratorExit:
+            try:
+                await inner.aclose()
+            finally:
+                _finish(handle, None, None, pieces.outcome(incomplete=True))
             raise
-        finish(handle, None, None, None, text="".join(pieces))
+        except BaseException as exc:
+            _finish(handle, None, exc, None)
+            raise
+        _finish(handle, None, None, pieces.outcome(incomplete=False))
     return wrapper

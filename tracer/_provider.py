@@ -39,6 +39,9 @@ def configure(*, endpoint: str | None = None, headers: Mapping[str, str] | None 
     clickhouse-connect client) and ``exporter`` (any SpanExporter), or none when ``provider``
     already exports. Without ``provider``, an SDK provider that the app registered globally is
     joined; otherwise a new one is created (and registered globally when ``set_global``).
+
+    No destination is contacted here: a ClickHouse URL is connected on the first export, so an app
+    starts while its database is down, and export failures are logged, never raised.
     """
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
