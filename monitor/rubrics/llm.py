@@ -15,18 +15,14 @@ never a pass.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import logging
 import random
 import re
-import threading
 import time
 import unicodedata
 import weakref
-from collections import Counter, OrderedDict
+from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from sumwatch.clustering.llm_client import (
@@ -50,6 +46,7 @@ from .prompts import (
     build_messages,
     correction_messages,
 )
+from .reply_cache import ReplyCache
 from .verdicts import (
     COMPLETENESS,
     CONCISENESS,
@@ -110,57 +107,6 @@ class LLMConfig:
             raise ValueError("LLMConfig needs a model, e.g. 'openai/gpt-4o-mini'")
         if self.concurrency < 1 or self.max_retries < 0 or self.timeout_s <= 0 or self.cache_size < 0:
             raise ValueError("LLMConfig: concurrency >= 1, max_retries >= 0, timeout_s > 0 and cache_size >= 0")
-
-
-# -- the reply cache ----------------------------------------------------------------------------------------
-
-class _ReplyCache:
-    """Validated replies by sha256 of (model, messages): an LRU in memory, optionally a JSONL file."""
-
-    def __init__(self, size: int, path: str | None) -> None:
-        self.size, self.path = size, Path(path) if path else None
-        self._replies: OrderedDict[str, str] = OrderedDict()
-        self._lock = threading.Lock()
-        if self.path is not None and self.path.exists():
-            for line in self.path.read_text(encoding="utf-8").splitlines():
-                try:
-                    row = json.loads(line)
-                    self._remember(str(row["key"]), str(row["reply"]))
-                except (ValueError, KeyError, TypeError):
-                    continue  # a torn last line from a crash
-
-    @staticmethod
-    def key(model: str, messages: list[dict]) -> str:
-        payload = json.dumps([model, messages], ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
-
-    def _remember(self, key: str, reply: str) -> None:
-        self._replies[key] = reply
-        self._replies.move_to_end(key)
-        while len(self._replies) > self.size:
-            self._replies.popitem(last=False)
-
-    def get(self, key: str) -> str | None:
-        with self._lock:
-            reply = self._replies.get(key)
-            if reply is not None:
-                self._replies.move_to_end(key)
-            return reply
-
-    def put(self, key: str, reply: str) -> None:
-        if self.size == 0:
-            return
-        with self._lock:
-            self._remember(key, reply)
-            if self.path is not None:
-                try:
-                    self.path.parent.mkdir(parents=True, exist_ok=True)
-                    with self.path.open("a", encoding="utf-8") as out:
-                        out.write(json.dumps({"key": key, "reply": reply}, ensure_ascii=False) + "\n")
-                except OSError as exc:
-                    log.warning("LLM judge cache: cannot write %s (%s); keeping replies in memory only",
-                                self.path, exc)
-                    self.path = None
 
 
 # -- reading a reply ----------------------------------------------------------------------------------------
@@ -430,7 +376,7 @@ class LLMJudge:
         self.input_tokens = 0
         self.output_tokens = 0
         self.spent_usd = 0.0
-        self._cache = _ReplyCache(config.cache_size, config.cache_path)
+        self._cache = ReplyCache(config.cache_size, config.cache_path)
         self._semaphores: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._prices = self._own_prices()  # USD per token, when litellm's table does not decide
 
