@@ -1,0 +1,157 @@
+"""The offline cascade on public consistency sets nobody here wrote: does it cry wolf, and does it rank?
+
+    python tests/bench/consistency_sets.py --data ../shared/data [--limit 200]
+
+SummaC (validation cut of factcc, xsumfaith, polytope, summeval) and SummEdits (seven domains) label each
+summary consistent (1) or not (0) with the document. For every set this prints, side by side:
+- flagged share of the human-verified consistent rows, per rubric (groundedness, factuality, completeness,
+  conciseness): how often the monitor cries wolf; target at most 5% for the first three;
+- balanced accuracy of the offline verdict (a row is flagged when groundedness or factuality fails);
+- AUC of the stored groundedness and factuality scores, and of the baseline in the same run: unigram
+  precision (the share of summary words found in the document);
+- SummEdits: recall per edit type (entity modification, antonym swap, negation, hallucinated fact).
+Published references (README of the data): SummaC-Conv balanced accuracy factcc .895, xsumfaith .664,
+polytope .627, summeval .817 (test cut); SummEdits balanced accuracy GPT-4 .821, QAFactEval .655,
+SummaC-Conv .571. The last line is one JSON object with every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import glob
+import json
+import os
+import re
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+from sumwatch.monitor.rubrics.verdicts import RUBRICS, SummaryCase  # noqa: E402
+from sumwatch.monitor.scoring.judges import build_cascade  # noqa: E402
+from sumwatch.monitor.settings import Settings  # noqa: E402
+
+CONSISTENCY = ("groundedness", "factuality")
+TARGET_FLAGGED = 0.05
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def load(data: Path, limit: int | None) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for path in sorted(glob.glob(str(data / "summac" / "summac_*.jsonl"))):
+        name = "summac/" + Path(path).stem.removeprefix("summac_")
+        with open(path) as fh:
+            taken = [json.loads(line) for line in fh][:limit]
+        rows += [{"set": name, "document": r["document"], "summary": r["summary"], "label": int(r["label"]),
+                  "edits": ()} for r in taken]
+    for path in sorted(glob.glob(str(data / "summedits" / "summedits_*.json"))):
+        name = "summedits/" + Path(path).stem.removeprefix("summedits_")
+        with open(path) as fh:
+            taken = json.load(fh)[:limit]
+        rows += [{"set": name, "document": r["doc"], "summary": r["summary"], "label": int(r["label"]),
+                  "edits": tuple(ast.literal_eval(r["edit_types"]) if isinstance(r["edit_types"], str)
+                                 else r["edit_types"] or ())} for r in taken]
+    return rows
+
+
+def unigram_precision(document: str, summary: str) -> float:
+    words = _WORD.findall(summary.lower())
+    known = set(_WORD.findall(document.lower()))
+    return sum(w in known for w in words) / len(words) if words else 1.0
+
+
+def auc(scores: list[float], labels: list[int]) -> float:
+    """Probability that a consistent row scores above an inconsistent one (ties count half)."""
+    pos = [s for s, y in zip(scores, labels) if y == 1]
+    neg = [s for s, y in zip(scores, labels) if y == 0]
+    if not pos or not neg:
+        return float("nan")
+    ranked = sorted((s, y) for s, y in zip(scores, labels))
+    # rank-sum with average ranks for ties
+    rank_sum, i = 0.0, 0
+    while i < len(ranked):
+        j = i
+        while j < len(ranked) and ranked[j][0] == ranked[i][0]:
+            j += 1
+        average = (i + j + 1) / 2
+        rank_sum += average * sum(1 for k in range(i, j) if ranked[k][1] == 1)
+        i = j
+    return (rank_sum - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg))
+
+
+def balanced_accuracy(flagged: list[bool], labels: list[int]) -> float:
+    pos = [f for f, y in zip(flagged, labels) if y == 0]  # an inconsistent row should be flagged
+    neg = [f for f, y in zip(flagged, labels) if y == 1]
+    if not pos or not neg:
+        return float("nan")
+    return (sum(pos) / len(pos) + sum(not f for f in neg) / len(neg)) / 2
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=Path("../shared/data"))
+    ap.add_argument("--limit", type=int, default=None, help="first N rows of each set only (a quick run)")
+    args = ap.parse_args()
+    rows = load(args.data, args.limit)
+    cascade = build_cascade(Settings.from_env(env={}), mode="off")
+    started = time.perf_counter()
+    results: list[dict[str, Any]] = []
+    batch = 64
+    for i in range(0, len(rows), batch):
+        chunk = rows[i:i + batch]
+        results += cascade.score_batch([SummaryCase(r["document"], r["summary"]) for r in chunk])
+        print(f"\rscored {min(i + batch, len(rows))}/{len(rows)} rows", end="", flush=True)
+    seconds = time.perf_counter() - started
+    print()
+
+    by_set: dict[str, list[int]] = defaultdict(list)
+    for k, r in enumerate(rows):
+        by_set[r["set"]].append(k)
+    by_set["summedits (all domains)"] = [k for k, r in enumerate(rows) if r["set"].startswith("summedits/")]
+    figures: dict[str, Any] = {}
+    header = (f"{'set':<26} {'consistent':>10} " + " ".join(f"{r[:6]:>7}" for r in RUBRICS)
+              + f" {'bal.acc':>8} {'AUC grd':>8} {'AUC fact':>8} {'AUC uni':>8}")
+    print("flagged share of human-verified consistent rows per rubric; offline verdict; ranking (AUC)")
+    print(header)
+    for name, idx in sorted(by_set.items()):
+        labels = [rows[k]["label"] for k in idx]
+        consistent = [k for k in idx if rows[k]["label"] == 1]
+        flagged_share = {rb: (sum(not results[k][rb].passed for k in consistent) / len(consistent)
+                              if consistent else float("nan")) for rb in RUBRICS}
+        flagged = [any(not results[k][rb].passed for rb in CONSISTENCY) for k in idx]
+        fig = {"rows": len(idx), "consistent": len(consistent),
+               "flagged_share": {rb: round(v, 4) for rb, v in flagged_share.items()},
+               "balanced_accuracy": round(balanced_accuracy(flagged, labels), 4),
+               "auc_groundedness": round(auc([results[k]["groundedness"].score for k in idx], labels), 4),
+               "auc_factuality": round(auc([results[k]["factuality"].score for k in idx], labels), 4),
+               "auc_unigram_precision": round(auc([unigram_precision(rows[k]["document"], rows[k]["summary"])
+                                                   for k in idx], labels), 4)}
+        if name.startswith("summedits"):
+            recall: dict[str, list[bool]] = defaultdict(list)
+            for k, f in zip(idx, flagged):
+                for edit in rows[k]["edits"]:
+                    recall[edit].append(f)
+            fig["recall_per_edit_type"] = {e: round(sum(v) / len(v), 4) for e, v in sorted(recall.items())}
+        figures[name] = fig
+        print(f"{name:<26} {len(consistent):>10} " + " ".join(f"{flagged_share[rb]:>7.3f}" for rb in RUBRICS)
+              + f" {fig['balanced_accuracy']:>8.3f} {fig['auc_groundedness']:>8.3f} {fig['auc_factuality']:>8.3f}"
+              f" {fig['auc_unigram_precision']:>8.3f}")
+    edits = figures["summedits (all domains)"]["recall_per_edit_type"]
+    print("\nSummEdits recall per edit type (flagged by groundedness or factuality):")
+    for edit, value in edits.items():
+        print(f"  {edit:<32} {value:.3f}")
+    worst = max(v for f in figures.values() for rb, v in f["flagged_share"].items()
+                if rb in ("groundedness", "factuality", "completeness"))
+    print(f"\nworst flagged share (groundedness, factuality, completeness): {worst:.3f} "
+          f"(target <= {TARGET_FLAGGED}); {len(rows)} rows in {seconds:.0f}s with {cascade.version}")
+    print(json.dumps({"bench": "consistency_sets", "judge_version": cascade.version, "rows": len(rows),
+                      "seconds": round(seconds, 1), "worst_flagged_share": round(worst, 4),
+                      "target_flagged_share": TARGET_FLAGGED, "met": worst <= TARGET_FLAGGED, "sets": figures}))
+
+
+if __name__ == "__main__":
+    main()
