@@ -24,17 +24,18 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-from .arrays import Array
+from .arrays import Floats, Labels, Memberships
 
 
 @dataclass
 class ClusterFit:
     """The outcome of a fit: a label per point (-1 noise), soft memberships (n, clusters), the model."""
 
-    labels: Array
-    probabilities: Array
-    model: Any
+    labels: Labels
+    probabilities: Memberships
+    model: Any  # the fitted hdbscan.HDBSCAN, or None when there were too few points
 
 
 class HdbscanClusterer:
@@ -68,46 +69,46 @@ class HdbscanClusterer:
                 sizes.append(size)
         return sizes
 
-    def fit(self, X: Array) -> ClusterFit:
-        X = np.asarray(X, dtype=np.float64)
-        n = X.shape[0]
+    def fit(self, X: Floats) -> ClusterFit:
+        points = np.asarray(X, dtype=np.float64)
+        n = points.shape[0]
         if n < 3:  # HDBSCAN needs a few points to form any density estimate
             self._model = None
-            return ClusterFit(np.full(n, -1, dtype=int), np.zeros((n, 0)), None)
+            return ClusterFit(np.full(n, -1, dtype=np.intp), np.zeros((n, 0)), None)
         if n > self.max_fit_points:
             rng = np.random.default_rng(self.random_state)
             sample = np.sort(rng.choice(n, size=self.max_fit_points, replace=False))
         else:
             sample = np.arange(n)
-        model = self._best_model(X[sample])
+        model = self._best_model(points[sample])
         self._model = model
-        labels = np.full(n, -1, dtype=int)
+        labels = np.full(n, -1, dtype=np.intp)
         labels[sample] = model.labels_
         k = int(model.labels_.max()) + 1
         probs = np.zeros((n, k))
         if k:
-            probs[sample] = self._soft(model, X[sample], fitted=True)
+            probs[sample] = self._soft(model, points[sample], fitted=True)
             rest = np.setdiff1d(np.arange(n), sample)
             if rest.size:
-                rest_labels, rest_probs = self.assign(X[rest])
+                rest_labels, rest_probs = self.assign(points[rest])
                 labels[rest] = rest_labels
                 probs[rest] = rest_probs
         return ClusterFit(labels, probs, model)
 
-    def assign(self, X_new: Array) -> tuple[Array, Array]:
+    def assign(self, X_new: Floats) -> tuple[Labels, Memberships]:
         """Labels and soft memberships for points the model did not see (call after ``fit``)."""
         import hdbscan
 
-        X_new = np.asarray(X_new, dtype=np.float64)
+        points = np.asarray(X_new, dtype=np.float64)
         model = self._model
         if model is None or model.labels_.max() < 0:
-            return np.full(len(X_new), -1, dtype=int), np.zeros((len(X_new), 0))
+            return np.full(len(points), -1, dtype=np.intp), np.zeros((len(points), 0))
         if model.labels_.max() == 0:  # one cluster: membership is approximate_predict's strength (see _soft)
-            labels, _ = hdbscan.approximate_predict(model, X_new)
-            return np.asarray(labels, dtype=int), self._soft(model, X_new, fitted=False)
-        return predict_unseen(model, X_new)
+            labels, _ = hdbscan.approximate_predict(model, points)
+            return np.asarray(labels, dtype=np.intp), self._soft(model, points, fitted=False)
+        return predict_unseen(model, points)
 
-    def _best_model(self, X: Array) -> Any:
+    def _best_model(self, X: NDArray[np.float64]) -> Any:
         import hdbscan
 
         best, best_score = None, -np.inf
@@ -129,24 +130,24 @@ class HdbscanClusterer:
         return best
 
     @staticmethod
-    def _soft(model: Any, X: Array, fitted: bool) -> Array:
+    def _soft(model: Any, X: NDArray[np.float64], fitted: bool) -> Memberships:
         import hdbscan
 
         k = int(model.labels_.max()) + 1
         if k == 1:  # hdbscan's soft vectors degenerate for a single cluster; membership is the strength
             if fitted:
-                return np.asarray(model.probabilities_, dtype=float).reshape(-1, 1)
+                return np.asarray(model.probabilities_, dtype=np.float64).reshape(-1, 1)
             _, strength = hdbscan.approximate_predict(model, X)
-            return np.asarray(strength, dtype=float).reshape(-1, 1)
+            return np.asarray(strength, dtype=np.float64).reshape(-1, 1)
         vectors = hdbscan.all_points_membership_vectors(model) if fitted else hdbscan.membership_vector(model, X)
-        return np.asarray(vectors, dtype=float).reshape(len(X), k)
+        return np.asarray(vectors, dtype=np.float64).reshape(len(X), k)
 
     def __repr__(self) -> str:
         return (f"HdbscanClusterer(min_cluster_size={self.min_cluster_size}, min_samples={self.min_samples}, "
                 f"max_fit_points={self.max_fit_points}, random_state={self.random_state})")
 
 
-def predict_unseen(model: Any, X: Array, batch: int = 2048) -> tuple[Array, Array]:
+def predict_unseen(model: Any, X: Floats, batch: int = 2048) -> tuple[Labels, Memberships]:
     """``hdbscan.approximate_predict(model, X)[0]`` and ``hdbscan.membership_vector(model, X)``, computed on
     arrays a batch of points at a time, with one neighbour search serving both.
 
@@ -165,9 +166,9 @@ def predict_unseen(model: Any, X: Array, batch: int = 2048) -> tuple[Array, Arra
     clusters = np.array(sorted(model.condensed_tree_._select_clusters())).astype(np.intp)
     if (type(data.dist_metric).__name__ != "EuclideanDistance" or len(X) == 0 or len(clusters) == 0
             or len(data.cluster_tree) == 0):
-        labels = hdbscan.approximate_predict(model, X)[0] if len(X) else np.zeros(0, dtype=int)
+        labels = hdbscan.approximate_predict(model, X)[0] if len(X) else np.zeros(0, dtype=np.intp)
         vectors = hdbscan.membership_vector(model, X) if len(X) else np.zeros((0, len(clusters)))
-        return np.asarray(labels, dtype=int), np.asarray(vectors, dtype=np.float64).reshape(len(X), len(clusters))
+        return np.asarray(labels, dtype=np.intp), np.asarray(vectors, dtype=np.float64).reshape(len(X), len(clusters))
     min_samples = model.min_samples or model.min_cluster_size
     exemplar_trees = [KDTree(np.asarray(e, dtype=np.float64)) for e in data.exemplars]
     cluster_max = np.array([data.leaf_max_lambdas[c] for c in clusters], dtype=np.float64)
@@ -185,7 +186,7 @@ def predict_unseen(model: Any, X: Array, batch: int = 2048) -> tuple[Array, Arra
     up_parent[tree["child"]] = tree["parent"]
     up_lambda[tree["child"]] = tree["lambda_val"]
     root = int(tree["parent"].min())
-    label_of = np.full(size, -1, dtype=int)
+    label_of = np.full(size, -1, dtype=np.intp)
     for cluster, label in data.cluster_map.items():
         label_of[int(cluster)] = int(label)
     # A point's merge heights depend on it only through its lambda and its tree row's parent cluster, so
@@ -195,7 +196,7 @@ def predict_unseen(model: Any, X: Array, batch: int = 2048) -> tuple[Array, Arra
     templates = _merge_templates(parents, clusters, tree)
     parent_max = np.array([data.leaf_max_lambdas.get(p, np.nan) for p in parents.tolist()], dtype=np.float64)
 
-    labels = np.empty(len(X), dtype=int)
+    labels = np.empty(len(X), dtype=np.intp)
     out = np.empty((len(X), len(clusters)), dtype=np.float64)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         for start in range(0, len(X), batch):
@@ -252,7 +253,8 @@ def predict_unseen(model: Any, X: Array, batch: int = 2048) -> tuple[Array, Arra
     return labels, out
 
 
-def _merge_templates(parents: Array, clusters: Array, cluster_tree: Array) -> Array:
+def _merge_templates(parents: NDArray[Any], clusters: NDArray[np.intp],
+                     cluster_tree: NDArray[Any]) -> NDArray[np.float64]:
     """(parents, clusters): hdbscan's ``merge_height`` of each parent cluster with each selected cluster,
     NaN where hdbscan takes the point's own lambda (one cluster lies on the other's path to the root)."""
     parent_of: dict[int, int] = {}

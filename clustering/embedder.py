@@ -17,9 +17,8 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from .arrays import Array
-    pass
+if TYPE_CHECKING:  # numpy is imported on the first encode, not with this module
+    from .arrays import Vectors
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _PACKAGED_NAMES = frozenset({DEFAULT_MODEL, "sentence-transformers/" + DEFAULT_MODEL})
@@ -38,7 +37,7 @@ class Embedder:
         self._device = device
         self._batch_size = batch_size
         self._cache_size = cache_size
-        self._cache: OrderedDict[bytes, Any] = OrderedDict()  # text digest -> float32 row, LRU order
+        self._cache: OrderedDict[bytes, Vectors] = OrderedDict()  # text digest -> float32 row, LRU order
         self._model: Any = None
         self._lock = threading.Lock()
 
@@ -52,7 +51,7 @@ class Embedder:
         get = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(get())
 
-    def encode(self, texts: list[str]) -> Array:
+    def encode(self, texts: list[str]) -> Vectors:
         """Unit-length float32 rows, one per text, in order; cached texts are not embedded again."""
         import numpy as np
 
@@ -64,7 +63,7 @@ class Embedder:
                     self._cache.move_to_end(key)
                 elif key not in todo:
                     todo[key] = text
-        fresh: dict[bytes, Any] = {}
+        fresh: dict[bytes, Vectors] = {}
         if todo:
             model = self._load()
             rows = model.encode(list(todo.values()), batch_size=self._batch_size, convert_to_numpy=True,

@@ -1,8 +1,10 @@
 """What every model call through litellm needs, whoever makes it (the cluster namer, the LLM judge).
 
+    connection = LLMConnection("openai/gpt-4o-mini", api_key=key)   # model, endpoint, retries, concurrency
     litellm = litellm_module()                    # imported once, kept off the network
     retryable(exc), retry_after_s(exc)            # should we try again, and did the provider say when
     scrub(describe_error(exc), api_key)           # a short reason safe to log
+    connection.retry_delay(attempt, exc)          # how long to wait before trying again
     obj, problems = json_object(reply_text)       # a JSON object, fences allowed, or what is wrong
 
 This lives in ``clustering`` because ``monitor`` may import ``clustering`` but not the other way round.
@@ -14,9 +16,10 @@ import asyncio
 import email.utils
 import json
 import os
+import random
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.S | re.I)
@@ -29,31 +32,46 @@ _litellm: Any = None
 
 @dataclass(frozen=True)
 class LLMConnection:
-    """Which model, where, and how hard to try: one value shared by the LLM judge and the cluster namer, so
-    both talk to a provider the same way (and stay inside the same rate limits).
+    """Which model, where, and how hard to try: one value for every caller of the model (the LLM judge and
+    the cluster namer), built from settings in one place, so both reach a provider the same way.
 
         LLMConnection("openai/gpt-4o-mini", api_key=key)
-        LLMConnection("ollama/llama3.1", api_base="http://127.0.0.1:11434", concurrency=4)
+        LLMConnection("ollama/llama3.1", "http://127.0.0.1:11434", concurrency=4)
+        connection.retry_delay(attempt, exc)      # seconds to wait before the next try
 
-    Three retries with backoff from half a second, doubling, capped at 30 s (Retry-After included): a
-    rate limit usually clears within that, and a judge that still fails records an error verdict that the
-    sampler retries on its next pass rather than waiting longer now.
+    The defaults are the judge's, which the namer used to undercut (2 retries, backoff capped at 10 s, 8 in
+    flight). The judge is the heavy user: the sampler sends it every scored span, and each transient error
+    it gives up on becomes an error verdict to redo later. The namer makes one request per new issue per
+    scheduled run, so 16 in flight instead of 8 costs it nothing, and a run that waits up to 30 s for a rate
+    limit to clear is better than one that falls back to keyword names. Three retries from half a second,
+    doubling with jitter, cover short 429 and 5xx bursts; the 30 s ceiling (Retry-After included) keeps a
+    provider that asks for minutes from stalling a run. ``timeout_s`` and ``concurrency`` match the
+    settings' defaults (``SUMWATCH_LLM_TIMEOUT_S``, ``SUMWATCH_LLM_CONCURRENCY``).
     """
 
     model: str
     api_base: str | None = None
     api_key: str | None = field(default=None, repr=False)
-    timeout_s: float = 30.0
+    _: KW_ONLY
+    timeout_s: float = 30.0  # per request
     max_retries: int = 3  # for 429, 5xx, timeouts and connection errors
     backoff_s: float = 0.5  # the first retry waits about this long, doubling each time (with jitter)
     max_backoff_s: float = 30.0  # ceiling on any wait, Retry-After included
-    concurrency: int = 16  # requests in flight at once
+    concurrency: int = 16  # requests in flight at once, per judge or namer
 
     def __post_init__(self) -> None:
         if not self.model:
             raise ValueError("an LLM connection needs a model, e.g. 'openai/gpt-4o-mini'")
         if self.concurrency < 1 or self.max_retries < 0 or self.timeout_s <= 0:
             raise ValueError("LLM connection: concurrency >= 1, max_retries >= 0 and timeout_s > 0")
+
+    def retry_delay(self, attempt: int, exc: BaseException) -> float:
+        """Seconds to wait after failed attempt ``attempt`` (0 for the first): what the provider asked for
+        (Retry-After), else ``backoff_s`` doubling per attempt with jitter; never above ``max_backoff_s``."""
+        asked = retry_after_s(exc)
+        if asked is None:
+            return min(self.max_backoff_s, self.backoff_s * 2.0 ** attempt * random.uniform(0.5, 1.0))
+        return min(self.max_backoff_s, asked)
 
 
 def litellm_module() -> Any:

@@ -1,10 +1,10 @@
 """Cluster names from an LLM (through litellm) that contrasts each cluster with its nearest outsiders.
 
-    namer = LLMNamer("openai/gpt-4o-mini", concurrency=8)
+    namer = LLMNamer(LLMConnection("openai/gpt-4o-mini", concurrency=8))   # or LLMNamer("openai/gpt-4o-mini")
     result = FailureClusterer(namer=namer).fit(texts=texts, meta=meta)
     namer.calls, namer.failures, namer.last_errors
 
-One request per cluster, all clusters at once (at most ``concurrency`` in flight). Each reply is checked
+One request per cluster, all clusters at once (at most ``connection.concurrency`` in flight). Each reply is checked
 against the :class:`ClusterName` shape; a bad one gets one correction request, and a cluster the model
 still cannot name (errors past the retries, a second bad reply) keeps the :class:`KeywordNamer` name, so
 one bad cluster never fails a run. ``keywords`` is always the keyword namer's c-TF-IDF.
@@ -14,21 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 import re
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
-from .llm_client import (
-    LLMConnection,
-    clip,
-    describe_error,
-    json_object,
-    litellm_module,
-    retry_after_s,
-    retryable,
-    scrub,
-)
+from .llm_client import LLMConnection, clip, describe_error, json_object, litellm_module, retryable, scrub
 from .name import ClusterName, KeywordNamer, NameRequest
 
 log = logging.getLogger(__name__)
@@ -53,27 +42,19 @@ _SENTENCE_END = re.compile(r"[.!?]+(?:\s+|$)")
 # anything that reads as one of our delimiters inside an example loses its "<", so it cannot close a block
 _DELIMITER = re.compile(r"<(\s*/?\s*)(?=(?:in|outside)_cluster)", re.IGNORECASE)
 
+
 class LLMNamer:
     """Names clusters with an LLM; see the module docstring. ``calls`` and ``failures`` (clusters that
-    fell back to keyword names) count over the namer's life, ``last_errors`` holds the latest run's."""
+    fell back to keyword names) count over the namer's life, ``last_errors`` holds the latest run's.
 
-    def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None,
-                 timeout_s: float = 30.0, max_retries: int = 3, backoff_s: float = 0.5, concurrency: int = 16,
-                 max_examples: int = 8, max_contrast: int = 5, max_chars: int = 600,
-                 fallback: KeywordNamer | None = None, temperature: float = 0.0,
-                 max_backoff_s: float = 30.0) -> None:
-        if not model:
-            raise ValueError("LLMNamer needs a model, e.g. 'openai/gpt-4o-mini'")
-        if concurrency < 1 or max_retries < 0 or timeout_s <= 0 or max_chars < 1:
-            raise ValueError("LLMNamer: concurrency >= 1, max_retries >= 0, timeout_s > 0 and max_chars >= 1")
-        self.model = model
-        self.api_base = api_base
-        self._api_key = api_key
-        self.timeout_s = timeout_s
-        self.max_retries = max_retries
-        self.backoff_s = backoff_s
-        self.max_backoff_s = max_backoff_s
-        self.concurrency = concurrency
+    ``connection`` says which model, where and how hard to try (a model name alone means the defaults);
+    the other arguments are the namer's own: how much of each cluster goes into the prompt, the fallback."""
+
+    def __init__(self, connection: LLMConnection | str, *, max_examples: int = 8, max_contrast: int = 5,
+                 max_chars: int = 600, fallback: KeywordNamer | None = None, temperature: float = 0.0) -> None:
+        if max_chars < 1:
+            raise ValueError(f"LLMNamer: max_chars must be at least 1, got {max_chars}")
+        self.connection = connection if isinstance(connection, LLMConnection) else LLMConnection(connection)
         self.max_examples = max_examples
         self.max_contrast = max_contrast
         self.max_chars = max_chars
@@ -83,18 +64,9 @@ class LLMNamer:
         self.failures = 0
         self.last_errors: list[str] = []
 
-    @classmethod
-    def from_connection(cls, connection: LLMConnection, **options: Any) -> LLMNamer:
-        """A namer on a shared connection; ``options`` are the namer's own (max_examples, fallback, ...)."""
-        return cls(connection.model, api_base=connection.api_base, api_key=connection.api_key,
-                   timeout_s=connection.timeout_s, max_retries=connection.max_retries,
-                   backoff_s=connection.backoff_s, max_backoff_s=connection.max_backoff_s,
-                   concurrency=connection.concurrency, **options)
-
     @property
-    def connection(self) -> LLMConnection:
-        return LLMConnection(self.model, self.api_base, self._api_key, self.timeout_s, self.max_retries,
-                             self.backoff_s, self.max_backoff_s, self.concurrency)
+    def model(self) -> str:
+        return self.connection.model
 
     def keywords(self, clusters: list[list[str]]) -> list[list[str]]:
         """The fallback's c-TF-IDF keywords: they go into the prompt, so no model is asked for them."""
@@ -113,7 +85,7 @@ class LLMNamer:
     async def aname_all(self, requests: list[NameRequest]) -> list[ClusterName]:
         """Async form of :meth:`name_all`."""
         self.last_errors = []
-        semaphore = asyncio.Semaphore(self.concurrency)
+        semaphore = asyncio.Semaphore(self.connection.concurrency)
 
         async def one(index: int, request: NameRequest) -> ClusterName:
             async with semaphore:
@@ -130,11 +102,12 @@ class LLMNamer:
 
     async def _complete(self, messages: list[dict[str, str]]) -> str:
         # retries are ours (they count calls and honour Retry-After), so litellm's and openai's are off
+        c = self.connection
         call = litellm_module().acompletion(
-            model=self.model, messages=messages, temperature=self.temperature, api_base=self.api_base,
-            api_key=self._api_key, timeout=self.timeout_s, response_format={"type": "json_object"},
+            model=c.model, messages=messages, temperature=self.temperature, api_base=c.api_base,
+            api_key=c.api_key, timeout=c.timeout_s, response_format={"type": "json_object"},
             max_retries=0, num_retries=0, drop_params=True)
-        response = await asyncio.wait_for(call, timeout=self.timeout_s + 5)  # in case litellm's own hangs
+        response = await asyncio.wait_for(call, timeout=c.timeout_s + 5)  # in case litellm's own hangs
         return (response.choices[0].message.content if response.choices else None) or ""
 
     async def _ask(self, messages: list[dict[str, str]]) -> tuple[ClusterName | None, str]:
@@ -145,17 +118,15 @@ class LLMNamer:
             try:
                 content = await self._complete(conversation)
             except Exception as exc:  # noqa: BLE001 - any provider error ends in a retry or the fallback
-                reason = scrub(describe_error(exc), self._api_key)
+                reason = scrub(describe_error(exc), self.connection.api_key)
                 if not retryable(exc):
                     return None, reason
-                if attempt >= self.max_retries:
+                if attempt >= self.connection.max_retries:
                     return None, f"gave up after {attempt + 1} attempts: {reason}"
-                waited = retry_after_s(exc)
-                delay = min(self.max_backoff_s, waited if waited is not None
-                            else self.backoff_s * 2 ** attempt * random.uniform(0.5, 1.0))
+                delay = self.connection.retry_delay(attempt, exc)
                 attempt += 1
                 log.info("LLM namer (%s): %s; retry %d of %d in %.2fs", self.model, reason, attempt,
-                         self.max_retries, delay)
+                         self.connection.max_retries, delay)
                 await asyncio.sleep(delay)
                 continue
             name, problems = _parse(content)
@@ -168,7 +139,8 @@ class LLMNamer:
                             {"role": "user", "content": _CORRECTION.format(problems="; ".join(problems[:5]))}]
 
     def __repr__(self) -> str:
-        return (f"LLMNamer(model={self.model!r}, api_base={self.api_base!r}, concurrency={self.concurrency}, "
+        c = self.connection
+        return (f"LLMNamer(model={c.model!r}, api_base={c.api_base!r}, concurrency={c.concurrency}, "
                 f"fallback={self.fallback!r})")
 
 

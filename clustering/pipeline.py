@@ -8,12 +8,14 @@
     result.noise                                         # indices left unassigned
     result.tracking.unmatched                            # known issues absent from this run
 
-Each stage is an object with one job and may be swapped: ``FailureClusterer(reducer=MyReducer())`` only
-needs ``fit_transform(X)``; a clusterer needs ``fit(X)`` returning labels, soft memberships and a model
+Each stage is an object with one job, typed by a protocol in :mod:`~sumwatch.clustering.stages`, and may
+be swapped without touching the rest: ``FailureClusterer(reducer=MyReducer())`` only needs
+``fit_transform(vectors)``; a clusterer needs ``fit(points)`` returning labels, soft memberships and a model
 (see :class:`~sumwatch.clustering.cluster.ClusterFit`); a representer ``select(vectors, members,
 membership)``; a namer ``keywords(clusters)`` and ``name_all(requests)`` (see :class:`NameRequest`); a
-tracker ``track(known, centroids)``. Precomputed vectors (for example embeddings stored earlier) may be
-passed instead of texts.
+tracker ``track(known, centroids)``, and ``split(known, members)`` when it can split a cluster along known
+issues. No base class is needed. Precomputed vectors (for example embeddings stored earlier) may be passed
+instead of texts.
 
 A cluster whose members sit nearest to different known issues is first split along them (see
 :meth:`IssueTracker.split`), so an issue keeps its id when a run happens to cluster more coarsely.
@@ -33,12 +35,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .arrays import Array
+from .arrays import Floats, Indices, Labels, Memberships, Vectors
 from .cluster import HdbscanClusterer
 from .name import ClusterName, KeywordNamer, NameRequest
 from .reduce import UmapReducer
 from .represent import Representer
-from .stages import ClustererStage, EmbedderStage, NamerStage, ReducerStage, RepresenterStage, TrackerStage
+from .stages import (
+    ClustererStage,
+    EmbedderStage,
+    NamerStage,
+    ReducerStage,
+    RepresenterStage,
+    SplittingTrackerStage,
+    TrackerStage,
+)
 from .track import Assignment, IssueTracker, KnownIssue, TrackOutcome
 
 
@@ -56,8 +66,8 @@ class Cluster:
 
     label: int
     members: list[int]
-    probabilities: Array  # membership of each member, aligned with ``members``
-    centroid: Array
+    probabilities: Memberships  # membership of each member, aligned with ``members``
+    centroid: Vectors
     representatives: list[int]
     boundary: list[int]
     keywords: list[str]
@@ -71,20 +81,24 @@ class ClusterResult:
     """All clusters, a final label per point (-1 noise), soft memberships (points x clusters), noise indices."""
 
     clusters: list[Cluster]
-    labels: Array
-    probabilities: Array
+    labels: Labels
+    probabilities: Memberships
     noise: list[int] = field(default_factory=list)
     tracking: TrackOutcome | None = None
 
 
 class FailureClusterer:
-    """The clustering pipeline with every stage swappable; ``None`` picks the default for that stage."""
+    """The clustering pipeline with every stage swappable; ``None`` picks the default for that stage.
+
+    The defaults are wired here and nowhere else: :class:`~sumwatch.clustering.embedder.Embedder` (built on
+    first use, so passing ``vectors`` never loads a model), :class:`UmapReducer`, :class:`HdbscanClusterer`,
+    :class:`Representer`, :class:`KeywordNamer` and :class:`IssueTracker`."""
 
     def __init__(self, embedder: EmbedderStage | None = None, reducer: ReducerStage | None = None,
                  clusterer: ClustererStage | None = None, representer: RepresenterStage | None = None,
                  namer: NamerStage | None = None, tracker: TrackerStage | None = None,
                  noise_threshold: float = 0.5, n_contrast: int = 5) -> None:
-        self._embedder = embedder
+        self._embedder: EmbedderStage | None = embedder
         self.reducer: ReducerStage = reducer if reducer is not None else UmapReducer()
         self.clusterer: ClustererStage = clusterer if clusterer is not None else HdbscanClusterer()
         self.representer: RepresenterStage = representer if representer is not None else Representer()
@@ -101,7 +115,7 @@ class FailureClusterer:
             self._embedder = Embedder()
         return self._embedder
 
-    def fit(self, texts: Sequence[str] | None = None, vectors: Array | None = None,
+    def fit(self, texts: Sequence[str] | None = None, vectors: Floats | None = None,
             meta: Sequence[PointMeta | Mapping[str, str]] | None = None,
             known: Sequence[KnownIssue] = ()) -> ClusterResult:
         """Cluster ``texts`` (embedded here) or precomputed ``vectors``; ``meta`` has one entry per point;
@@ -120,8 +134,8 @@ class FailureClusterer:
 
         low = self.reducer.fit_transform(vectors)
         fitted = self.clusterer.fit(low)
-        labels = np.asarray(fitted.labels, dtype=int).copy()
-        probs = np.asarray(fitted.probabilities, dtype=float).reshape(n, -1)
+        labels = np.asarray(fitted.labels, dtype=np.intp).copy()
+        probs = np.asarray(fitted.probabilities, dtype=np.float64).reshape(n, -1)
         if probs.shape[1]:
             for point in np.flatnonzero(labels < 0):
                 best = int(np.argmax(probs[point]))
@@ -131,11 +145,10 @@ class FailureClusterer:
         docs = list(texts) if texts is not None else [f"{p.rubric} {p.failure_mode}" for p in points]
         groups = {int(k): np.flatnonzero(labels == k) for k in set(labels.tolist()) if k >= 0}
         column = {k: k for k in groups}  # cluster label -> its column of soft memberships
-        split = getattr(self.tracker, "split", None)
-        if split is not None and known:
+        if isinstance(self.tracker, SplittingTrackerStage) and known:
             unit_vectors = _unit(vectors)
             for k in list(groups):
-                parts = split(known, unit_vectors[groups[k]])
+                parts = self.tracker.split(known, unit_vectors[groups[k]])
                 for part in parts[1:]:  # the first part keeps the label, the others get new ones
                     new = max(groups) + 1
                     groups[new], column[new] = groups[k][part], column[k]
@@ -145,7 +158,7 @@ class FailureClusterer:
         # largest first, so new issues are numbered by size and listings need no re-sorting
         found = sorted(groups, key=lambda k: (-len(groups[k]), k))
         centroids = (np.stack([_centroid(vectors[groups[k]]) for k in found]) if found
-                     else np.zeros((0, vectors.shape[1])))
+                     else np.zeros((0, vectors.shape[1]), dtype=np.float32))
         tracking = self.tracker.track(list(known), centroids)
         # clusters given the same known issue (a run that split it finer) become one cluster again
         owner: dict[int, int] = {}
@@ -209,20 +222,18 @@ def _assigned(cluster: Cluster) -> Assignment:
     return cluster.issue
 
 
-def _centroid(X: Array) -> Array:
+def _centroid(X: Vectors) -> Vectors:
     c = X.astype(np.float64).mean(axis=0)
     norm = float(np.linalg.norm(c))
-    centroid: Array = (c / norm if norm else c).astype(np.float32)
-    return centroid
+    return np.asarray(c / norm if norm else c, dtype=np.float32)
 
 
-def _unit(X: Array) -> Array:
-    X = np.asarray(X, dtype=np.float32)
+def _unit(X: Vectors) -> Vectors:
     norms = np.linalg.norm(X, axis=1, keepdims=True)
-    return X / np.where(norms == 0, 1.0, norms)
+    return np.asarray(X / np.where(norms == 0, 1.0, norms), dtype=np.float32)  # float32 already: no copy
 
 
-def _nearest_outside(unit: Array, centroid: Array, members: Array, n: int) -> list[int]:
+def _nearest_outside(unit: Vectors, centroid: Vectors, members: Indices, n: int) -> list[int]:
     """The ``n`` points outside the cluster closest to its centroid: what the cluster must be told from."""
     if n <= 0:
         return []

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import Array
+from .arrays import Floats, Indices, Vectors
 
 
 class UmapReducer:
@@ -45,9 +45,9 @@ class UmapReducer:
         self.random_state = random_state
         self.max_fit_points = max_fit_points
         self._model: Any = None
-        self.fit_sample_: Array | None = None  # rows UMAP was fitted on; None when it saw them all
+        self.fit_sample_: Indices | None = None  # rows UMAP was fitted on; None when it saw them all
 
-    def fit_transform(self, X: Array) -> Array:
+    def fit_transform(self, X: Floats) -> Vectors:
         X = np.asarray(X, dtype=np.float32)
         n = X.shape[0]
         if n <= self.max_fit_points:
@@ -62,14 +62,14 @@ class UmapReducer:
         self.fit_sample_ = sample
         return low
 
-    def sample_rows(self, n: int) -> Array:
+    def sample_rows(self, n: int) -> Indices:
         """The sorted rows of ``n`` that a fit uses: all of them up to ``max_fit_points``, else a seeded draw."""
         if n <= self.max_fit_points:
             return np.arange(n)
         rng = np.random.default_rng(self.random_state)
         return np.sort(rng.choice(n, size=self.max_fit_points, replace=False))
 
-    def _fit(self, X: Array) -> Array:
+    def _fit(self, X: Vectors) -> Vectors:
         n = X.shape[0]
         if n < self.n_components + 2:
             self._model = None
@@ -87,7 +87,7 @@ class UmapReducer:
         )
         return np.asarray(self._model.fit_transform(X), dtype=np.float32)
 
-    def transform(self, X: Array) -> Array:
+    def transform(self, X: Floats) -> Vectors:
         X = np.asarray(X, dtype=np.float32)
         if self._model is None:
             return X

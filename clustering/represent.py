@@ -10,9 +10,12 @@ are the members with the lowest membership, which show where the cluster blurs i
 
 from __future__ import annotations
 
-import numpy as np
+from collections.abc import Sequence
 
-from .arrays import Array
+import numpy as np
+from numpy.typing import NDArray
+
+from .arrays import Floats, Indices
 
 
 class Representer:
@@ -24,14 +27,14 @@ class Representer:
         self.n_boundary = n_boundary
         self.diversity = diversity
 
-    def select(self, vectors: Array, members: list[int] | Array,
-               membership: Array) -> tuple[list[int], list[int]]:
+    def select(self, vectors: Floats, members: Sequence[int] | Indices,
+               membership: Sequence[float] | Floats) -> tuple[list[int], list[int]]:
         """``membership[i]`` belongs to ``members[i]``; returns (representatives, boundary) as point indices."""
-        members = np.asarray(members, dtype=int)
-        membership = np.asarray(membership, dtype=float)
+        members = np.asarray(members, dtype=np.intp)
+        membership = np.asarray(membership, dtype=np.float64)
         if members.size == 0:
             return [], []
-        unit = _unit(np.asarray(vectors)[members].astype(float))  # rows first: no float64 copy of every vector
+        unit = _unit(np.asarray(vectors)[members].astype(np.float64))  # rows first: no float64 copy of every vector
         centroid = _unit(unit.mean(axis=0, keepdims=True))[0]
         centrality = unit @ centroid
 
@@ -57,6 +60,6 @@ class Representer:
                 f"diversity={self.diversity})")
 
 
-def _unit(X: Array) -> Array:
+def _unit(X: NDArray[np.float64]) -> NDArray[np.float64]:
     norms = np.linalg.norm(X, axis=1, keepdims=True)
     return X / np.where(norms == 0, 1.0, norms)

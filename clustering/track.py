@@ -22,11 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-from .arrays import Array
+from .arrays import Floats, Indices
+from .name import ClusterName
 
 NEW, ONGOING, REGRESSED, RESOLVED = "new", "ongoing", "regressed", "resolved"
 STATUSES: tuple[str, ...] = (NEW, ONGOING, REGRESSED, RESOLVED)
@@ -37,11 +38,11 @@ class KnownIssue:
     """What the tracker needs of an issue from earlier runs."""
 
     number: int
-    centroid: Array
+    centroid: Floats  # unit vector in the embedding space
     status: str = NEW
     missed_runs: int = 0  # consecutive runs without a matching cluster
     prefix: str = "SW"
-    name: Any = None  # its ClusterName: a matched cluster keeps it instead of being named again
+    name: ClusterName | None = None  # a matched cluster keeps it instead of being named again
 
     @property
     def issue_id(self) -> str:
@@ -80,7 +81,7 @@ class IssueTracker:
         self.prefix = prefix
         self.min_split = min_split
 
-    def track(self, known: Sequence[KnownIssue], centroids: Array) -> TrackOutcome:
+    def track(self, known: Sequence[KnownIssue], centroids: Floats) -> TrackOutcome:
         centroids = np.asarray(centroids, dtype=np.float64)
         centroids = _unit(centroids.reshape(len(centroids), -1)) if len(centroids) else np.zeros((0, 0))
         pairs: dict[int, tuple[KnownIssue, float]] = {}
@@ -124,7 +125,7 @@ class IssueTracker:
             unmatched.append(replace(issue, missed_runs=missed, status=status))
         return TrackOutcome(assignments, unmatched)
 
-    def split(self, known: Sequence[KnownIssue], members: Array) -> list[Array]:
+    def split(self, known: Sequence[KnownIssue], members: Floats) -> list[Indices]:
         """Split one cluster along known issues: positions (into ``members``, unit rows) of each part.
 
         Clusters come out coarser in some runs than in others (two known issues in one cluster). Each member
@@ -164,6 +165,7 @@ class IssueTracker:
         return f"IssueTracker(threshold={self.threshold}, resolve_after={self.resolve_after}, prefix={self.prefix!r})"
 
 
-def _unit(X: Array) -> Array:
+def _unit(X: Floats) -> NDArray[np.float64]:
+    X = np.asarray(X, dtype=np.float64)  # no copy when it is float64 already
     norms = np.linalg.norm(X, axis=1, keepdims=True)
     return X / np.where(norms == 0, 1.0, norms)

@@ -63,20 +63,16 @@ class ClusterRunReport:
 
 
 def build_clusterer(settings: Settings) -> Any:
-    """The pipeline the settings ask for: default stages, the configured limits, an LLM namer if asked."""
-    from sumwatch.clustering.cluster import HdbscanClusterer
-    from sumwatch.clustering.pipeline import FailureClusterer
-    from sumwatch.clustering.reduce import UmapReducer
-    from sumwatch.clustering.track import IssueTracker
+    """The pipeline the settings ask for: default stages, the configured limits, an LLM namer if asked; the
+    namer talks to the model over the same connection as the judge (``scoring.judges.llm_connection``)."""
+    from sumwatch.clustering import FailureClusterer, HdbscanClusterer, IssueTracker, LLMNamer, UmapReducer
 
-    namer = None
     if settings.cluster_namer == "llm" and not settings.llm_model:
         raise ValueError("SUMWATCH_CLUSTER_NAMER=llm needs SUMWATCH_LLM_MODEL")
     connection = llm_connection(settings)
+    namer = None  # the pipeline's default: keyword names
     if connection is not None and settings.cluster_namer != "keywords":
-        from sumwatch.clustering.llm_namer import LLMNamer
-
-        namer = LLMNamer.from_connection(connection)
+        namer = LLMNamer(connection)
     return FailureClusterer(
         reducer=UmapReducer(max_fit_points=settings.cluster_max_fit_points),
         clusterer=HdbscanClusterer(max_fit_points=settings.cluster_max_fit_points),
@@ -85,7 +81,8 @@ def build_clusterer(settings: Settings) -> Any:
                              resolve_after=settings.cluster_resolve_after))
 
 
-def namer_label(namer: Any) -> str:
+def namer_label(namer: object) -> str:
+    """How a run records its namer: ``llm:<model>`` for a namer with a model, else the namer's class."""
     model = getattr(namer, "model", None)
     return f"llm:{model}" if model else type(namer).__name__
 

@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 import re
 import time
 import unicodedata
 import weakref
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 from typing import Any
 
 from sumwatch.clustering.llm_client import (
@@ -31,7 +30,6 @@ from sumwatch.clustering.llm_client import (
     describe_error,
     json_object,
     litellm_module,
-    retry_after_s,
     retryable,
     scrub,
 )
@@ -63,26 +61,21 @@ from .verdicts import (
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class LLMConfig:
-    """Which model judges, and how hard to try.
+@dataclass(frozen=True, kw_only=True)
+class LLMConfig(LLMConnection):
+    """The judge's config: the shared :class:`LLMConnection` (model, endpoint, key, timeout, retries,
+    backoff, concurrency, and their defaults) plus the judge's own knobs, which the namer does not have.
 
         LLMConfig("openai/gpt-4o-mini")
         LLMConfig("ollama/llama3.1", api_base="http://127.0.0.1:11434", concurrency=4)
+        LLMConfig.from_connection(connection, max_spend_usd=5.0)     # on the connection built from settings
+        config.connection                                           # the connection part alone
 
     Costs come from litellm's price table unless ``input_cost_per_mtok`` / ``output_cost_per_mtok``
     (USD per million tokens) are given; a model litellm does not know costs 0.
     """
 
-    model: str
-    api_base: str | None = None
-    api_key: str | None = field(default=None, repr=False)
     temperature: float = 0.0
-    timeout_s: float = 30.0
-    max_retries: int = 3  # for 429, 5xx, timeouts and connection errors
-    backoff_s: float = 0.5  # first retry waits about this long, doubling each time (with jitter)
-    max_backoff_s: float = 30.0  # ceiling on any wait, Retry-After included
-    concurrency: int = 16
     max_spend_usd: float | None = None  # per judge (one run); no new calls once reached
     input_cost_per_mtok: float | None = None
     output_cost_per_mtok: float | None = None
@@ -93,20 +86,20 @@ class LLMConfig:
     def from_connection(cls, connection: LLMConnection, **judge_options: Any) -> LLMConfig:
         """The judge's config on a shared connection; ``judge_options`` are the judge's own knobs
         (max_spend_usd, costs, cache)."""
-        return cls(connection.model, connection.api_base, connection.api_key, timeout_s=connection.timeout_s,
-                   max_retries=connection.max_retries, backoff_s=connection.backoff_s,
-                   max_backoff_s=connection.max_backoff_s, concurrency=connection.concurrency, **judge_options)
+        return cls(**_connection_fields(connection), **judge_options)
 
     @property
     def connection(self) -> LLMConnection:
-        return LLMConnection(self.model, self.api_base, self.api_key, self.timeout_s, self.max_retries,
-                             self.backoff_s, self.max_backoff_s, self.concurrency)
+        return LLMConnection(**_connection_fields(self))
 
     def __post_init__(self) -> None:
-        if not self.model:
-            raise ValueError("LLMConfig needs a model, e.g. 'openai/gpt-4o-mini'")
-        if self.concurrency < 1 or self.max_retries < 0 or self.timeout_s <= 0 or self.cache_size < 0:
-            raise ValueError("LLMConfig: concurrency >= 1, max_retries >= 0, timeout_s > 0 and cache_size >= 0")
+        super().__post_init__()
+        if self.cache_size < 0:
+            raise ValueError("LLMConfig: cache_size >= 0")
+
+
+def _connection_fields(connection: LLMConnection) -> dict[str, Any]:
+    return {f.name: getattr(connection, f.name) for f in fields(LLMConnection)}
 
 
 # -- reading a reply ----------------------------------------------------------------------------------------
@@ -514,9 +507,7 @@ class LLMJudge:
                     log.warning("LLM judge (%s, %s): giving up after %d attempts: %s", c.model, rubric,
                                 attempt + 1, reason)
                     return None, "", f"gave up after {attempt + 1} attempts: {reason}"
-                waited = retry_after_s(exc)
-                delay = min(c.max_backoff_s, waited if waited is not None
-                            else c.backoff_s * 2 ** attempt * random.uniform(0.5, 1.0))
+                delay = c.retry_delay(attempt, exc)
                 attempt += 1
                 log.info("LLM judge (%s, %s): %s; retry %d of %d in %.2fs", c.model, rubric, reason, attempt,
                          c.max_retries, delay)

@@ -7,11 +7,13 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 import json
 import logging
 import re
+from dataclasses import fields
 
 import numpy as np
 import pytest
 from fakes.openai_server import FakeOpenAI, answer, chat_completion, error, sequence
 
+from sumwatch.clustering.llm_client import LLMConnection
 from sumwatch.clustering.llm_namer import LLMNamer
 from sumwatch.clustering.name import ClusterName, KeywordNamer, NameRequest
 from sumwatch.clustering.pipeline import FailureClusterer, PointMeta
@@ -21,9 +23,14 @@ _IN = re.compile(r"<in_cluster>\n(.*?)\n</in_cluster>", re.DOTALL)
 _OUT = re.compile(r"<outside_cluster>\n(.*?)\n</outside_cluster>", re.DOTALL)
 
 
+_CONNECTION = {f.name for f in fields(LLMConnection)}
+
+
 def make_namer(fake, **overrides):
-    settings = {"api_base": fake.base_url, "api_key": "test-key", "backoff_s": 0.01, "timeout_s": 5}
-    return LLMNamer(MODEL, **{**settings, **overrides})
+    """A namer on the fake server; ``overrides`` may set connection fields and the namer's own options."""
+    settings = {"api_base": fake.base_url, "api_key": "test-key", "backoff_s": 0.01, "timeout_s": 5, **overrides}
+    connection = LLMConnection(MODEL, **{k: v for k, v in settings.items() if k in _CONNECTION})
+    return LLMNamer(connection, **{k: v for k, v in settings.items() if k not in _CONNECTION})
 
 
 def reply(title="Growth percentages changed", severity="high"):

@@ -388,3 +388,44 @@ async def test_the_api_key_never_appears_in_results_or_logs(caplog):
     seen = caplog.text + repr(judge.config) + json.dumps([r.__dict__ for r in results], default=str)
     assert secret not in seen and "sk-fake" not in seen
     assert "AuthenticationError" in results[1].error
+
+
+# -- one connection for the judge and the cluster namer ---------------------------------------------------------
+
+def test_the_judges_config_is_the_shared_connection_plus_its_own_knobs():
+    from sumwatch.clustering import LLMConnection
+
+    connection = LLMConnection(MODEL, "http://127.0.0.1:9/v1", "sk-secret-key-123", max_retries=1, concurrency=2)
+    config = LLMConfig.from_connection(connection, max_spend_usd=1.5, cache_size=8)
+    assert isinstance(config, LLMConnection) and config.connection == connection
+    assert (config.max_retries, config.concurrency, config.max_spend_usd, config.cache_size) == (1, 2, 1.5, 8)
+    assert LLMConfig(MODEL).connection == LLMConnection(MODEL)  # one set of defaults for both
+    assert "sk-secret-key-123" not in repr(config)
+    with pytest.raises(ValueError):
+        LLMConfig(MODEL, cache_size=-1)
+
+
+async def test_the_judge_and_the_namer_built_from_one_settings_reach_the_model_the_same_way():
+    from sumwatch.clustering import NameRequest
+    from sumwatch.monitor.issues.job import build_clusterer
+    from sumwatch.monitor.scoring.judges import build_llm, llm_connection
+    from sumwatch.monitor.settings import Settings
+
+    with FakeOpenAI(error(503, retry_after=0.01)) as fake:
+        settings = Settings.from_env(env={
+            "SUMWATCH_LLM_MODEL": MODEL, "SUMWATCH_LLM_API_BASE": fake.base_url, "SUMWATCH_LLM_API_KEY": "k-shared",
+            "SUMWATCH_LLM_TIMEOUT_S": "5", "SUMWATCH_LLM_CONCURRENCY": "3", "SUMWATCH_CLUSTER_NAMER": "llm"})
+        judge, namer = build_llm(settings), build_clusterer(settings).namer
+        assert judge.config.connection == namer.connection == llm_connection(settings)
+        assert (namer.connection.timeout_s, namer.connection.concurrency) == (5.0, 3)
+
+        result = await judge.ajudge("groundedness", CASE)
+        by_judge = len(fake.requests)
+        named = namer.name_all([NameRequest(["12% became 21%"], {"factuality": 1}, {"numerically_wrong": 1})])
+        by_namer = len(fake.requests) - by_judge
+
+    assert result.verdict == ERROR and namer.failures == 1 and named[0].title  # the namer fell back to keywords
+    # the same retry budget, endpoint, key and model on both sides
+    assert by_judge == by_namer == 1 + judge.config.max_retries == 1 + namer.connection.max_retries == 4
+    assert {r.headers.get("authorization") for r in fake.requests} == {"Bearer k-shared"}
+    assert {r.body["model"] for r in fake.requests} == {"judge-test"}
