@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -16,6 +16,10 @@ from rich.table import Table
 
 from ..settings import Settings
 from ..store.connection import Store, StoreError
+
+if TYPE_CHECKING:
+    from ..rubrics.cascade import Cascade
+    from ..views.readers import Reader
 
 out = Console(width=None if sys.stdout.isatty() else 220)
 
@@ -68,17 +72,21 @@ def open_store(settings: Settings, *, migrate: bool = True, api: str | None = No
 
 
 @contextmanager
-def open_reader(settings: Settings) -> Iterator[Any]:
-    """Something with list_traces/get_trace: the store, or the running `sumwatch up` that holds it."""
+def open_reader(settings: Settings) -> Iterator[Reader]:
+    """The store, or the running `sumwatch up` that holds it: the same calls and records either way."""
     from ..store.connection import StoreBusyError
     from ..views.readers import RemoteReader, StoreReader
 
-    try:
-        with open_store(settings, busy_to_caller=True) as store:
-            yield StoreReader(store)
-    except StoreBusyError as exc:  # raised by the open, before anything was yielded
-        err.print(f"(the database is held by the sumwatch server at {exc.api}; reading through it)")
-        yield RemoteReader(exc.api or "", settings.ingest_token)
+    with ExitStack() as stack:
+        reader: Reader
+        try:
+            reader = StoreReader(stack.enter_context(open_store(settings, busy_to_caller=True)))
+        except StoreBusyError as exc:
+            err.print(f"(the database is held by the sumwatch server at {exc.api}; reading through it)")
+            remote = RemoteReader(exc.api or "", settings.ingest_token)
+            stack.callback(remote.close)
+            reader = remote
+        yield reader
 
 
 def print_json(data: Any) -> None:
@@ -101,7 +109,7 @@ def progress_bars() -> Progress:
                     console=err, transient=False, disable=not err.is_terminal)
 
 
-def build_judges(settings: Settings, mode: str | None = None):
+def build_judges(settings: Settings, mode: str | None = None) -> Cascade:
     from ..scoring.judges import build_cascade
 
     try:

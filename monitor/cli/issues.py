@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
+from rich.progress import TaskID
 from rich.table import Table
 
 from ..settings import Settings
@@ -26,6 +27,7 @@ from ._shared import (
 )
 
 if TYPE_CHECKING:
+    from ..issues.job import ClusterRunReport
     from ..issues.reads import IssueRow
 
 _STAGES = {"read": "reading failing scores", "embed": "embedding failure texts", "cluster": "clustering"}
@@ -45,7 +47,7 @@ def cluster(window: str | None = typer.Option(None, "--window", help="How far ba
     print_run(report)
 
 
-def run_clustering_with_progress(store: Store, settings: Settings) -> Any:
+def run_clustering_with_progress(store: Store, settings: Settings) -> ClusterRunReport:
     """One clustering run with progress bars; settings the job cannot use exit 2 before it starts."""
     from ..issues.job import build_clusterer, run_clustering
 
@@ -55,7 +57,7 @@ def run_clustering_with_progress(store: Store, settings: Settings) -> Any:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
     with progress_bars() as progress:
-        tasks: dict[str, Any] = {}
+        tasks: dict[str, TaskID] = {}
 
         def on_progress(stage: str, done: int, total: int) -> None:
             if stage not in tasks:
@@ -65,7 +67,7 @@ def run_clustering_with_progress(store: Store, settings: Settings) -> Any:
         return run_clustering(store, settings, clusterer=clusterer, on_progress=on_progress)
 
 
-def print_run(report: Any) -> None:
+def print_run(report: ClusterRunReport) -> None:
     share = f"{report.clustered / report.failures:.0%}" if report.failures else "-"
     out.print(f"clustering run {report.run_id}: {report.failures} failing spans since "
               f"{report.window_start:%Y-%m-%d %H:%M} UTC; {report.clustered} ({share}) in {len(report.issues)} issues "
@@ -76,7 +78,7 @@ def print_run(report: Any) -> None:
     if report.issues:
         from ..issues.reads import IssueRow
 
-        out.print(issue_table("issues in this run", [IssueRow(state, []) for state in report.issues]))
+        out.print(issue_table("issues in this run", [IssueRow.of(state, []) for state in report.issues]))
 
 
 def issue_table(title: str, rows: Sequence[IssueRow], caption: str = "") -> Table:

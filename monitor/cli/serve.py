@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
 from ..settings import Settings
 from ..store.connection import Store
 from ._shared import DbOption, HomeOption, err, load_settings, open_store, out
+
+if TYPE_CHECKING:
+    from ..jobs.worker import JobStats, Worker
 
 
 def up(host: str | None = typer.Option(None, "--host", help="Bind address (default 127.0.0.1)."),
@@ -56,7 +60,7 @@ def job_logging() -> None:
     logging.getLogger("apscheduler.scheduler").setLevel(logging.ERROR)
 
 
-def build_worker(store: Store, settings: Settings) -> Any:
+def build_worker(store: Store, settings: Settings) -> Worker:
     from ..jobs.worker import Worker
 
     try:
@@ -66,7 +70,7 @@ def build_worker(store: Store, settings: Settings) -> Any:
         raise typer.Exit(2) from None
 
 
-def job_summary(stats: Any) -> str:
+def job_summary(stats: Mapping[str, JobStats]) -> str:
     return ", ".join(f"{name} {s.runs} run(s), {s.failures} failed" + (f", {s.skipped} skipped" if s.skipped else "")
                      for name, s in stats.items())
 

@@ -4,8 +4,10 @@
     listing.run.run_id, listing.issues[0].issue_id, listing.issues[0].trend   # ..., "SW-3", [4, 9, 12]
     detail = get_issue(store, "SW-3")                # description, fix, representatives, trace ids, history
 
-The records here are what the CLI prints and the read API serves (``to_json``); ``from_json`` rebuilds the
-same records from the API's answer, so a command prints the same through a server as from the store.
+The records here are what the CLI prints and the read API serves (``to_json``); ``from_json`` rebuilds
+equal records from the API's answer, so a command prints the same through a server as from the store. They
+hold an issue as people read it (:class:`IssueView`): the centroid the clustering job matches on stays in
+the store's :class:`~sumwatch.monitor.store.issues.IssueState`.
 
 Only finished runs count (a run's row in ``sumwatch_cluster_runs`` is written last), so a run that is
 still going, or was killed, never shows half its issues.
@@ -14,8 +16,9 @@ still going, or was killed, never shows half its issues.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field, fields
+from datetime import datetime
+from typing import Any, TypedDict
 
 from ..store.connection import Store
 from ..store.issue_members import BOUNDARY, REPRESENTATIVE, Example, members_of
@@ -24,12 +27,65 @@ from ..store.runs import FINISHED_RUNS, RunInfo, last_run_ids, latest_run, lates
 
 _ISSUE_ID = re.compile(r"^\s*(?:([A-Za-z]+)-)?(\d+)\s*$")
 _BARS = "▁▂▃▄▅▆▇█"
+_SHARE_DIGITS = 4  # as IssueState.to_json serves it
+
+
+@dataclass
+class IssueView:
+    """An issue as a run left it, without the centroid: ``IssueView.of(state)``. Same fields, order and
+    JSON as :class:`~sumwatch.monitor.store.issues.IssueState` otherwise; ``share`` is kept as served (4 places)."""
+
+    number: int
+    issue_id: str
+    title: str
+    description: str
+    root_cause: str
+    fix: str
+    severity: str
+    rubric: str
+    failure_mode: str
+    keywords: list[str]
+    status: str
+    members: int
+    traces: int
+    share: float
+    missed_runs: int
+    first_seen: datetime
+    last_seen: datetime
+    embedding_model: str = ""
+    namer: str = ""
+
+    @classmethod
+    def of(cls, state: IssueState) -> IssueView:
+        values = {f.name: getattr(state, f.name) for f in fields(cls)}
+        values["keywords"] = list(state.keywords)
+        values["share"] = round(float(state.share), _SHARE_DIGITS)
+        return cls(**values)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["first_seen"] = self.first_seen.isoformat()
+        data["last_seen"] = self.last_seen.isoformat()
+        data["share"] = round(self.share, _SHARE_DIGITS)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> IssueView:
+        values = {f.name: data[f.name] for f in fields(cls)}
+        values["first_seen"] = datetime.fromisoformat(values["first_seen"])
+        values["last_seen"] = datetime.fromisoformat(values["last_seen"])
+        values["keywords"] = list(values["keywords"])
+        return cls(**values)
 
 
 @dataclass
 class IssueRow:
-    state: IssueState
+    state: IssueView
     trend: list[int]  # members in each of the last runs, oldest first
+
+    @classmethod
+    def of(cls, state: IssueState, trend: list[int]) -> IssueRow:
+        return cls(IssueView.of(state), trend)
 
     @property
     def issue_id(self) -> str:
@@ -40,7 +96,7 @@ class IssueRow:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> IssueRow:
-        return cls(IssueState.from_json(data), list(data.get("trend") or []))
+        return cls(IssueView.from_json(data), list(data.get("trend") or []))
 
 
 @dataclass
@@ -59,6 +115,15 @@ class IssueList:
         return cls(RunInfo.from_json(run) if run else None, [IssueRow.from_json(d) for d in data["issues"]])
 
 
+class IssueRunCount(TypedDict):
+    """The issue in one finished run (a dict on the wire and in Python alike)."""
+
+    run_id: str
+    run_at: str  # ISO time
+    members: int
+    status: str
+
+
 @dataclass
 class IssueDetail:
     row: IssueRow
@@ -66,7 +131,7 @@ class IssueDetail:
     representatives: list[Example]
     boundary: list[Example]
     trace_ids: list[str]
-    history: list[dict[str, Any]] = field(default_factory=list)  # run_id, run_at, members, status
+    history: list[IssueRunCount] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {**self.row.to_json(), "seen_in_run": self.seen_in_run,
@@ -79,7 +144,12 @@ class IssueDetail:
         return cls(IssueRow.from_json(data), data["seen_in_run"],
                    [Example.from_json(e) for e in data["representatives"]],
                    [Example.from_json(e) for e in data["boundary"]], list(data["trace_ids"]),
-                   list(data.get("history") or []))
+                   [_run_count(h) for h in data.get("history") or []])
+
+
+def _run_count(data: dict[str, Any]) -> IssueRunCount:
+    return IssueRunCount(run_id=data["run_id"], run_at=data["run_at"], members=data["members"],
+                         status=data["status"])
 
 
 def parse_issue_id(text: str) -> int:
@@ -107,7 +177,13 @@ def list_issues(store: Store, *, include_resolved: bool = True, trend_runs: int 
     states = [s for s in issue_states(store, run.run_id) if include_resolved or s.status != "resolved"]
     states.sort(key=lambda s: (-s.members, s.number))
     trends = _trends(store, [s.number for s in states], trend_runs)
-    return run, [IssueRow(s, trends.get(s.number, [])) for s in states]
+    return run, [IssueRow.of(s, trends.get(s.number, [])) for s in states]
+
+
+def issue_list(store: Store, *, include_resolved: bool = True) -> IssueList:
+    """:func:`list_issues` as one record: what the CLI prints and the read API serves."""
+    run, rows = list_issues(store, include_resolved=include_resolved)
+    return IssueList(run, rows)
 
 
 def get_issue(store: Store, issue_id: str, *, trend_runs: int = 8, max_traces: int = 200) -> IssueDetail | None:
@@ -118,13 +194,12 @@ def get_issue(store: Store, issue_id: str, *, trend_runs: int = 8, max_traces: i
     found = issue_states(store, run_id, number)
     if not found:
         return None
-    state = found[0]
-    history = issue_history(store, number, FINISHED_RUNS)
+    history = [_run_count(h) for h in issue_history(store, number, FINISHED_RUNS)]
     seen = [h["run_id"] for h in history if h["members"] > 0]
     seen_in = seen[-1] if seen else None
     examples = members_of(store, seen_in, number) if seen_in else []
     trace_ids = list(dict.fromkeys(e.trace_id for e in examples))[:max_traces]
-    row = IssueRow(state, _trends(store, [number], trend_runs).get(number, []))
+    row = IssueRow.of(found[0], _trends(store, [number], trend_runs).get(number, []))
     return IssueDetail(row, seen_in, [e for e in examples if e.role == REPRESENTATIVE],
                        [e for e in examples if e.role == BOUNDARY], trace_ids, history)
 
@@ -143,10 +218,3 @@ def trend_label(values: list[int]) -> str:
         return sparkline(values) + " new" if values else ""
     delta = values[-1] - values[-2]
     return f"{sparkline(values)} {'+' if delta > 0 else ''}{delta if delta else '='}"
-
-
-
-def issue_list(store: Store, *, include_resolved: bool = True) -> IssueList:
-    """:func:`list_issues` as one record: what the CLI prints and the read API serves."""
-    run, rows = list_issues(store, include_resolved=include_resolved)
-    return IssueList(run, rows)

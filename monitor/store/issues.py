@@ -75,7 +75,7 @@ class IssueState:
     missed_runs: int
     first_seen: datetime
     last_seen: datetime
-    centroid: np.ndarray = field(repr=False)  # unit vector; empty when rebuilt from JSON
+    centroid: np.ndarray = field(repr=False)
     embedding_model: str = ""
     namer: str = ""
 
@@ -92,15 +92,6 @@ class IssueState:
         data["last_seen"] = self.last_seen.isoformat()
         data["share"] = round(self.share, 4)
         return data
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> IssueState:
-        """An issue as the read API serves it; the centroid stays behind the API, so it comes back empty."""
-        values = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        values["first_seen"] = datetime.fromisoformat(values["first_seen"])
-        values["last_seen"] = datetime.fromisoformat(values["last_seen"])
-        values["keywords"] = list(values["keywords"])
-        return cls(**values, centroid=np.zeros(0, dtype=np.float32))
 
 
 def save_states(store: Store, states: list[IssueState], run_id: str, run_at: datetime) -> None:

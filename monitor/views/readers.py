@@ -4,7 +4,7 @@
     reader = RemoteReader("http://127.0.0.1:4318")   # another process holds it and serves the read API
     reader.list_traces(limit=20), reader.get_trace(trace_id), reader.issues(), reader.issue("SW-3")
 
-Both answer the same calls with the same records, so a command prints the same either way.
+Both answer the same calls with equal records, so a command prints the same either way.
 """
 
 from __future__ import annotations
@@ -61,6 +61,9 @@ class RemoteReader:
         headers = {"authorization": f"Bearer {token}"} if token else {}
         self._client = httpx.Client(base_url=base_url, headers=headers, timeout=timeout)
         self.base_url = base_url
+
+    def close(self) -> None:
+        self._client.close()
 
     def _get(self, path: str, params: dict[str, Any] | None = None) -> Any:
         import httpx

@@ -1,0 +1,53 @@
+"""A store with four demo traces and one finished clustering run that found SW-1, served on loopback."""
+
+from datetime import datetime, timezone
+
+import numpy as np
+import pytest
+
+from sumwatch.monitor.demo.run import run_demo
+from sumwatch.monitor.ingest.receiver import ReceiverServer
+from sumwatch.monitor.store.issue_members import MEMBER, REPRESENTATIVE, save_members
+from sumwatch.monitor.store.issues import IssueState, save_states
+from sumwatch.monitor.store.runs import CLUSTER_RUNS_TABLE, RUN_COLUMNS
+from sumwatch.monitor.views.api import api_routes
+
+NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
+TOKEN = "s3cret"
+
+
+@pytest.fixture
+def run_at():
+    return NOW
+
+
+@pytest.fixture
+def issue_state():
+    """SW-1 as the clustering job leaves it, centroid included; a share with more places than are served."""
+    return IssueState(1, "SW-1", "Numbers changed in the summary", "Figures differ from the source.",
+                      "The model rounds and rewrites numbers.", "Copy figures verbatim.", "high", "factuality",
+                      "number_mismatch", ["number", "percent"], "new", 2, 2, 2 / 3, 0,
+                      NOW, NOW, np.ones(4, dtype=np.float32) / 2, "all-MiniLM-L6-v2", "KeywordNamer")
+
+
+def _one_run_with_an_issue(store, state, trace_ids):
+    """A finished clustering run that found one issue, written as the clustering job writes it."""
+    save_states(store, [state], "run-1", NOW)
+    save_members(store, [("run-1", 1, tid, "0" * 16, NOW, "svc", "factuality", "numerically_wrong",
+                          "number_mismatch", 0.9 - i / 10, REPRESENTATIVE if i == 0 else MEMBER,
+                          'summary: "21%" | source: "12%"', "factuality numerically wrong", NOW)
+                         for i, tid in enumerate(trace_ids)])
+    store.insert(CLUSTER_RUNS_TABLE, [("run-1", NOW, NOW, NOW, NOW, 4, 2, 2, 1, 1, 2, 0, "KeywordNamer",
+                                       "all-MiniLM-L6-v2", 1.5)], RUN_COLUMNS)
+
+
+@pytest.fixture
+def served(store, settings, issue_state):
+    """(server, the two trace ids in SW-1); the server wants ``Bearer s3cret``."""
+    demo = run_demo(store, n=4)
+    trace_ids = [e["trace_id"] for e in demo.examples][:2]
+    _one_run_with_an_issue(store, issue_state, trace_ids)
+    secured = settings.with_(ingest_token=TOKEN)
+    server = ReceiverServer(secured, store, extra_routes=api_routes(store, secured)).start()
+    yield server, trace_ids
+    server.stop()
