@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..rubrics.verdicts import COMPLETENESS, CONCISENESS, FACTUALITY, GROUNDEDNESS, RUBRICS
+from ..rubrics.verdicts import CLEAN, COMPLETENESS, CONCISENESS, FACTUALITY, GROUNDEDNESS, RUBRICS
 from ..store.corpus import PASS_BUCKET, CorpusItem
 from . import generate_workload
 
@@ -40,7 +40,7 @@ PLANTED: dict[str, tuple[str, str]] = {
     "chatty_preamble": (CONCISENESS, "padded"),
     "verbatim_restatement": (CONCISENESS, "under_compressed"),
 }
-PASS_VERDICT = {GROUNDEDNESS: "supported", COMPLETENESS: "present", FACTUALITY: "correct", CONCISENESS: "concise"}
+PASS_VERDICT = CLEAN
 PER_BUCKET, PASS_ITEMS = 14, 30
 
 
