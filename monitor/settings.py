@@ -55,6 +55,8 @@ class Settings:
     service_name: str = "sumwatch-demo"
     # judges
     judge_mode: JudgeMode | None = None  # default: ambiguous with an LLM, else off
+    # share of confident cheap-tier results the LLM re-judges in ambiguous mode, to measure agreement
+    judge_audit_rate: float = 0.05
     llm_model: str | None = None  # litellm model string, e.g. openai/gpt-4o-mini
     llm_api_base: str | None = None
     llm_api_key: str | None = field(default=None, repr=False)
@@ -367,6 +369,7 @@ _CHECKS: dict[str, Callable[[Any], object]] = {
     "insert_batch_wait_ms": _between(0, math.inf, "a number of milliseconds"),
     "retry_after_seconds": _between(0, math.inf, "a number of seconds"),
     "judge_mode": _one_of(JUDGE_MODES), "cluster_namer": _one_of(NAMERS),
+    "judge_audit_rate": _between(0, 1, "a share"),
     "llm_concurrency": _positive("number of requests"), "llm_timeout_s": _positive("number of seconds"),
     "llm_max_spend_usd": _between(0, math.inf, "an amount in USD"),
     "sample_rate": _between(0, 1, "a share"), "service_rates": parse_service_rates,

@@ -18,7 +18,17 @@ from dataclasses import dataclass
 
 from .bands import band_for
 from .text import word_count
-from .verdicts import COMPLETENESS, CONCISENESS, FACTUALITY, FAILURE_MODES, GROUNDEDNESS, RUBRICS, VERDICTS, SummaryCase
+from .verdicts import (
+    COMPLETENESS,
+    CONCISENESS,
+    FACTUALITY,
+    FAILURE_MODES,
+    GROUNDEDNESS,
+    PASSING,
+    RUBRICS,
+    VERDICTS,
+    SummaryCase,
+)
 
 # factuality has no verdict for a claim the source never mentions, so its claims get one of their own
 UNSUPPORTED = "unsupported"
@@ -35,7 +45,9 @@ class JudgeSchema:
     verdicts: tuple[str, ...]  # allowed for the overall verdict (the rubric's verdict set)
     failure_modes: tuple[str, ...]
     item_fields: tuple[str, ...] = FIELDS  # every one a string
-    needs_evidence: frozenset[str] = frozenset()  # item verdicts that only stand with a quote found in the source
+    # item verdicts that only stand with a quote found in the source: the passing ones (and groundedness's
+    # partial, which also claims the source backs part of the item)
+    needs_evidence: frozenset[str] = frozenset()
     downgrade_to: str = ""  # what such an item becomes when its quote is not in the source
 
     def example(self) -> dict:
@@ -49,13 +61,13 @@ class JudgeSchema:
 
 SCHEMAS: dict[str, JudgeSchema] = {
     GROUNDEDNESS: JudgeSchema(GROUNDEDNESS, tuple(VERDICTS[GROUNDEDNESS]), tuple(VERDICTS[GROUNDEDNESS]),
-                              FAILURE_MODES[GROUNDEDNESS], needs_evidence=frozenset({"supported", "partial"}),
+                              FAILURE_MODES[GROUNDEDNESS], needs_evidence=PASSING[GROUNDEDNESS] | {"partial"},
                               downgrade_to="missing"),
     COMPLETENESS: JudgeSchema(COMPLETENESS, tuple(VERDICTS[COMPLETENESS]), tuple(VERDICTS[COMPLETENESS]),
                               FAILURE_MODES[COMPLETENESS], item_fields=FIELDS + ("summary_quote",),
-                              needs_evidence=frozenset({"present", "approximate"}), downgrade_to="absent"),
+                              needs_evidence=PASSING[COMPLETENESS], downgrade_to="absent"),
     FACTUALITY: JudgeSchema(FACTUALITY, tuple(VERDICTS[FACTUALITY]) + (UNSUPPORTED,), tuple(VERDICTS[FACTUALITY]),
-                            FAILURE_MODES[FACTUALITY], needs_evidence=frozenset({"correct"}),
+                            FAILURE_MODES[FACTUALITY], needs_evidence=PASSING[FACTUALITY],
                             downgrade_to=UNSUPPORTED),
     CONCISENESS: JudgeSchema(CONCISENESS, tuple(VERDICTS[CONCISENESS]), tuple(VERDICTS[CONCISENESS]),
                              FAILURE_MODES[CONCISENESS]),
@@ -307,6 +319,11 @@ def user_prompt(rubric: str, case: SummaryCase) -> str:
         parts.append(_BLOCK.format(tag="expected_facts", text=facts))
     if rubric == CONCISENESS:
         parts.append(_length_note(case))
+    if case.hint:
+        # a cheap check's finding, as data: the judge verifies it against the source and may reject it
+        parts.append("An automatic check suspects the problem below; it is often wrong. Verify it against the "
+                     "source before you decide, and decide on the evidence alone.\n"
+                     + _BLOCK.format(tag="suspicion", text=as_data(case.hint)))
     parts.append(_CLOSING)
     return "\n\n".join(parts)
 

@@ -35,6 +35,8 @@ PASSING: dict[str, frozenset[str]] = {
 }
 # every verdict that passes some rubric: what a per-claim or per-fact row may say when nothing is wrong
 PASSING_ANY: frozenset[str] = frozenset().union(*PASSING.values())
+# the verdict of a summary with nothing wrong at all (full score), e.g. a known-good calibration item
+CLEAN: dict[str, str] = {rubric: next(iter(verdicts)) for rubric, verdicts in VERDICTS.items()}
 ERROR = "error"  # a judge that failed: never a pass, retried on the next sampler pass
 
 RULES, EMBEDDINGS, LLM = "rules", "embeddings", "llm"
@@ -68,6 +70,8 @@ class SummaryCase:
     band: str | None = None
     expected_facts: tuple[str, ...] = ()
     domain: str | None = None
+    # what a cheaper tier suspects, handed to the LLM judge as a lead to check (never as a verdict)
+    hint: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,9 @@ def shared_embedder(model_name: str) -> Any:
 
 
 def llm_connection(settings: Settings) -> LLMConnection | None:
-    """The one connection to the configured model, shared by the judge and the cluster namer."""
+    """The one connection to the configured model, shared by the judge (:func:`build_llm`) and the cluster
+    namer (``issues.job.build_clusterer``); None when no model is configured. Retries and backoff have no
+    settings of their own: they keep :class:`LLMConnection`'s defaults."""
     if not settings.llm_model:
         return None
     return LLMConnection(settings.llm_model, api_base=settings.llm_api_base, api_key=settings.llm_api_key,
@@ -53,4 +55,5 @@ def build_cascade(settings: Settings, *, mode: str | None = None, embeddings: bo
         embedding_judge = EmbeddingJudge(shared_embedder(settings.embedding_model))
     chosen_mode = mode or settings.judge_mode
     judge = llm if llm is not None else (build_llm(settings) if chosen_mode != "off" else None)
-    return Cascade(rules=RulesJudge(), embeddings=embedding_judge, llm=judge, mode=chosen_mode)
+    return Cascade(rules=RulesJudge(), embeddings=embedding_judge, llm=judge, mode=chosen_mode,
+                   audit_rate=settings.judge_audit_rate)

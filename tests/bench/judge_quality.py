@@ -145,8 +145,11 @@ def regrounded(result: RubricResult, term_share: float,
     return min(score, 0.25) if result.failure_mode == "topic_drift" else score
 
 
-RULE_CHECKABLE = ("number_changed", "negation_flipped", "filler_padding", "verbatim_restatement",
-                  "hedging_inflated", "length_out_of_band")
+# the planted modes the offline cascade must still catch with no LLM (precision first: negations, causes,
+# quantifiers and copied runs wait for an LLM as unsure), and the recall each must reach
+RECALL_TARGETS = {"filler_padding": 0.95, "hedging_inflated": 0.95, "chatty_preamble": 0.95,
+                  "length_out_of_band": 0.95, "number_changed": 0.9, "entity_swapped": 0.9}
+RULE_CHECKABLE = tuple(RECALL_TARGETS)
 TARGET_RECALL, TARGET_FPR = 0.95, 0.05
 
 
@@ -168,7 +171,7 @@ def perturbation_detection(embedding_judge: Any, n: int = 600, seed: int = 11) -
     modes = {m: {"cases": len(v), "recall" if m != "none" else "false_positive_rate": round(sum(v) / len(v), 3),
                  "caught_by": dict(caught[m].most_common())} for m, v in sorted(by_mode.items())}
     fpr = modes["none"]["false_positive_rate"]
-    met = fpr <= TARGET_FPR and all(modes[m]["recall"] >= TARGET_RECALL for m in RULE_CHECKABLE)
+    met = fpr <= TARGET_FPR and all(modes[m]["recall"] >= RECALL_TARGETS[m] for m in RULE_CHECKABLE)
     return {"cases": n, "seed": seed, "modes": modes, "false_positive_rate": fpr, "met": met}
 
 
@@ -255,7 +258,7 @@ def main() -> None:
     for mode, d in detection["modes"].items():
         if mode == "none":
             continue
-        target = f"{TARGET_RECALL:.2f}" if mode in RULE_CHECKABLE else "-"
+        target = f"{RECALL_TARGETS[mode]:.2f}" if mode in RECALL_TARGETS else "-"
         print(f"| {mode:<22} | {d['cases']:>5} | {d['recall']:>7.3f} | {target:>6} | "
               + ", ".join(f"{r} {c}" for r, c in d["caught_by"].items()))
     print(f"| {'none (false positives)':<22} | {detection['modes']['none']['cases']:>5} | "

@@ -13,7 +13,8 @@ from ..text import ParsedText
 from ..verdicts import CONCISENESS, RubricResult, SummaryCase
 from .source import SourceIndex, index_source, quote, versus
 
-VERBATIM_RUN = 8  # consecutive source words a summary may not copy
+VERBATIM_RUN = 8  # consecutive source words that count as a copied run
+RESTATED_SHARE = 0.8  # a sentence whose copied run is this share of its words restates the source
 HEDGES_PER_SENTENCE = 3
 BLOAT_FACTOR = 1.5  # words over band max x this -> bloated, not just long
 
@@ -159,7 +160,9 @@ def _concision_issues(source: str, summary: str, band: Band | None) -> list[_Iss
                                  f"summary: {words} words | band {band.name}: at most {band.max_words}",
                                  f"At {words} words the summary is over {BLOAT_FACTOR:g}x the {band.name} maximum "
                                  f"of {band.max_words}", max(0.05, 0.25 * band.max_words * BLOAT_FACTOR / words)))
-        elif ratio > band.max_ratio:
+        elif ratio > band.max_ratio and source_words * band.max_ratio >= band.min_words:
+            # only where compression is possible: a source so short that even a summary at the band's
+            # minimum keeps more than the ratio allows (a 40-word source, a 12-word tldr) is not judged by it
             issues.append(_Issue("under_compressed", "low_compression",
                                  f"summary: {words} words | source: {source_words} words (ratio {ratio:.2f})",
                                  f"The summary keeps {ratio:.0%} of the source's length; {band.name} allows at most "
@@ -170,11 +173,16 @@ def _concision_issues(source: str, summary: str, band: Band | None) -> list[_Iss
                                  f"At {words} words the summary runs a little over the {band.name} maximum of "
                                  f"{band.max_words}", 0.85, severity=0.5))
     idx = index_source(source)
-    run, copied = _longest_copied_run(summary, idx)
-    if run >= VERBATIM_RUN:
+    # restatement: a summary sentence that is mostly one pasted source sentence; a run of copied words
+    # inside an otherwise compressed sentence (a name with its title, a quoted phrase) is not
+    pasted = [(run, copied, n) for s in tx.split_sentences(summary) for n in [tx.word_count(s)]
+              for run, copied in [_longest_copied_run(s, idx)] if run >= VERBATIM_RUN and run >= RESTATED_SHARE * n]
+    if pasted:
+        run, copied, n = max(pasted)
         issues.append(_Issue("under_compressed", "verbatim_copy", f"summary: {quote(copied)} | source: {quote(copied)}",
-                             f"The summary copies {run} consecutive words from the source",
-                             max(0.1, 0.4 - 0.03 * (run - VERBATIM_RUN)), severity=run / VERBATIM_RUN))
+                             f"A summary sentence restates the source: {run} of its {n} words are copied "
+                             f"word for word", max(0.1, 0.4 - 0.03 * (run - VERBATIM_RUN)),
+                             severity=run / VERBATIM_RUN))
     head = summary.strip()[:240]
     m = _PREAMBLE_RE.search(head)
     if m:

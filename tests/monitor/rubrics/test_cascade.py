@@ -70,8 +70,14 @@ class UnsureFailingRules(Rules):
 
 
 def test_an_embedding_pass_never_overturns_a_rules_failure():
+    # offline the suspicion cannot be confirmed: recorded as unsure, but it is the rules' suspicion that
+    # stands (with its verdict in the details), not the embedding tier's pass
     out = Cascade(UnsureFailingRules(), Embeddings(confident={"groundedness"})).score(CASE)
-    assert out["groundedness"].verdict == "partial" and out["groundedness"].tier == "rules"
+    g = out["groundedness"]
+    assert g.tier == "rules" and g.passed and not g.confident and g.details[-1]["verdict"] == "partial"
+    llm = LLM()
+    Cascade(UnsureFailingRules(), Embeddings(confident={"groundedness"}), llm).score(CASE)
+    assert ("groundedness" in asked_rubrics(llm))
 
 
 def test_ambiguous_sends_only_unsettled_pairs():
@@ -81,11 +87,22 @@ def test_ambiguous_sends_only_unsettled_pairs():
     assert out["completeness"].tier == "llm" and out["groundedness"].tier == "embeddings"
 
 
-def test_always_sends_all_but_conciseness_and_deterministic_failures():
+class CertainRules(Rules):
+    """Conciseness fails with a kind certain by construction (a listed filler phrase)."""
+
+    def judge(self, rubric, case):
+        if rubric == "conciseness":
+            return RubricResult.make(rubric, "padded", tier="rules", failure_mode="filler_phrases",
+                                     evidence='summary: "it is important to note"')
+        return super().judge(rubric, case)
+
+
+def test_always_sends_everything_but_failures_certain_by_construction():
     llm = LLM()
-    out = Cascade(Rules(failing={"factuality"}), Embeddings(), llm, mode="always").score(CASE)
-    assert asked_rubrics(llm) == ["completeness", "groundedness"]
-    assert out["factuality"].verdict == "numerically_wrong" and out["factuality"].tier == "rules"
+    out = Cascade(CertainRules(failing={"factuality"}), Embeddings(), llm, mode="always").score(CASE)
+    assert asked_rubrics(llm) == ["completeness", "factuality", "groundedness"]
+    assert out["conciseness"].verdict == "padded" and out["conciseness"].tier == "rules"
+    assert out["factuality"].tier == "llm"  # the rules' failure was a suspicion: the LLM decided
 
 
 def test_llm_errors_are_final_and_never_pass():
@@ -101,4 +118,60 @@ def test_rubric_subset_and_bad_configuration():
         Cascade(Rules(), mode="always")
     with pytest.raises(ValueError, match="judge mode must be one of"):
         Cascade(Rules(), llm=LLM(), mode="sometimes")
-    assert Cascade(Rules(), Embeddings(), LLM()).version == "cascade-1/r/e/l@ambiguous"
+    assert Cascade(Rules(), Embeddings(), LLM()).version == "cascade-2/r/e/l@ambiguous"
+    with pytest.raises(ValueError, match="audit rate"):
+        Cascade(Rules(), llm=LLM(), audit_rate=1.5)
+
+
+class SuspiciousRules(Rules):
+    """Factuality fails on a flipped negation (a suspicion), groundedness on a changed number (precise)."""
+
+    def judge(self, rubric, case):
+        if rubric == "factuality":
+            return RubricResult.make(rubric, "polarity_wrong", tier="rules", failure_mode="negation_flip",
+                                     evidence='summary: "approved" | source: "did not approve"',
+                                     explanation="The summary drops a negation.")
+        if rubric == "groundedness":
+            return RubricResult.make(rubric, "contradicted", tier="rules", failure_mode="contradicted_claim",
+                                     evidence='summary: "21%" | source: "12%"',
+                                     details=({"claim": "x", "status": "contradicted",
+                                               "failure_mode": "number_mismatch"},))
+        return super().judge(rubric, case)
+
+
+def test_offline_only_precise_kinds_fail_and_suspicions_are_recorded_as_unsure():
+    out = Cascade(SuspiciousRules(confident={"completeness"})).score(CASE)
+    assert out["groundedness"].verdict == "contradicted" and not out["groundedness"].passed
+    f = out["factuality"]
+    assert f.passed and f.verdict == "correct" and not f.confident and f.failure_mode == ""
+    assert "negation_flip" in f.explanation and "no LLM" in f.explanation and f.evidence.startswith("summary:")
+    assert f.details[-1] == {"suspicion": "negation_flip", "verdict": "polarity_wrong", "evidence": f.evidence}
+
+
+def test_ambiguous_sends_suspicions_with_the_rules_finding_as_a_hint_and_keeps_the_cheap_verdict():
+    llm = LLM()
+    out = Cascade(SuspiciousRules(confident={"completeness"}), None, llm, audit_rate=0.0).score(CASE)
+    asked = dict(llm.asked)
+    # the suspicion and the number contradiction both go (only certain kinds stand alone with an LLM),
+    # the unsure pass goes, the confident pass does not
+    assert sorted(asked) == ["factuality", "groundedness"]
+    assert "negation_flip" in asked["factuality"].hint and "did not approve" in asked["factuality"].hint
+    f = out["factuality"]
+    assert f.tier == "llm" and f.passed
+    assert f.details[-1] == {"cheap_tier": "rules", "cheap_verdict": "polarity_wrong", "cheap_passed": False,
+                             "cheap_failure_mode": "negation_flip", "route": "suspicion"}
+
+
+def test_an_audit_sample_of_confident_results_goes_to_the_llm_deterministically():
+    cases = [SummaryCase(f"source {i}", f"summary {i}") for i in range(400)]
+    llm = LLM()
+    results = Cascade(Rules(confident=RUBRICS), None, llm, rubrics=["factuality"]).score_batch(cases)
+    audited = [r["factuality"] for r in results if r["factuality"].tier == "llm"]
+    assert 8 <= len(audited) <= 32  # about 5% of 400
+    assert all(r.details[-1]["route"] == "audit" for r in audited)
+    again = LLM()
+    Cascade(Rules(confident=RUBRICS), None, again, rubrics=["factuality"]).score_batch(cases)
+    assert again.asked == llm.asked  # the same cases every run
+    none = LLM()
+    Cascade(Rules(confident=RUBRICS), None, none, rubrics=["factuality"], audit_rate=0.0).score_batch(cases)
+    assert none.asked == []

@@ -1,4 +1,4 @@
-"""The rules tier: text helpers and RulesJudge on small hand-written source/summary pairs.
+"""The rules tier: RulesJudge on small hand-written source/summary pairs.
 
 Each rule is checked both ways: the failure it should catch, and a faithful paraphrase it must leave alone.
 """
@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pytest
 
-from sumwatch.monitor.rubrics import text as tx
 from sumwatch.monitor.rubrics.rules import RulesJudge
 from sumwatch.monitor.rubrics.verdicts import (
     COMPLETENESS,
@@ -50,105 +49,6 @@ def quotes_both(evidence: str, summary_phrase: str, source_phrase: str) -> bool:
             and source_part.startswith("source: ") and source_phrase in source_part)
 
 
-# ---------------------------------------------------------------- text helpers
-
-
-def test_sentences_survive_abbreviations_decimals_and_bullets():
-    text = ("Dr. Lee said U.S. sales hit $1.5 million, up 4.2% on the year. The firm also hired staff.\n"
-            "- Owner: Ana Ruiz will draft the memo.\n- Bo Chen: book the venue")
-    assert tx.split_sentences(text) == [
-        "Dr. Lee said U.S. sales hit $1.5 million, up 4.2% on the year.",
-        "The firm also hired staff.",
-        "Owner: Ana Ruiz will draft the memo.",
-        "Bo Chen: book the venue",
-    ]
-
-
-def test_words_lowercase_and_strip_punctuation():
-    assert tx.words("U.S. sales, up 4.2% — “best” ever") == ["us", "sales", "up", "42", "best", "ever"]
-    assert tx.word_count("- Owner: Ana — done.") == 3
-
-
-def test_numbers_money_percentages_and_units_are_read_with_their_scale():
-    items = {i.text: i for i in tx.extract_items(
-        "Sales of $4.2 million and €30m rose 12 percent; 40 beds, 188 minutes and 3.2 mg over three weeks.")}
-    assert items["$4.2 million"].kind == tx.MONEY and items["$4.2 million"].value == 4_200_000
-    assert items["€30m"].unit == "EUR" and items["€30m"].value == 30_000_000
-    assert items["12 percent"].kind == tx.PERCENT and items["12 percent"].value == 12
-    assert items["40 beds"].kind == tx.QUANTITY and items["40 beds"].unit == "bed"
-    assert items["188 minutes"].dimension == "time" and items["188 minutes"].base == 188 * 60
-    assert items["3.2 mg"].unit == "mg"
-    assert items["three weeks"].value == 3
-
-
-def test_equivalent_amounts_match_and_different_ones_do_not():
-    def first(text: str) -> tx.Item:
-        return next(i for i in tx.extract_items(text) if i.kind in tx.NUMERIC_KINDS)
-
-    assert tx.values_match(first("$4.2 million"), first("4,200,000 dollars"))
-    assert tx.values_match(first("up 12%"), first("rose 12 percent"))
-    assert tx.values_match(first("2 hours"), first("120 minutes"))
-    assert tx.values_match(first("$705 million"), first("$705.1 million"))  # rounded restatement
-    assert tx.values_match(first("about 50%"), first("48%"))  # stated as approximate
-    assert not tx.values_match(first("$2,000"), first("$2,400"))
-    assert not tx.values_match(first("21%"), first("12%"))
-    assert not tx.values_match(first("12%"), first("12 stores"))
-    assert tx.unit_differs(first("188 hours"), first("188 minutes"))
-
-
-def test_dates_quarters_and_times_get_comparable_keys():
-    text = "On Monday, March 5, 2024 at 2 p.m. the third-quarter plan for Q4 was set."
-    keys = {i.key for i in tx.extract_items(text)}
-    assert {"weekday:1", "day:3-5", "year:2024", "time:14:00", "quarter:3", "quarter:4"} <= keys
-    assert [i.key for i in tx.extract_items("Q3 sales") if i.kind == tx.DATE] == ["quarter:3"]
-    assert tx.date_supported("month:3", frozenset({"day:3-5"}))
-    assert not tx.date_supported("day:3-7", frozenset({"day:3-5"}))
-    # "May" the modal verb and "March" the verb are not months
-    assert not tx.parse("Prices may fall. March on.").items(tx.DATE)
-    assert [i.key for i in tx.parse("It opens in May. Talks end by March.").items(tx.DATE)] == ["month:5", "month:3"]
-
-
-def test_names_skip_capitalized_sentence_openers():
-    names = [i.text for i in tx.extract_items("Overall, Redfern Steel and Bank of America met Dana Whitcombe.")
-             if i.kind == tx.ENTITY]
-    assert names == ["Redfern Steel", "Bank of America", "Dana Whitcombe"]
-    # a plain word that opens a sentence is not a name when the text uses it in lower case
-    opener = [i for i in tx.extract_items("Nursing staff rose.", frozenset({"nursing"})) if i.kind == tx.ENTITY]
-    assert opener == []
-
-
-@pytest.mark.parametrize("text,negated", [
-    ("The board did not approve it.", True), ("Sales won't recover.", True), ("It never shipped.", True),
-    ("It shipped without tests.", True), ("The firm failed to file.", True), ("She declined to comment.", True),
-    ("No link was found.", True), ("Neither plan passed.", True),
-    ("Send it no later than May 3.", False), ("Revenue declined to $4 million.", False),
-    ("It was a never-before-seen image.", False), ("It goes without saying.", False),
-])
-def test_negation_cues(text, negated):
-    assert tx.has_negation(text) is negated
-
-
-def test_quantifiers_carry_a_strength():
-    strengths = {i.key: i.strength for i in tx.extract_items(
-        "All staff, nearly all sites, most regions, several divisions and a few stores.") if i.kind == tx.QUANTIFIER}
-    assert strengths == {"all": 4, "nearly all": 3, "most": 2, "several": 1, "a few": 1}
-    # time phrases and totals are not quantifiers
-    assert not [i for i in tx.extract_items("Every year 64,000 failed in all.") if i.kind == tx.QUANTIFIER]
-
-
-def test_hedges_and_causal_connectives():
-    hedges = [i.key for i in tx.extract_items("Perhaps it seems the figure might be revised.") if i.kind == tx.HEDGE]
-    assert hedges == ["perhaps", "seems", "might"]
-    assert tx.causal_cue("Sales fell because of the strike.") == "because of"
-    assert tx.causal_cue("Sales fell in May.") is None
-    assert tx.causal_cue("Errors began after the deploy.") is None
-    assert tx.causal_cue("Errors began after the deploy.", strength="sequence") == "after"
-
-
-def test_terms_fold_paraphrases_together():
-    assert {"revenu", "rise", "12"} <= tx.terms("Revenue rose 12%") & tx.terms("sales grew 12 percent")
-
-
 # ---------------------------------------------------------------- the judge: contract
 
 
@@ -158,7 +58,7 @@ def test_unknown_rubric_is_rejected():
 
 
 def test_judge_names_its_tier():
-    assert judge.tier == "rules" and judge.version == "rules-1"
+    assert judge.tier == "rules" and judge.version == "rules-2"
 
 
 # ---------------------------------------------------------------- factuality
@@ -467,17 +367,20 @@ def test_tokenized_text_is_read_like_ordinary_text():
     assert result.verdict == "correct", result.evidence
 
 
-def test_the_bands_are_the_tracers_band_names_with_limits():
-    from sumwatch.monitor.rubrics.bands import BANDS, CUSTOM, band_for
-    from sumwatch.tracer import semconv
+def test_a_copied_run_is_restatement_only_when_it_is_most_of_its_sentence():
+    source = ("The regional transit authority approved a new fare structure on Tuesday after months of public "
+              "hearings, raising the base fare from two dollars to two dollars and fifty cents for adult riders.")
+    pasted = ("The regional transit authority approved a new fare structure on Tuesday after months of public "
+              "hearings.")
+    compressed = ("Riders will pay more: the regional transit authority approved a new fare structure on Tuesday, "
+                  "lifting adult fares by half a dollar after a long debate.")  # an 11-word run in 25 words
+    restated = judge.judge("conciseness", SummaryCase(source, pasted))
+    assert restated.failure_mode == "verbatim_copy" and "restates the source" in restated.explanation
+    assert judge.judge("conciseness", SummaryCase(source, compressed)).verdict == "concise"
 
-    assert set(BANDS) | {CUSTOM} == set(semconv.BANDS) and CUSTOM not in BANDS
-    assert band_for(CUSTOM) is None and band_for("tldr").max_words == 40
-    assert all(b.min_words < b.max_words and 0 < b.min_ratio < b.max_ratio < 1 for b in BANDS.values())
 
-
-def test_passing_detail_rows_come_from_the_one_definition_of_passing():
-    from sumwatch.monitor.rubrics.verdicts import PASSING, PASSING_ANY
-
-    assert {"supported", "present", "approximate", "correct", "concise"} == PASSING_ANY
-    assert all(v <= PASSING_ANY for v in PASSING.values())
+def test_compression_is_judged_only_where_the_source_allows_it():
+    short = "The council met on Monday and approved the budget for the new library in the town centre."  # 17 words
+    ok = judge.judge("conciseness", SummaryCase(short, "The council approved the new library budget on Monday.",
+                                                band="tldr"))
+    assert ok.passed and ok.failure_mode == ""
