@@ -63,6 +63,7 @@ class LLMNamer:
         self.calls = 0  # requests sent, retries and corrections included
         self.failures = 0
         self.last_errors: list[str] = []
+        self.last_requests = 0  # clusters the latest run asked to name
 
     @property
     def model(self) -> str:
@@ -85,6 +86,7 @@ class LLMNamer:
     async def aname_all(self, requests: list[NameRequest]) -> list[ClusterName]:
         """Async form of :meth:`name_all`."""
         self.last_errors = []
+        self.last_requests = len(requests)
         semaphore = asyncio.Semaphore(self.connection.concurrency)
 
         async def one(index: int, request: NameRequest) -> ClusterName:

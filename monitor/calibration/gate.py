@@ -53,6 +53,7 @@ class BucketAgreement:
     items: int
     kappa: float | None
     judge_pass_rate: float
+    measurable: bool = True  # False: the judge passed every item of a failure bucket, so no disagreement
 
 
 @dataclass
@@ -74,6 +75,7 @@ class CalibrationReport:
     confusion: dict[str, dict[str, int]]
     gate: GateResult | None = None
     recorded: bool = False
+    warnings: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -94,11 +96,15 @@ def agreement(rubric: str, items: Sequence[CorpusItem], verdicts: Sequence[str],
         pool = sorted(set(idx) | set(pass_idx))
         h_bin = ["pass" if items[k].human_verdict in passing else "fail" for k in pool]
         j_bin = ["pass" if verdicts[k] in passing else "fail" for k in pool]
-        buckets.append(BucketAgreement(bucket, len(idx), _round(cohen_kappa(h_bin, j_bin)),
-                                       round(sum(verdicts[k] in passing for k in idx) / len(idx), 3)))
+        pass_rate = round(sum(verdicts[k] in passing for k in idx) / len(idx), 3)
+        failing_bucket = any(items[k].human_verdict not in passing for k in idx)
+        measurable = not (failing_bucket and pass_rate == 1.0)
+        buckets.append(BucketAgreement(bucket, len(idx), _round(cohen_kappa(h_bin, j_bin)), pass_rate, measurable))
     accuracy = sum(1 for h, j in zip(human, verdicts) if h == j) / max(len(items), 1)
+    warnings = [f"bucket {b.bucket}: the judge passes all {b.items} items, so there is no disagreement to measure "
+                f"(kappa {b.kappa}); it is not stored as a baseline" for b in buckets if not b.measurable]
     return CalibrationReport(rubric, judge_version, len(items), _round(cohen_kappa(human, verdicts)),
-                             round(accuracy, 4), buckets, confusion)
+                             round(accuracy, 4), buckets, confusion, warnings=warnings)
 
 
 def _round(value: float | None) -> float | None:
@@ -133,7 +139,8 @@ def gate(report: CalibrationReport, baseline: tuple[str, float, dict[str, float]
 def record_baseline(store: Store, report: CalibrationReport, items: Sequence[CorpusItem]) -> None:
     store_baseline(store, report.rubric, report.judge_version,
                    kappa=report.kappa if report.kappa is not None else 0.0,
-                   bucket_kappas={b.bucket: b.kappa for b in report.buckets if b.kappa is not None},
+                   bucket_kappas={b.bucket: b.kappa for b in report.buckets
+                                  if b.kappa is not None and b.measurable},
                    items=report.items, corpus_hash=corpus_hash(items))
 
 

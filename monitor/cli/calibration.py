@@ -70,6 +70,8 @@ def calibrate(rubric: str = RubricOption,
                          [(b.bucket, b.items, _fmt(b.kappa), f"{b.judge_pass_rate:.0%}") for b in report.buckets],
                          caption=f"overall kappa {_fmt(report.kappa)}, accuracy {report.accuracy:.1%} on "
                                  f"{report.items} labelled items; {baseline}"))
+        for warning in report.warnings:
+            err.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
         for reason in (gate.reasons if gate else []):
             (out if gate and gate.passed else err).print(("" if gate and gate.passed else "[red]gate:[/red] ") + reason)
         if report.recorded:

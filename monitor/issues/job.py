@@ -82,9 +82,19 @@ def build_clusterer(settings: Settings) -> Any:
 
 
 def namer_label(namer: object) -> str:
-    """How a run records its namer: ``llm:<model>`` for a namer with a model, else the namer's class."""
+    """How a run records its namer: ``llm:<model>`` for a namer with a model, else the namer's class; an LLM
+    namer whose calls failed says so, ``keywords (LLM failed: ...)``, never that the LLM named the issues."""
     model = getattr(namer, "model", None)
-    return f"llm:{model}" if model else type(namer).__name__
+    if not model:
+        return type(namer).__name__
+    errors = list(getattr(namer, "last_errors", None) or [])
+    if not errors:
+        return f"llm:{model}"
+    reason = errors[0].split(": ", 1)[-1]
+    asked = int(getattr(namer, "last_requests", 0) or 0)
+    if asked and len(errors) < asked:
+        return f"llm:{model} ({len(errors)} of {asked} named by keywords: LLM failed: {reason})"
+    return f"keywords (LLM failed: {reason})"
 
 
 # -- the run --------------------------------------------------------------------------------------------
@@ -125,6 +135,9 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
              for p in comparable]
 
     progress("cluster", 0, 1)
+    if isinstance(getattr(clusterer.namer, "last_errors", None), list):  # a worker reuses its namer
+        clusterer.namer.last_errors = []  # type: ignore[attr-defined]
+        clusterer.namer.last_requests = 0  # type: ignore[attr-defined]
     if failures:
         from sumwatch.clustering.pipeline import PointMeta
 

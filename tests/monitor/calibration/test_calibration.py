@@ -123,3 +123,16 @@ def test_calibrate_command_prints_a_table_and_exits_nonzero_on_a_drop(cli_env, s
     assert bad.exit_code == 1
     report = json.loads(bad.stdout)
     assert report["gate"]["passed"] is False and report["recorded"] is False
+
+
+def test_a_bucket_the_judge_passes_entirely_is_a_warning_not_a_baseline(store):
+    items = [CorpusItem(rubric="factuality", source=SOURCE, summary=f"Parks spending rises {n}%.", human_verdict=v,
+                        bucket=b) for n, v, b in ((12, "correct", "pass"), (13, "correct", "pass"),
+                                                  (21, "numerically_wrong", "number_mismatch"),
+                                                  (31, "numerically_wrong", "number_mismatch"))]
+    report = agreement("factuality", items, ["correct", "correct", "correct", "correct"], "always-pass")
+    (bucket,) = [b for b in report.buckets if b.bucket == "number_mismatch"]
+    assert not bucket.measurable and bucket.judge_pass_rate == 1.0
+    assert report.warnings and "no disagreement to measure" in report.warnings[0]
+    fair = agreement("factuality", items, ["correct", "correct", "numerically_wrong", "correct"], "fair")
+    assert all(b.measurable for b in fair.buckets) and not fair.warnings

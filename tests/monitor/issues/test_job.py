@@ -211,3 +211,15 @@ def test_an_llm_names_new_issues_once(scored, settings):
     assert {i.title for i in first.issues} == {"Planted failure family"} == {i.title for i in second.issues}
     body = json.dumps(fake.requests[0].body)
     assert "<in_cluster>" in body and "<outside_cluster>" in body
+
+
+def test_a_run_whose_llm_naming_failed_says_so(scored, settings):
+    from fakes.openai_server import FakeOpenAI, error
+
+    with FakeOpenAI(error(500, "upstream exploded")) as fake:
+        llm_settings = settings.with_(llm_model="openai/namer-test", llm_api_base=fake.base_url,
+                                      llm_api_key="test-key")
+        report = run_clustering(scored, llm_settings)
+    assert report.issues and report.namer.startswith("keywords (LLM failed: ")
+    assert "llm:" not in report.namer and "test-key" not in report.namer
+    assert all(i.namer == report.namer for i in report.issues)
