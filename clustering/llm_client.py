@@ -154,3 +154,65 @@ def json_object(content: str | None) -> tuple[dict[str, Any] | None, list[str]]:
     if not isinstance(obj, dict):
         return None, ["the reply is not a JSON object"]
     return obj, []
+
+
+@dataclass(frozen=True)
+class PingResult:
+    """One small call to the configured model: what answered, how fast, at what cost, or why it failed."""
+
+    model: str
+    ok: bool
+    latency_ms: float
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    reply: str = ""
+    error: str = ""
+
+
+_CONNECTION_FAILURES = ("APIConnectionError", "ConnectError", "ConnectTimeout", "ConnectionRefusedError")
+
+
+def connection_failure(exc: BaseException) -> str | None:
+    """The underlying reason when ``exc`` means the model's endpoint could not be reached at all (litellm
+    reports a refused connection as a 500 "Connection error"), else None."""
+    seen: BaseException | None = exc
+    for _ in range(10):  # the cause chain: litellm -> openai -> httpx -> OSError
+        if seen is None:
+            break
+        if isinstance(seen, ConnectionError) or type(seen).__name__ in _CONNECTION_FAILURES:
+            inner = seen
+            while inner.__cause__ is not None or inner.__context__ is not None:
+                inner = inner.__cause__ or inner.__context__  # type: ignore[assignment]
+            return f"{type(inner).__name__}: {inner}" if str(inner) else type(inner).__name__
+        seen = seen.__cause__ or seen.__context__
+    return "Connection error" if "connection error" in str(exc).lower() else None
+
+
+def ping(connection: LLMConnection) -> PingResult:
+    """Ask the model for one word, once (no retries), and say plainly what happened.
+
+        ping(LLMConnection("openai/gpt-4o-mini", api_key=key))   # PingResult(ok=True, latency_ms=412.0, ...)
+    """
+    litellm = litellm_module()
+    started = time.perf_counter()
+    try:
+        response = litellm.completion(
+            model=connection.model, messages=[{"role": "user", "content": "Reply with the single word OK."}],
+            api_base=connection.api_base, api_key=connection.api_key, timeout=connection.timeout_s,
+            max_tokens=5, temperature=0, max_retries=0, num_retries=0, drop_params=True)
+    except Exception as exc:  # whatever the provider or the network did: one clear line, no traceback
+        latency = (time.perf_counter() - started) * 1000
+        unreachable = connection_failure(exc)
+        text = (f"cannot connect to {connection.api_base or 'the provider'} (connection refused or unreachable): "
+                f"{unreachable}" if unreachable else describe_error(exc))
+        return PingResult(connection.model, False, round(latency, 1), error=scrub(text, connection.api_key))
+    latency = (time.perf_counter() - started) * 1000
+    usage = getattr(response, "usage", None)
+    try:
+        cost = float(litellm.completion_cost(completion_response=response) or 0.0)
+    except Exception:  # a model litellm has no price for costs what it costs: unknown, shown as 0
+        cost = 0.0
+    reply = (response.choices[0].message.content if response.choices else "") or ""
+    return PingResult(connection.model, True, round(latency, 1), int(getattr(usage, "prompt_tokens", 0) or 0),
+                      int(getattr(usage, "completion_tokens", 0) or 0), cost, clip(reply, 80))

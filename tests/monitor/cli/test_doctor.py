@@ -1,0 +1,51 @@
+"""`sumwatch doctor`: one small call to the configured model, reported plainly, against a loopback fake."""
+
+import json
+import socket
+
+from fakes.openai_server import FakeOpenAI, answer, error
+from typer.testing import CliRunner
+
+from sumwatch.monitor.cli import app
+
+runner = CliRunner()
+
+
+def doctor(env, *args):
+    return runner.invoke(app, ["doctor", *args], env=env)
+
+
+def test_without_an_llm_it_says_the_offline_tiers_judge_alone(cli_env, store):
+    result = doctor(cli_env)
+    assert result.exit_code == 0 and "schema version" in result.stdout and "none configured" in result.stdout
+
+
+def test_a_working_model_reports_latency_tokens_and_cost(cli_env, store):
+    with FakeOpenAI(answer("OK", prompt_tokens=12, completion_tokens=1)) as fake:
+        env = {**cli_env, "SUMWATCH_LLM_MODEL": "openai/doctor-test", "SUMWATCH_LLM_API_BASE": fake.base_url,
+               "SUMWATCH_LLM_API_KEY": "sk-doctor-secret"}
+        shown = doctor(env)
+        report = json.loads(doctor(env, "--json").stdout)
+    assert shown.exit_code == 0 and "openai/doctor-test answered in" in shown.stdout and "12 + 1 tokens" in shown.stdout
+    assert report["llm"]["ok"] and report["llm"]["reply"] == "OK" and report["llm"]["input_tokens"] == 12
+    assert len(fake.requests) == 2  # one call per run, no retries
+
+
+def test_a_refused_connection_is_not_reported_as_a_server_error(cli_env, store):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again before the call: nothing listens there
+    env = {**cli_env, "SUMWATCH_LLM_MODEL": "openai/doctor-test", "SUMWATCH_LLM_API_BASE": f"http://127.0.0.1:{port}/v1",
+           "SUMWATCH_LLM_API_KEY": "sk-doctor-secret", "SUMWATCH_LLM_TIMEOUT_S": "5"}
+    result = doctor(env)
+    assert result.exit_code == 1 and "connection refused" in result.stderr and "500" not in result.stderr
+    assert "Traceback" not in result.output and "sk-doctor-secret" not in result.output
+
+
+def test_a_server_error_says_so(cli_env, store):
+    with FakeOpenAI(error(500, "upstream exploded")) as fake:
+        env = {**cli_env, "SUMWATCH_LLM_MODEL": "openai/doctor-test", "SUMWATCH_LLM_API_BASE": fake.base_url,
+               "SUMWATCH_LLM_API_KEY": "sk-doctor-secret"}
+        result = doctor(env)
+    assert result.exit_code == 1 and "500" in result.stderr and "connection refused" not in result.stderr
+    assert "sk-doctor-secret" not in result.output
