@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typer
 
-from . import calibration, db, demo, doctor, ingest, issues, scoring, serve, traces
+from . import calibration, db, demo, doctor, ingest, issues, judges, scoring, serve, traces
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="Watch LLM summarization: trace, store, score, cluster.")
@@ -26,6 +26,7 @@ app.add_typer(issues.issues_app, name="issues")
 app.command()(calibration.calibrate)
 app.command()(demo.demo)
 app.command()(doctor.doctor)
+app.command()(judges.judges)
 
 
 def main() -> None:

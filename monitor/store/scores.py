@@ -134,3 +134,31 @@ def list_scores(store: Store, *, trace_id: str | None = None, rubric: str | None
     return [ScoreRecord(tid, sid, rub, jv, verdict, round(float(score), 4), bool(passed), fm, tier, ev, ex, model,
                         float(cost), float(lat), err, svc, at.replace(tzinfo=timezone.utc).isoformat())
             for tid, sid, rub, jv, verdict, score, passed, fm, tier, ev, ex, model, cost, lat, err, svc, at in rows]
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How the LLM judged the cases the cheap tiers handed it, per rubric, route and cheap finding."""
+
+    rubric: str
+    route: str  # suspicion | unsure | audit | always
+    cheap_finding: str  # the cheap tiers' failure kind ("" for a pass)
+    judged: int  # LLM verdicts
+    agreed: int  # of those, how many passed or failed as the cheap tiers had it
+    cost_usd: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "agreement": round(self.agreed / self.judged, 4) if self.judged else None}
+
+
+def judge_agreement(store: Store, *, judge_version: str | None = None) -> list[Agreement]:
+    """Cheap tiers against the LLM, from the cheap verdict each LLM result keeps as its last detail row."""
+    params: dict[str, Any] = {}
+    where = equals_filter(params, JudgeVersion=judge_version) + " AND Tier = 'llm'"
+    rows = store.query_rows(
+        f"""SELECT Rubric, JSONExtractString(Details, -1, 'route') AS route,
+               JSONExtractString(Details, -1, 'cheap_failure_mode') AS kind, count(),
+               countIf(JSONExtractBool(Details, -1, 'cheap_passed') = (Passed = 1)), sum(CostUsd)
+        FROM {SCORES_TABLE} FINAL WHERE {where} AND route != '' AND Verdict != 'error'
+        GROUP BY Rubric, route, kind ORDER BY Rubric, route, kind""", params)
+    return [Agreement(r, route, kind, int(n), int(agreed), float(cost)) for r, route, kind, n, agreed, cost in rows]
