@@ -66,12 +66,14 @@ def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization c
                          [(r, f"{v:.0%}") for r, v in scoring.pass_rates.items()]))
         clean = scoring.detection.get("none", {})
         out.print(table("detection per planted failure mode (ground truth from the generator)",
-                         ["planted mode", "spans", "flagged", "caught by"],
-                         [(m, d["spans"], f"{d['flagged_share']:.0%}",
+                         ["planted mode", "spans", "flagged", "unsure", "caught by"],
+                         [(m, d["spans"], f"{d['flagged_share']:.0%}", f"{d.get('unsure', 0) / d['spans']:.0%}",
                            ", ".join(f"{r} {c}" for r, c in sorted(d["caught_by"].items(), key=lambda kv: -kv[1])))
                           for m, d in scoring.detection.items() if m != "none"],
                          caption=f"good summaries flagged (false positives): {clean.get('flagged_share', 0):.0%} "
-                                 f"of {clean.get('spans', 0)}"))
+                                 f"of {clean.get('spans', 0)}, unsure "
+                                 f"{clean.get('unsure', 0) / max(clean.get('spans', 0), 1):.0%}; unsure = suspected by the cheap tiers, waiting "
+                                 f"for an LLM to confirm (SUMWATCH_LLM_MODEL), kept out of the issues"))
     out.print(table("examples", ["trace id", "domain", "band", "planted", "summary"],
                      [(e["trace_id"], e["domain"], e["band"], e["planted_mode"], e["summary"][:90])
                       for e in result.examples]))

@@ -126,27 +126,32 @@ def score_demo(store: Store, cascade: Any, run_id: str,
     report = Sampler(store, cascade).run_pass(on_progress=on_progress)
     a = "SpanAttributes"
     rows = store.query_rows(
-        f"""SELECT t.TraceId, t.SpanId, t.{a}['{PLANTED_MODE_ATTR}'], s.Rubric, s.Passed
+        f"""SELECT t.TraceId, t.SpanId, t.{a}['{PLANTED_MODE_ATTR}'], s.Rubric, s.Passed,
+               s.Passed AND position(s.Details, '"suspicion"') > 0
         FROM {TRACES_TABLE} AS t
-        INNER JOIN (SELECT TraceId, SpanId, Rubric, Passed FROM {SCORES_TABLE} FINAL
+        INNER JOIN (SELECT TraceId, SpanId, Rubric, Passed, Details FROM {SCORES_TABLE} FINAL
                     WHERE JudgeVersion = {{jv:String}}) AS s
             ON t.TraceId = s.TraceId AND t.SpanId = s.SpanId
         WHERE t.{a}['{semconv.METADATA_PREFIX}{RUN_KEY}'] = {{run:String}}""", {"jv": cascade.version, "run": run_id})
     modes: dict[tuple[str, str], str] = {}
     failing: dict[tuple[str, str], list[str]] = {}
+    suspected: set[tuple[str, str]] = set()  # recorded as unsure: a suspicion no LLM was there to confirm
     passed: dict[str, list[int]] = {}
-    for trace_id, span_id, mode, rubric, ok in rows:
+    for trace_id, span_id, mode, rubric, ok, unsure in rows:
         key = (trace_id, span_id)
         modes[key] = mode
         failing.setdefault(key, [])
         if not ok:
             failing[key].append(rubric)
+        if unsure:
+            suspected.add(key)
         passed.setdefault(rubric, []).append(int(ok))
     detection: dict[str, dict[str, Any]] = {}
     for key, mode in modes.items():
-        d = detection.setdefault(mode, {"spans": 0, "flagged": 0, "caught_by": {}})
+        d = detection.setdefault(mode, {"spans": 0, "flagged": 0, "unsure": 0, "caught_by": {}})
         d["spans"] += 1
         d["flagged"] += bool(failing[key])
+        d["unsure"] += key in suspected and not failing[key]
         for rubric in failing[key]:
             d["caught_by"][rubric] = d["caught_by"].get(rubric, 0) + 1
     for d in detection.values():
