@@ -72,8 +72,9 @@ def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization c
                           for m, d in scoring.detection.items() if m != "none"],
                          caption=f"good summaries flagged (false positives): {clean.get('flagged_share', 0):.0%} "
                                  f"of {clean.get('spans', 0)}, unsure "
-                                 f"{clean.get('unsure', 0) / max(clean.get('spans', 0), 1):.0%}; unsure = suspected by the cheap tiers, waiting "
-                                 f"for an LLM to confirm (SUMWATCH_LLM_MODEL), kept out of the issues"))
+                                 f"{clean.get('unsure', 0) / max(clean.get('spans', 0), 1):.0%}; unsure = suspected "
+                                 f"by the cheap tiers, waiting for an LLM to confirm (SUMWATCH_LLM_MODEL), kept out "
+                                 f"of the issues"))
     out.print(table("examples", ["trace id", "domain", "band", "planted", "summary"],
                      [(e["trace_id"], e["domain"], e["band"], e["planted_mode"], e["summary"][:90])
                       for e in result.examples]))
