@@ -7,11 +7,15 @@ import re
 
 from .numbers import scale_of
 from .parsing import ParsedText, first_letters
-from .records import MONEY, PERCENT, Item
+from .records import MONEY, NUMBER, PERCENT, Item
 from .words import SYNONYMS, stem
 
 
 def _comparable(a: Item, b: Item) -> bool:
+    # a bare number may restate an amount whose unit or currency sign was dropped or mangled on the way
+    # ("# 299" for "£299", "rose 12" for "rose 12%"): the value is what is checked then
+    if a.kind == NUMBER or b.kind == NUMBER:
+        return True
     if (a.kind == PERCENT) != (b.kind == PERCENT) or (a.kind == MONEY) != (b.kind == MONEY):
         return False
     return a.kind != MONEY or a.unit == b.unit or not a.unit or not b.unit

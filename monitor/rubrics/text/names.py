@@ -67,6 +67,10 @@ def _opens_statement(sentence: str, start: int) -> bool:
     return not before.strip("\"'“‘(*") or before.endswith((":", "\"", "“", "‘"))
 
 
+# a capitalized word joined to a lowercase one by a hyphen: a modifier ("AI-based", "Sims-centric")
+_COMPOUND_MODIFIER_RE = re.compile(r"[A-Z][\w'’]*(?:-[A-Z][\w'’]*)*-[a-z][a-z-]*")
+
+
 def entity_items(sentence: str, lowercase_vocab: frozenset[str],
                   figures: tuple[tuple[int, int], ...] = ()) -> list[Item]:
     if sum(1 for w in sentence.split() if w[:1].isupper()) >= 4 and not sentence.rstrip("\"'”’)").endswith(
@@ -90,6 +94,11 @@ def entity_items(sentence: str, lowercase_vocab: frozenset[str],
                 else:
                     _emit(sentence, run, lowercase_vocab, out)  # "Aisha Mwangi of Acme" is two names
                     run = []
+                continue
+            if _COMPOUND_MODIFIER_RE.fullmatch(tok.rstrip(".,;:")):
+                # "Sims-centric", "AI-based": a name turned into a describing word, not a name to check
+                _emit(sentence, run, lowercase_vocab, out)
+                run = []
                 continue
             ends = tok.endswith(".") and not _ACRONYM_RE.fullmatch(tok) and low[:-1] not in ABBREVIATIONS
             run.append((start, tok.rstrip(".-") if ends else tok.rstrip("-")))

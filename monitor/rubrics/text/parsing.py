@@ -156,6 +156,9 @@ _PTB_FIXES = (
 )
 
 
+_SPLIT_THOUSANDS_RE = re.compile(r"(?<![\d.,])(\d{1,3}), (\d{3})(?![\d,])")
+
+
 @lru_cache(maxsize=1024)
 def detokenize(text: str) -> str:
     """Undo Penn-Treebank-style tokenization ("do n't", "team 's", "word ."), common in datasets and
@@ -163,6 +166,8 @@ def detokenize(text: str) -> str:
 
         detokenize("I do n't know .")  # "I don't know."
     """
+    if ", " in text:  # "50, 000": a thousands separator split by tokenization
+        text = _SPLIT_THOUSANDS_RE.sub(r"\1,\2", text)
     if " n't" not in text and " ." not in text and " ," not in text and " 's" not in text:
         return text
     for pattern, replacement in _PTB_FIXES:

@@ -384,3 +384,23 @@ def test_compression_is_judged_only_where_the_source_allows_it():
     ok = judge.judge("conciseness", SummaryCase(short, "The council approved the new library budget on Monday.",
                                                 band="tldr"))
     assert ok.passed and ok.failure_mode == ""
+
+
+def test_a_name_turned_modifier_is_not_checked_as_a_name():
+    # SummEdits podcast and sales_email rows, consistent by human label: "Sims-centric", "AI-based"
+    source = "The hosts run a channel on YouTube about The Sims and review tools that use AI to plan schedules."
+    summary = "A Sims-centric YouTube channel reviews AI-based scheduling tools."
+    for rubric in ("factuality", "groundedness"):
+        result = judge.judge(rubric, SummaryCase(source, summary))
+        assert result.failure_mode not in ("entity_swap", "unsupported_entity"), result
+
+
+def test_numbers_split_or_stripped_by_tokenization_still_match():
+    # SummaC rows: "# 299" is CNN/DailyMail's tokenized "£299"; "£50, 000" a split thousands separator
+    watch = ("The 26-year-old was the beneficiary of the timepiece - which ranges in price from £299 to £13,500 - "
+             "as he visited an Apple store.")
+    assert judge.judge("factuality", SummaryCase(watch, "the timepiece ranges from # 299 to # 13,500 .")).passed
+    fund = "The families set out to raise £50,000 for the memorial, and the total has now been reached."
+    assert judge.judge("factuality", SummaryCase(fund, "a campaign to raise £50, 000 has reached its goal.")).passed
+    wrong = judge.judge("factuality", SummaryCase(fund, "a campaign to raise £60, 000 has reached its goal."))
+    assert not wrong.passed and wrong.failure_mode == "number_mismatch"
