@@ -144,6 +144,37 @@ _REMEDIES: dict[str, _Remedy] = {
 }
 
 
+# How a person would title an issue of each failure kind (the kind's own name follows in brackets):
+# the kind, not the documents' topic, is what an issue is about.
+_TITLES: dict[str, str] = {
+    **dict.fromkeys(("number_mismatch", "numerically_wrong", "number_changed", "percentage_mismatch",
+                     "unit_mismatch"), "Numbers that differ from the source"),
+    **dict.fromkeys(("unsupported_number", "new_number"), "Numbers the source never states"),
+    **dict.fromkeys(("entity_swap", "entity_swapped", "entity_wrong", "entity_modification"),
+                    "Names swapped or misattributed"),
+    "unsupported_entity": "Names the source never mentions",
+    **dict.fromkeys(("negation_flip", "negation_flipped", "polarity_wrong", "antonym_swap",
+                     "negation_insertion_removal"), "Negations dropped or flipped"),
+    "contradicted_claim": "Claims that contradict the source",
+    **dict.fromkeys(("quantifier_mismatch", "quantifier_drift", "quantifier_understated",
+                     "overgeneralized_quantifier"), "Quantities stated more strongly than the source"),
+    **dict.fromkeys(("causal_added", "added_causal_link"), "Causes the source does not state"),
+    **dict.fromkeys(("unsupported_claim", "hallucinated_fact_insertion"), "Claims the source does not support"),
+    **dict.fromkeys(("date_mismatch", "temporal_wrong", "unsupported_date"), "Dates that differ from the source"),
+    **dict.fromkeys(("filler_phrases", "filler_padding"), "Filler phrases pad the summary"),
+    "chatty_preamble": "Chatty preamble or sign-off",
+    **dict.fromkeys(("hedging", "hedging_inflated"), "Stacked hedges soften stated facts"),
+    "over_band_length": "Summaries longer than their band",
+    "under_band_length": "Summaries too short for their band",
+    "low_compression": "Summaries barely shorter than the source",
+    **dict.fromkeys(("verbatim_copy", "verbatim_restatement"), "Sentences pasted from the source"),
+    "repeated_fact": "The same fact stated twice",
+    "missing_expected_fact": "Expected facts left out",
+    "missing_key_fact": "Key source facts left out",
+    "topic_drift": "Summaries that drift off topic",
+}
+
+
 def tokenize(text: str) -> list[str]:
     """Lower-case words (underscores kept, so ``number_mismatch`` stays one term), stop words and numbers out."""
     return [t for t in _TOKEN.findall(text.lower()) if t not in _STOP]
@@ -182,13 +213,15 @@ class KeywordNamer:
         remedy = _REMEDIES.get(mode, _DEFAULT)
         size = len(cluster_texts)
 
-        label = " ".join(p for p in (rubric, mode.replace("_", " ") if mode else "") if p) or "failures"
-        said = set(rubric.split("_")) | set(mode.split("_"))  # keywords that only repeat the label add nothing
-        extra = [k.replace("_", " ") for k in keywords if k not in (rubric, mode) and not set(k.split("_")) <= said][:2]
-        words = label.split()
-        if extra:
-            words += ["-"] + ", ".join(extra).split()
-        title = " ".join(words[:10]).capitalize()
+        if mode in _TITLES:
+            title = f"{_TITLES[mode]} ({mode.replace('_', ' ')})"
+        else:  # a kind without a title of its own: its name and the cluster's most distinctive terms
+            label = " ".join(p for p in (rubric, mode.replace("_", " ") if mode else "") if p) or "failures"
+            said = set(rubric.split("_")) | set(mode.split("_"))  # terms that only repeat the label add nothing
+            extra = [k.replace("_", " ") for k in keywords
+                     if k not in (rubric, mode) and not set(k.split("_")) <= said][:2]
+            words = label.split() + (["-"] + ", ".join(extra).split() if extra else [])
+            title = " ".join(words[:10]).capitalize()
 
         share = _share(failure_mode_counts, mode) if mode else _share(rubric_counts, rubric)
         terms = ", ".join(keywords[:5]) or "no distinctive terms"
