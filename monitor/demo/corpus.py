@@ -1,21 +1,9 @@
 """Source documents for the demo workload: one builder per domain archetype, picked by domain.
 
-A document is assembled from fact records.  Each record keeps the slot values it
-was rendered from, the exact sentence it contributed to the text, paraphrased
-summary clauses and a one-line statement.  The summary side (``perturb``) works
-from those records, so it always knows exactly what the document states and can
-plant a single, recorded deviation.
+    doc = build_document("finance", 0, random.Random(7))
 
-Everything here is deterministic given the ``random.Random`` passed in.
-
-Writing rules the templates follow (the tests and the planted modes rely on them):
-
-* no hedge words (may, might, could, likely, perhaps, ...) anywhere in the text, and
-  the month of May is never used, so a lexical hedge check has no false positives;
-* no causal connectives ("because", "due to", "as a result", "driven by") in the
-  text, so a causal link in a summary is never supported by the source;
-* summary clauses are written independently of the source sentences, so a good
-  summary never repeats a long run of source words.
+The documents, their fact records and the writing rules their templates follow are described in
+:mod:`.documents`; each domain's templates live in :mod:`.domains`.
 """
 
 from __future__ import annotations
