@@ -157,6 +157,9 @@ _PTB_FIXES = (
 
 
 _SPLIT_THOUSANDS_RE = re.compile(r"(?<![\d.,])(\d{1,3}), (\d{3})(?![\d,])")
+# "twenty - five": a compound number word whose hyphen tokenization set apart
+_SPLIT_NUMBER_WORD_RE = re.compile(r"\b(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety) - "
+                                   r"(one|two|three|four|five|six|seven|eight|nine)\b", re.I)
 
 
 @lru_cache(maxsize=1024)
@@ -168,6 +171,8 @@ def detokenize(text: str) -> str:
     """
     if ", " in text:  # "50, 000": a thousands separator split by tokenization
         text = _SPLIT_THOUSANDS_RE.sub(r"\1,\2", text)
+    if " - " in text:
+        text = _SPLIT_NUMBER_WORD_RE.sub(r"\1-\2", text)
     if " n't" not in text and " ." not in text and " ," not in text and " 's" not in text:
         return text
     for pattern, replacement in _PTB_FIXES:

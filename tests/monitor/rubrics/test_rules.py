@@ -404,3 +404,12 @@ def test_numbers_split_or_stripped_by_tokenization_still_match():
     assert judge.judge("factuality", SummaryCase(fund, "a campaign to raise £50, 000 has reached its goal.")).passed
     wrong = judge.judge("factuality", SummaryCase(fund, "a campaign to raise £60, 000 has reached its goal."))
     assert not wrong.passed and wrong.failure_mode == "number_mismatch"
+
+
+def test_a_number_word_split_by_tokenization_is_read_whole():
+    # a SummEdits meeting transcript (consistent by human label): "twenty - five" is 25
+    source = "Professor C: Yeah , at the last workshop they got twenty - five machines and everyone ran jobs ."
+    summary = "At a previous workshop there were 25 machines that everyone ran jobs on."
+    assert judge.judge("factuality", SummaryCase(source, summary)).passed
+    wrong = judge.judge("factuality", SummaryCase(source, "At a previous workshop there were 20 machines."))
+    assert not wrong.passed and wrong.failure_mode == "number_mismatch"
