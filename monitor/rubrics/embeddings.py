@@ -19,6 +19,7 @@ Verdicts in the middle band carry ``confident=False``, so the cascade can ask th
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +31,7 @@ from .verdicts import COMPLETENESS, CONCISENESS, EMBEDDINGS, FACTUALITY, GROUNDE
 if TYPE_CHECKING:
     from sumwatch.clustering.embedder import Embedder
 
-VERSION = "emb-2"
+VERSION = "emb-3"
 
 # Cosine of all-MiniLM-L6-v2 mapped to 0..1: below SIM_FLOOR two texts share little more than a topic;
 # at SIM_CEIL one restates the other. tests/bench/judge_quality.py refits both constants on SummEval's
@@ -178,7 +179,7 @@ class EmbeddingJudge:
         if plan.facts:
             facts, fact_vecs, mode, kind = plan.facts, vec.facts, "missing_expected_fact", "expected fact"
         else:
-            keys = _key_sentences(vec.source, KEY_SENTENCES)
+            keys = _key_sentences(vec.source, KEY_SENTENCES, plan.source)
             facts = tuple(plan.source[k] for k in keys)
             fact_vecs, mode, kind = vec.source[keys], "missing_key_fact", "key source sentence"
         if not plan.summary:
@@ -266,16 +267,37 @@ def _sentences(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _key_sentences(source: np.ndarray, k: int) -> list[int]:
-    """The k sentences nearest the document's centroid, skipping near-duplicates of ones already chosen."""
+def _key_sentences(source: np.ndarray, k: int, texts: tuple[str, ...] = ()) -> list[int]:
+    """The k sentences nearest the document's centroid, skipping near-duplicates of ones already chosen
+    and, when the texts are given, turns that carry no fact ("Okay.", "PhD D: Yeah ."), unless nothing
+    else is left."""
     centrality = source @ source.mean(axis=0)
+    order = [int(i) for i in centrality.argsort()[::-1]]
+    if texts:
+        informative = [i for i in order if _informative(texts[i])]
+        order = informative or order
     chosen: list[int] = []
-    for i in centrality.argsort()[::-1]:
+    for i in order:
         if all(float(source[i] @ source[j]) < KEY_DUPLICATE for j in chosen):
             chosen.append(int(i))
         if len(chosen) == k:
             break
     return chosen
+
+
+# a speaker label opening a transcript turn ("PhD D:", "Grad C:", "Sales Rep:")
+_SPEAKER_RE = re.compile(r"^\s*[A-Z][\w.' -]{0,24}:\s")
+# words of talk that state nothing: a turn made of these and a name is not a fact to expect in a summary
+_TALK_WORDS = frozenset({"okay", "ok", "yeah", "yes", "yep", "no", "um", "uh", "hmm", "mm", "mhm", "oh", "ah",
+                         "right", "well", "so", "like", "sure", "alright", "thank", "thanks", "good", "great",
+                         "know", "mean", "think", "just", "actually", "basic", "realli", "probab"})
+MIN_FACT_TERMS = 3
+
+
+def _informative(sentence: str) -> bool:
+    """Whether a source sentence states something: at least MIN_FACT_TERMS content terms beyond a speaker
+    label and words of talk."""
+    return len(tx.terms(_SPEAKER_RE.sub("", sentence)) - _TALK_WORDS) >= MIN_FACT_TERMS
 
 
 def _has_number(terms: list[str]) -> bool:

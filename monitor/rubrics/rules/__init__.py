@@ -31,7 +31,7 @@ class RulesJudge:
     """
 
     tier = RULES
-    version = "rules-2"  # 2: restatement judged per sentence; compression only where the source allows it
+    version = "rules-3"  # 2: restatement per sentence, compression where meaningful; 3: day-first dates
 
     def __init__(self) -> None:
         self._judges = {FACTUALITY: factuality.judge, GROUNDEDNESS: groundedness.judge,

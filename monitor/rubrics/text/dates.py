@@ -11,13 +11,19 @@ MONTHS = {"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june":
            "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
 _MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
           r"Jan\.?|Feb\.?|Mar\.?|Apr\.?|Jun\.?|Jul\.?|Aug\.?|Sept\.?|Sep\.?|Oct\.?|Nov\.?|Dec\.?)(?![a-z])")
+# lower-case month names (transcripts, tokenized corpora): full names only, and only with a day or a year
+# beside them (checked where matched), since "may", "march" and "august" are also words
+_LOWER_MONTH = (r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
+                r"(?![a-z])")
 _DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 _YEAR = r"(?:19|20)\d{2}"
 _DATE_RES: tuple[tuple[str, re.Pattern], ...] = (
     ("time", re.compile(r"\b(\d{1,2}):([0-5]\d)(?:\s?([ap])\.?m\.?\b)?|\b(\d{1,2})\s?([ap])\.?m\.?(?![a-z])|"
                         r"\b(noon|midnight)\b", re.IGNORECASE)),
-    ("mdy", re.compile(rf"\b({_MONTH})(?:\s+({_DAY})\b)?(?:,?\s+({_YEAR})\b)?")),
-    ("dmy", re.compile(rf"\b({_DAY})\s+(?:of\s+)?({_MONTH})(?:,?\s+({_YEAR})\b)?")),
+    # day-first before month-first: in "22 February 2020" the month-first pattern would take "February
+    # 2020" and leave the day behind
+    ("dmy", re.compile(rf"\b({_DAY})\s+(?:of\s+)?({_MONTH}|{_LOWER_MONTH})(?:,?\s+({_YEAR})\b)?")),
+    ("mdy", re.compile(rf"\b({_MONTH}|{_LOWER_MONTH})(?:\s+({_DAY})\b)?(?:,?\s+({_YEAR})\b)?")),
     ("weekday", re.compile(r"\b(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?\b")),
     ("quarter", re.compile(r"\b(?:Q([1-4])|([1-4])Q|(first|second|third|fourth|1st|2nd|3rd|4th)[-\s]quarter|"
                            r"(first|second)[-\s]half|H([12]))\b", re.IGNORECASE)),
@@ -27,7 +33,7 @@ _DATE_RES: tuple[tuple[str, re.Pattern], ...] = (
 _FULL_MONTHS = frozenset(list(MONTHS)[:12])
 _DIGIT_RE = re.compile(r"\d")
 _AM_PM_RE = re.compile(r"\d\s?[ap]\.?m")  # "2 p.m.", "9am"
-_MONTH_PREFIX_RE = re.compile("Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec")
+_MONTH_PREFIX_RE = re.compile("jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec")
 
 
 def _date_hints(s: str, low: str) -> set[str]:
@@ -36,7 +42,7 @@ def _date_hints(s: str, low: str) -> set[str]:
     hints = set()
     if ":" in s or "noon" in low or "midnight" in low or (digits and _AM_PM_RE.search(low)):
         hints.add("time")
-    if _MONTH_PREFIX_RE.search(s):
+    if _MONTH_PREFIX_RE.search(low):
         hints.update(("mdy", "dmy"))
     if "day" in s:
         hints.add("weekday")
@@ -84,6 +90,11 @@ def date_items(sentence: str) -> list[Item]:
                 mg, dg = (1, 2) if name == "mdy" else (2, 1)
                 month_s, day_s, year_s = m.group(mg), m.group(dg), m.group(3)
                 month = MONTHS[month_s.rstrip(".").lower()]
+                if month_s[0].islower() and not (day_s or year_s):
+                    continue  # "may", "march", "august": a word unless a day or a year makes it a date
+                if month_s in ("may", "march") and not year_s and \
+                        not _MONTH_CONTEXT_RE.search(sentence[:m.start()]):
+                    continue  # "you may 2 times", "the 2 may be": verbs; "on may 2", "by 2 may" dates
                 # "May" and "March" opening a sentence may be words, "Jan" a name: alone they need a date-like
                 # lead-in (mid-sentence, a capitalized "March" is the month)
                 ambiguous = (month_s in ("May", "March") and not sentence[:m.start()].strip()) or \

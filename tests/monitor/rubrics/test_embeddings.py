@@ -37,7 +37,7 @@ def test_a_faithful_paraphrase_is_supported_with_a_high_score(judge: EmbeddingJu
     result = judge.judge("groundedness", case(PARAPHRASE))
     assert (result.verdict, result.passed, result.confident) == ("supported", True, True)
     assert result.score >= 0.8
-    assert result.tier == "embeddings" and result.judge_version == "emb-2:all-MiniLM-L6-v2"
+    assert result.tier == "embeddings" and result.judge_version == "emb-3:all-MiniLM-L6-v2"
     assert len(result.details) == 2 and all(d["similarity"] > 0.7 for d in result.details)
 
 
@@ -82,6 +82,20 @@ def test_without_expected_facts_coverage_is_of_key_source_sentences(judge: Embed
     assert covered.score > off.score
     assert off.verdict == "absent" and off.failure_mode == "missing_key_fact"
     assert all(d["fact"] in SOURCE for d in covered.details)
+
+
+def test_key_source_sentences_are_never_filler_turns(judge: EmbeddingJudge):
+    # a meeting transcript in SummEdits' style: the turns that state nothing must not become facts to expect
+    transcript = ("PhD D: Okay . Grad C: Yeah . PhD A: So the new recognizer cut the word error rate on the digits "
+                  "task from nine percent to six percent . PhD D: Yeah . Professor B: Right , so I guess we know "
+                  "that . Grad C: The training run on the far-field microphones still crashes after two hours . "
+                  "PhD D: Okay . Professor B: We will rerun the far-field training next week with smaller batches .")
+    summary = ("The new recognizer lowered the digits word error rate from nine to six percent; the far-field "
+               "training still crashes and will be rerun next week with smaller batches.")
+    result = judge.judge("completeness", SummaryCase(source=transcript, summary=summary))
+    facts = [row["fact"] for row in result.details]
+    assert facts and all(len(fact.split()) > 5 for fact in facts), facts
+    assert result.verdict == "present", result.explanation
 
 
 def test_factuality_and_conciseness_are_left_to_other_tiers(judge: EmbeddingJudge):

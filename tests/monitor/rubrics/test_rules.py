@@ -58,7 +58,7 @@ def test_unknown_rubric_is_rejected():
 
 
 def test_judge_names_its_tier():
-    assert judge.tier == "rules" and judge.version == "rules-2"
+    assert judge.tier == "rules" and judge.version == "rules-3"
 
 
 # ---------------------------------------------------------------- factuality
@@ -88,6 +88,23 @@ def test_changed_date_is_temporal_wrong():
     r = run(FACTUALITY, "The outage lasted 188 minutes on March 7.")
     assert (r.verdict, r.failure_mode) == ("temporal_wrong", "date_mismatch")
     assert quotes_both(r.evidence, "March 7", "March 5")
+
+
+@pytest.mark.parametrize(("source", "summary"), [
+    # SummEdits meeting transcripts write dates in lower case; summaries capitalize them
+    ("PhD A: so the deadline is april 14 for the draft . Grad C: okay .", "The draft is due on April 14."),
+    ("The tribunal ruled on 22 February 2020 that the dismissal was unfair.",
+     "On February 22, 2020 the tribunal found the dismissal unfair."),
+])
+def test_dates_written_differently_are_the_same_date(source, summary):
+    r = RulesJudge().judge(FACTUALITY, SummaryCase(source=source, summary=summary))
+    assert r.verdict in PASSING[FACTUALITY], r.explanation
+
+
+def test_lower_case_source_date_still_catches_a_changed_day():
+    r = RulesJudge().judge(FACTUALITY, SummaryCase(source="PhD A: the deadline is april 14 for the draft .",
+                                                   summary="The draft is due on April 16."))
+    assert (r.verdict, r.failure_mode) == ("temporal_wrong", "date_mismatch")
 
 
 @pytest.mark.parametrize("summary", [

@@ -63,6 +63,17 @@ def test_dates_quarters_and_times_get_comparable_keys():
     assert [i.key for i in tx.parse("It opens in May. Talks end by March.").items(tx.DATE)] == ["month:5", "month:3"]
 
 
+def test_day_first_and_lower_case_dates_read_as_dates():
+    # day-first keeps its day ("22 February 2020" is February 22, not "February" of 2020)
+    assert {i.key for i in tx.extract_items("It closed on 22 February 2020.")} >= {"day:2-22", "year:2020"}
+    # lower-case month names in transcripts count when a day or a year sits beside them
+    assert [i.key for i in tx.extract_items("we launch on april 14 then") if i.kind == tx.DATE] == ["day:4-14"]
+    assert [i.key for i in tx.extract_items("due by 3 june") if i.kind == tx.DATE] == ["day:6-3"]
+    # ... and the verbs stay verbs
+    for text in ("you may 2 times over", "the 2 may be right", "by march the plan was done", "an august body"):
+        assert not [i for i in tx.extract_items(text) if i.kind == tx.DATE], text
+
+
 def test_names_skip_capitalized_sentence_openers():
     names = [i.text for i in tx.extract_items("Overall, Redfern Steel and Bank of America met Dana Whitcombe.")
              if i.kind == tx.ENTITY]
