@@ -52,6 +52,11 @@ class Settings:
     insert_batch_rows: int = 20_000
     insert_batch_wait_ms: int = 0  # linger before an INSERT; 0 = group whatever is queued
     retry_after_seconds: int = 5  # told to exporters with a 503
+    # the receiver closes a connection whose request headers take longer than this, and answers 408 to a
+    # body that takes longer to arrive (slow or stuck clients must not hold connections)
+    header_timeout_s: float = 10.0
+    body_timeout_s: float = 30.0
+    max_connections: int = 1000  # beyond this the receiver answers 503 until connections close
     service_name: str = "sumwatch-demo"
     # judges
     judge_mode: JudgeMode | None = None  # default: ambiguous with an LLM, else off
@@ -368,6 +373,8 @@ _CHECKS: dict[str, Callable[[Any], object]] = {
     "max_body_bytes": _positive("number of bytes"), "insert_batch_rows": _positive("number of rows"),
     "insert_batch_wait_ms": _between(0, math.inf, "a number of milliseconds"),
     "retry_after_seconds": _between(0, math.inf, "a number of seconds"),
+    "header_timeout_s": _positive("number of seconds"), "body_timeout_s": _positive("number of seconds"),
+    "max_connections": _positive("number of connections"),
     "judge_mode": _one_of(JUDGE_MODES), "cluster_namer": _one_of(NAMERS),
     "judge_audit_rate": _between(0, 1, "a share"),
     "llm_concurrency": _positive("number of requests"), "llm_timeout_s": _positive("number of seconds"),
