@@ -142,6 +142,9 @@ class Settings:
 
     @property
     def embedded_path(self) -> Path:
+        """The embedded database's folder: a ``chdb:///dir`` URL's, else ``chdb`` under ``home``."""
+        if self.clickhouse_url and self.clickhouse_url.startswith("chdb:"):
+            return Path(urlsplit(self.clickhouse_url).path).resolve()
         return (self.home / "chdb").resolve()
 
     @property
@@ -243,8 +246,13 @@ def _duration(value: Any) -> None:
     try:
         parse_duration(value)
     except ValueError:
-        raise ValueError(f"must be a positive duration with a unit s, m, h, d or w (like 24h or 7d), "
-                         f"got {value!r}") from None
+        raise ValueError(f"must be a positive duration of at most 100 years with a unit s, m, h, d or w "
+                         f"(like 24h or 7d), got {value!r}") from None
+
+
+def _clickhouse_url(value: Any) -> None:
+    if value:
+        check_clickhouse_url(value)
 
 
 def _span_filter(value: Any) -> None:
@@ -267,15 +275,46 @@ def _cron(value: Any) -> None:
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+# a window reaching further back than ClickHouse's DateTime64 (1900) cannot be queried or stored
+MAX_DURATION_S = 100 * 365 * 86400
+# the most rows one listing returns (CLI --limit, the read API's ?limit=): ClickHouse reads LIMIT as UInt32,
+# so a larger number would wrap around
+MAX_LIST_LIMIT = 10_000
+CLICKHOUSE_SCHEMES = ("chdb", "http", "https")
 
 
 def parse_duration(text: str) -> float:
-    """Seconds in a duration like ``90s``, ``15m``, ``24h``, ``7d`` or ``2w``."""
+    """Seconds in a duration like ``90s``, ``15m``, ``24h``, ``7d`` or ``2w``, at most 100 years."""
     match = _DURATION.match(str(text).lower())
     if not match or float(match.group(1)) <= 0:
         raise ValueError(f"a duration is a positive number with a unit s, m, h, d or w (like 24h or 7d), "
                          f"got {text!r}")
-    return float(match.group(1)) * _UNIT_S[match.group(2)]
+    seconds = float(match.group(1)) * _UNIT_S[match.group(2)]
+    if seconds > MAX_DURATION_S:
+        raise ValueError(f"a duration is at most 100 years (36500d), got {text!r}")
+    return seconds
+
+
+def check_clickhouse_url(url: str) -> None:
+    """A ClickHouse URL sumwatch can open: ``http(s)://[user:pass@]host[:port]`` or ``chdb:///absolute/dir``.
+
+        check_clickhouse_url("postgres://db")   # ValueError: must start with chdb://, http:// or https:// ...
+    """
+    scheme, sep, _ = url.partition("://")
+    if not sep or scheme not in CLICKHOUSE_SCHEMES:
+        raise ValueError(f"must start with chdb://, http:// or https://, got {redact_url(url)!r}")
+    parts = urlsplit(url)
+    if scheme == "chdb":
+        if parts.netloc or not parts.path.startswith("/"):
+            raise ValueError(f"must name an absolute folder for the embedded database, like "
+                             f"chdb:///var/lib/sumwatch, got {redact_url(url)!r}")
+        return
+    try:
+        parts.port  # noqa: B018 - raises ValueError on a port that is not a number or out of range
+    except ValueError:
+        raise ValueError(f"has a bad port: {redact_url(url)!r}") from None
+    if not parts.hostname:
+        raise ValueError(f"names no host, like {scheme}://localhost:8123, got {redact_url(url)!r}")
 
 
 def parse_service_rates(text: str | None) -> dict[str, float]:
@@ -367,8 +406,8 @@ def redact_url(url: str) -> str:
 
 # checked in Settings.__post_init__; a field without an entry takes any value of its type
 _CHECKS: dict[str, Callable[[Any], object]] = {
-    "database": _text, "host": _text, "service_name": _text, "embedding_model": _text, "source_key": _text,
-    "summary_key": _text,
+    "clickhouse_url": _clickhouse_url, "database": _text, "host": _text, "service_name": _text,
+    "embedding_model": _text, "source_key": _text, "summary_key": _text,
     "port": _between(0, 65535, "a port number"),
     "max_body_bytes": _positive("number of bytes"), "insert_batch_rows": _positive("number of rows"),
     "insert_batch_wait_ms": _between(0, math.inf, "a number of milliseconds"),

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from sumwatch.monitor.settings import Settings, SettingsError, crontab_fields
+from sumwatch.monitor.settings import Settings, SettingsError, crontab_fields, parse_duration
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -85,3 +85,36 @@ def test_every_variable_the_readme_documents_is_a_setting():
     documented = set(re.findall(r"`(SUMWATCH_[A-Z_]+)`", (ROOT / "README.md").read_text()))
     known = {Settings.env_var(name) for name in Settings.__dataclass_fields__}
     assert documented and documented <= known, f"documented but unknown: {sorted(documented - known)}"
+
+
+@pytest.mark.parametrize("url, message", [
+    ("htp://x", "must start with chdb://, http:// or https://, got 'htp://x'"),
+    ("postgres://me:secret@db/otel", "must start with chdb://, http:// or https://, got 'postgres://me:***@db/otel'"),
+    ("localhost:8123", "must start with chdb://, http:// or https://"),
+    ("http://", "names no host, like http://localhost:8123"),
+    ("http://ch:99999", "has a bad port"),
+    ("chdb://memory", "must name an absolute folder for the embedded database"),
+])
+def test_only_chdb_and_http_urls_are_accepted(url, message):
+    with pytest.raises(SettingsError) as caught:
+        Settings.from_env(env={"SUMWATCH_CLICKHOUSE_URL": url})
+    assert str(caught.value).startswith("SUMWATCH_CLICKHOUSE_URL (--db) ") and message in str(caught.value)
+    assert "secret" not in str(caught.value)
+
+
+def test_a_chdb_url_names_the_embedded_folder(tmp_path):
+    for url in ("http://ch:8123", "https://user:pw@ch.example.com"):
+        assert not Settings.from_env(env={}, clickhouse_url=url).is_embedded
+    s = Settings.from_env(env={}, clickhouse_url=f"chdb://{tmp_path}/db")
+    assert s.is_embedded and s.embedded_path == tmp_path.resolve() / "db"
+    assert Settings.from_env(env={}, home=tmp_path).embedded_path == tmp_path.resolve() / "chdb"
+
+
+def test_durations_are_bounded_at_100_years():
+    assert parse_duration("36500d") == 36500 * 86400 and parse_duration("90s") == 90
+    for text in ("36501d", "99999999999999999999d", "1" * 400 + "s"):
+        with pytest.raises(ValueError, match="at most 100 years"):
+            parse_duration(text)
+    with pytest.raises(SettingsError, match=r"SUMWATCH_CLUSTER_WINDOW \(--window\) must be a positive duration of "
+                                            r"at most 100 years .*got '99999999999999999999d'"):
+        Settings.from_env(env={}, cluster_window="99999999999999999999d")
