@@ -10,7 +10,9 @@ is a deterministic hash of the trace id (MD5, the same in SQL and in Python), so
 sampled stays unsampled on every pass; spans with error status are always taken; services can have
 their own rates; ``--shard i/N`` splits the work between samplers by another part of the same hash.
 Scores are written before the watermark moves, so a crash in between repeats nothing: the next pass
-skips spans that already have scores (and a rescore would replace, not add, rows).
+skips spans that already have scores (and a rescore would replace, not add, rows). A span stored twice
+(an exporter sent its batch again after a lost answer) is fetched once, like every read of ``otel_traces``
+(see :mod:`sumwatch.monitor.store.traces`), so it is judged, paid for and counted once.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from ..rubrics.verdicts import ERROR, RubricResult, SummaryCase
 from ..settings import Settings, parse_span_filter
 from ..store.connection import Store, quote_ident
 from ..store.scores import SCORES_TABLE, ScoredSpan, SpanRef, write_scores
-from ..store.traces import parse_expected_facts
+from ..store.traces import first_spans, parse_expected_facts
 from ..store.watermarks import advance_watermark, read_watermark
 
 _SCALE = 1_000_000  # sampling resolution: rates are compared in millionths
@@ -174,7 +176,7 @@ class Sampler:
         return f"sampler/{self.cascade.version}/{index}of{count}"
 
     def _fetch(self, since_ns: int, cursor: tuple[int, str], limit: int) -> list[_Pending]:
-        params: dict[str, Any] = {"since": since_ns, "cur_ts": cursor[0], "cur_span": cursor[1], "limit": limit,
+        params: dict[str, Any] = {"since": since_ns, "cur_ts": cursor[0], "cur_span": cursor[1],
                                   "jv": self.cascade.version, "src": self.selector.source_key,
                                   "sum": self.selector.summary_key, "err": ERROR}
         selector = self.selector.where(params)
@@ -183,7 +185,8 @@ class Sampler:
         # whatever the watermark says
         scored = f"SELECT TraceId, SpanId FROM {quote_ident(SCORES_TABLE)} FINAL WHERE JudgeVersion = {{jv:String}}"
         a = "SpanAttributes"
-        rows = self.store.query_rows(
+        rows = first_spans(
+            self.store,
             f"""SELECT TraceId, SpanId, toUnixTimestamp64Nano(Timestamp) AS ts, ServiceName, StatusCode,
                    {a}[{{src:String}}], {a}[{{sum:String}}], {a}['{semconv.SUMMARIZATION_BAND}'],
                    {a}['{semconv.EXPECTED_FACTS}'], {a}['{semconv.DOMAIN}']
@@ -194,7 +197,7 @@ class Sampler:
               AND (ts, SpanId) > ({{cur_ts:Int64}}, {{cur_span:String}})
               AND (TraceId, SpanId) NOT IN ({scored} GROUP BY TraceId, SpanId
                                             HAVING countIf(Verdict = {{err:String}}) = 0)
-            ORDER BY ts, SpanId LIMIT {{limit:UInt32}}""", params)
+            ORDER BY ts, SpanId LIMIT {{prefix:UInt64}}""", params, limit)
         out = []
         for tid, sid, ts, service, status, source, summary, band, facts, domain in rows:
             case = (SummaryCase(source, summary, band or None, parse_expected_facts(facts), domain or None)

@@ -6,12 +6,24 @@
 The table is exactly the one the Collector's ClickHouse exporter creates, so a stock Collector can write
 into it; its column list and row encoding live in :mod:`sumwatch.tracer.otel_traces`, because the
 tracer's direct exporter writes rows too.
+
+Each span once, as readers see it. An exporter that never got its answer (the receiver was killed after
+storing the batch, a proxy timed out) sends the same spans again, and the table, a plain MergeTree like
+the Collector's, keeps both copies. Changing what is written cannot fix that without breaking the
+Collector's schema: a ReplacingMergeTree or a deduplication window is a different table, insert
+deduplication only matches byte-identical blocks (group commit mixes requests), and a Collector writing
+beside us retries the same way without taking part. So every read of ``otel_traces`` takes one row per (TraceId, SpanId):
+whole-set reads add ``ONE_PER_SPAN`` (``LIMIT 1 BY TraceId, SpanId``), and ordered reads with a limit
+(the trace listing, the sampler's fetch) go through :func:`first_spans`, which reads a slightly longer
+prefix of the same order and keeps the first row of each span, so the engine still sorts only the top
+rows instead of every span (``tests/bench/dedup_reads.py`` measures both against the plain query).
+Copies of a span are the same bytes sent twice, so which one is kept does not matter.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -21,6 +33,39 @@ from sumwatch.tracer.otel_traces import TRACE_ID_TS_TABLE, TRACE_ID_TS_VIEW, TRA
 
 from .connection import Store, quote_ident
 from .ddl import Target
+
+ONE_PER_SPAN = "LIMIT 1 BY TraceId, SpanId"  # appended to a read of otel_traces: each span once
+
+
+def first_spans(store: Store, sql: str, params: Mapping[str, Any], limit: int) -> list[tuple]:
+    """The first ``limit`` rows of an ordered read of ``otel_traces``, one row per span.
+
+        rows = first_spans(store, "SELECT TraceId, SpanId, ... FROM otel_traces WHERE ... "
+                                  "ORDER BY Timestamp DESC LIMIT {prefix:UInt64}", {}, limit=20)
+
+    ``sql`` selects TraceId and SpanId first and ends in ``LIMIT {prefix:UInt64}``. A span's first row in
+    the order is the one kept; every row before it belongs to a span that comes earlier, so the first
+    ``limit`` spans of a prefix are the first ``limit`` of the whole read. When copies crowd the prefix
+    it is read again, longer, until it holds ``limit`` spans or the rows run out.
+    """
+    if limit < 1:
+        return []
+    prefix = limit + limit // 8 + 2  # room for a few copies without a second read
+    while True:
+        rows = store.query_rows(sql, {**params, "prefix": prefix})
+        seen: set[tuple[str, str]] = set()
+        out = []
+        for row in rows:
+            key = (row[0], row[1])
+            if key not in seen:
+                seen.add(key)
+                out.append(row)
+                if len(out) == limit:
+                    return out
+        if len(rows) < prefix:
+            return out
+        # grow by the share of copies seen so far, at least doubling
+        prefix = max(2 * prefix, int(prefix * limit / max(len(out), 1) * 1.25) + 1)
 
 
 def otel_traces_ddl(t: Target) -> list[str]:
@@ -145,18 +190,18 @@ def list_traces(store: Store, limit: int = 20, service: str | None = None) -> li
         raise ValueError(f"limit must be at least 1, got {limit}")
     where = _is_summarization() + (" AND ServiceName = {service:String}" if service else "")
     a = "SpanAttributes"
-    rows = store.query_rows(
-        f"""SELECT toTimeZone(Timestamp, 'UTC'), TraceId, SpanId, ServiceName,
+    rows = first_spans(
+        store,
+        f"""SELECT TraceId, SpanId, toTimeZone(Timestamp, 'UTC'), ServiceName,
                {a}['{semconv.SUMMARIZATION_BAND}'], {a}['{semconv.DOMAIN}'], {a}['{semconv.DOCUMENT_ID}'],
                toUInt32OrZero({a}['{semconv.SOURCE_WORDS}']), toUInt32OrZero({a}['{semconv.SUMMARY_WORDS}']),
                StatusCode, Duration, substring({a}['{semconv.OUTPUT_VALUE}'], 1, 200)
         FROM {TRACES_TABLE} WHERE {where}
-        ORDER BY Timestamp DESC LIMIT {{limit:UInt32}}""",
-        {"limit": limit, "service": service or ""},
-    )
+        ORDER BY Timestamp DESC LIMIT {{prefix:UInt64}}""",
+        {"service": service or ""}, limit)
     return [TraceRow(_iso(ts), tid, sid, svc, band, domain, doc, int(sw), int(mw), status,
                      round(dur / 1e6, 3), " ".join(preview.split()))
-            for ts, tid, sid, svc, band, domain, doc, sw, mw, status, dur, preview in rows]
+            for tid, sid, ts, svc, band, domain, doc, sw, mw, status, dur, preview in rows]
 
 
 def normalize_trace_id(trace_id: str) -> str:
@@ -173,7 +218,7 @@ def get_trace(store: Store, trace_id: str) -> list[SpanDetail]:
         f"""SELECT toTimeZone(Timestamp, 'UTC'), TraceId, SpanId, ParentSpanId, SpanName, SpanKind, ServiceName,
                StatusCode, StatusMessage, Duration, SpanAttributes, ResourceAttributes,
                Events.Timestamp, Events.Name, Events.Attributes
-        FROM {TRACES_TABLE} WHERE TraceId = {{tid:String}} ORDER BY Timestamp""",
+        FROM {TRACES_TABLE} WHERE TraceId = {{tid:String}} ORDER BY Timestamp, SpanId {ONE_PER_SPAN}""",
         {"tid": trace_id},
     )
     return [SpanDetail(_iso(ts), tid, sid, parent, name, kind, svc, status, msg, round(dur / 1e6, 3),
@@ -202,7 +247,7 @@ def span_texts(store: Store, source_key: str, summary_key: str, keys: Sequence[t
     rows = store.query_rows(
         f"""SELECT TraceId, SpanId, {a}[{{src:String}}], {a}[{{sum:String}}], {a}['{semconv.SUMMARIZATION_BAND}'],
                {a}['{semconv.EXPECTED_FACTS}']
-        FROM {TRACES_TABLE} WHERE TraceId IN {{tids:Array(String)}}""",
+        FROM {TRACES_TABLE} WHERE TraceId IN {{tids:Array(String)}} {ONE_PER_SPAN}""",
         {"src": source_key, "sum": summary_key, "tids": sorted({t for t, _ in keys})})
     wanted = set(keys)
     out = {}

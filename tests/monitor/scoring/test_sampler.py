@@ -1,4 +1,4 @@
-"""The sampler: selection, deterministic sampling, shards, idempotent reruns, watermarks, eval events."""
+"""The sampler: selection, deterministic sampling, shards, idempotent reruns, watermarks, eval events, copies."""
 
 import json
 
@@ -6,11 +6,13 @@ import pytest
 
 from sumwatch.monitor.demo.run import run_demo
 from sumwatch.monitor.ingest.backfill import SpanBuilder, parse_record
+from sumwatch.monitor.issues.failures import load_failures
 from sumwatch.monitor.scoring import sampler as sampler_module
 from sumwatch.monitor.scoring.sampler import Sampler, SamplingPolicy, SpanSelector
-from sumwatch.monitor.store.scores import list_scores
+from sumwatch.monitor.store.scores import ScoredSpan, list_scores, write_scores
 from sumwatch.monitor.store.watermarks import read_watermark
 from sumwatch.tracer import semconv
+from sumwatch.tracer.otel_traces import COLUMNS, TRACES_TABLE
 
 
 def score_count(store, final=True):
@@ -169,3 +171,35 @@ def test_llm_failures_are_recorded_as_errors_then_retried_on_the_next_pass(store
     final = list_scores(store, limit=100)
     assert len(final) == 12 and not any(s.verdict == "error" for s in final)
     assert score_count(store) == 12  # replaced, not added (FINAL)
+
+
+def copy_spans(store, where="1"):
+    """Store the matching spans again, as a receiver does when an exporter retries a batch it stored."""
+    columns = ", ".join(f"`{c}`" for c in COLUMNS)
+    store.command(f"INSERT INTO {TRACES_TABLE} ({columns}) SELECT {columns} FROM {TRACES_TABLE} WHERE {where}")
+
+
+def test_a_span_stored_twice_is_judged_once_and_fails_once_for_clustering(store, rules_cascade):
+    run_demo(store, n=24, seed=5)
+    copy_spans(store)
+    copy_spans(store, "cityHash64(SpanId) % 3 = 0")  # some spans three times
+    assert store.query_rows(f"SELECT count() > 48 FROM {TRACES_TABLE}")[0][0]
+    report = Sampler(store, rules_cascade, batch=5).run_pass()
+    assert report.considered == report.scored_spans == 24 and report.score_rows == 96
+    assert score_count(store, final=False) == 96  # no copy judged, paid for or stored twice, even before merges
+    failures = load_failures(store, 0, 2**63 - 1)
+    assert failures and len({(f.trace_id, f.span_id) for f in failures}) == len(failures) == report.failing
+
+
+def test_scores_written_twice_for_one_span_count_once(store, rules_cascade):
+    # what a sampler that judged both copies of a span left: two rows per (span, rubric, judge version)
+    run_demo(store, n=6, seed=5)
+    copy_spans(store)
+    pending = Sampler(store, rules_cascade)._fetch(0, (0, ""), 100)
+    scored = [ScoredSpan(p.ref, rules_cascade.score_batch([p.case])[0]) for p in pending if p.case]
+    write_scores(store, scored, rules_cascade.version)
+    write_scores(store, scored, rules_cascade.version)
+    assert score_count(store, final=False) == 48
+    assert score_count(store) == len(list_scores(store, limit=1000)) == 24  # sumwatch_scores is keyed per span
+    failing = {(s.ref.trace_id, s.ref.span_id) for s in scored if any(not r.passed for r in s.results.values())}
+    assert sorted((f.trace_id, f.span_id) for f in load_failures(store, 0, 2**63 - 1)) == sorted(failing)
