@@ -78,9 +78,11 @@ def _acquire(path: Path, purpose: str, api: str | None) -> None:
         if held is not None:  # same process: chDB shares its engine between clients
             held.users += 1
             return
-        path.mkdir(parents=True, exist_ok=True)
         lock_path = path / LOCK_NAME
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise StoreError(f"cannot open the embedded database at {path}: {exc.strerror}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -97,6 +99,24 @@ def _acquire(path: Path, purpose: str, api: str | None) -> None:
         os.ftruncate(fd, 0)
         os.write(fd, json.dumps({"pid": os.getpid(), "command": purpose, "api": api}).encode())
         _locks[path] = _Lock(fd, 1)
+
+
+def _make_embedded_folder(settings: Settings) -> Path:
+    """The embedded database's folder, made if missing. Only the last folder is made (for the default, the
+    home folder and its ``chdb``): a mistyped path stops here instead of growing a tree of new folders."""
+    path = settings.embedded_path
+    top = path if settings.clickhouse_url else settings.home.resolve()
+    for folder in (top.parent, top, path):
+        if folder.exists() and not folder.is_dir():
+            raise StoreError(f"cannot use {path} for the embedded database: {folder} is a file, not a folder")
+    if not top.parent.exists():
+        raise StoreError(f"cannot create the embedded database at {path}: the folder {top.parent} does not exist "
+                         f"(sumwatch creates only {top.name}/ in an existing folder); create it or fix the path")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"cannot create the embedded database at {path}: {exc.strerror}") from None
+    return path
 
 
 def _release(path: Path) -> None:
@@ -129,12 +149,13 @@ class Store:
 
     @classmethod
     def open(cls, settings: Settings, *, api: str | None = None, create_database: bool = True) -> Store:
-        """Connect, create the database if needed. Raises StoreBusyError / StoreUnavailableError."""
+        """Connect, create the database if needed. Raises StoreBusyError / StoreUnavailableError, or
+        StoreError when the embedded folder cannot be made (its parent folder must exist)."""
         import clickhouse_connect
 
         lock_path = None
         if settings.is_embedded:
-            lock_path = settings.embedded_path
+            lock_path = _make_embedded_folder(settings)
             _acquire(lock_path, _purpose(), api)
         try:
             if settings.is_embedded:

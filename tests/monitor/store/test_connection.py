@@ -1,0 +1,42 @@
+"""Opening the store: the embedded folder is made only inside a folder that exists, with plain errors."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from sumwatch.monitor.settings import Settings
+from sumwatch.monitor.store.connection import Store, StoreError
+
+
+@pytest.mark.parametrize("where", ["url", "home"])
+def test_a_missing_parent_folder_is_an_error_and_nothing_is_created(tmp_path, where):
+    target = tmp_path / "no" / "such" / "dir"
+    settings = (Settings.from_env(env={}, clickhouse_url=f"chdb://{target}") if where == "url"
+                else Settings.from_env(env={}, home=target))
+    with pytest.raises(StoreError, match=f"the folder {tmp_path / 'no' / 'such'} does not exist") as caught:
+        Store.open(settings)
+    assert "\n" not in str(caught.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_where_a_folder_belongs_is_an_error(tmp_path):
+    (tmp_path / "home").write_text("not a folder")
+    with pytest.raises(StoreError, match=f"{tmp_path / 'home'} is a file, not a folder"):
+        Store.open(Settings.from_env(env={}, home=tmp_path / "home"))
+
+
+def test_a_chdb_url_creates_only_its_last_folder_and_locks_it(tmp_path):
+    # chDB holds one data directory per process: this one runs in a process of its own
+    code = textwrap.dedent(f"""
+        from pathlib import Path
+        from sumwatch.monitor.settings import Settings
+        from sumwatch.monitor.store.connection import Store
+        with Store.open(Settings(clickhouse_url="chdb://{tmp_path}/db", home=Path({str(tmp_path / 'home')!r}))) as s:
+            print(s.query_rows("SELECT 41 + 1")[0][0])
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "42", out.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["db"]  # the home folder is not made
+    assert (tmp_path / "db" / "sumwatch.lock").exists()
