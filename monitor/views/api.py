@@ -1,9 +1,11 @@
 """Read API served by ``sumwatch up``, so the CLI works while that process holds the embedded database.
 
-    GET /api/traces?limit=20&service=svc     -> [TraceRow, ...]
+    GET /api/traces?limit=20&service=svc     -> [TraceRow, ...]     (limit 1 to 10,000)
     GET /api/traces/{trace_id}               -> [SpanDetail, ...]   (404 when absent)
-    GET /api/issues?resolved=1               -> {"run": RunInfo, "issues": [IssueRow, ...]}
+    GET /api/issues?resolved=1               -> {"run": RunInfo, "issues": [IssueRow, ...]}   (resolved 1 or 0)
     GET /api/issues/{issue_id}               -> IssueDetail         (404 when absent)
+
+A query parameter out of its range or of the wrong form answers 400 with the reason.
 
 The same bearer token as ingest protects it when one is set. :class:`~.readers.RemoteReader` is the
 client the CLI uses when the lock file names a running server.
@@ -18,7 +20,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from ..issues.reads import get_issue, issue_list
-from ..settings import Settings
+from ..settings import MAX_LIST_LIMIT, Settings
 from ..store.connection import Store
 from ..store.traces import get_trace, list_traces
 
@@ -33,7 +35,7 @@ def api_routes(store: Store, settings: Settings) -> list[Route]:
         if not authorized(request):
             return JSONResponse({"error": "unauthorized"}, status_code=401)
         try:
-            limit = int(request.query_params.get("limit", "20"))
+            limit = _int_param(request, "limit", 20, 1, MAX_LIST_LIMIT)
             rows = list_traces(store, limit=limit, service=request.query_params.get("service") or None)
         except ValueError as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
@@ -53,8 +55,11 @@ def api_routes(store: Store, settings: Settings) -> list[Route]:
     def issues(request: Request) -> JSONResponse:
         if not authorized(request):
             return JSONResponse({"error": "unauthorized"}, status_code=401)
-        resolved = request.query_params.get("resolved", "1") not in ("0", "false", "no")
-        return JSONResponse(issue_list(store, include_resolved=resolved).to_json())
+        resolved = request.query_params.get("resolved", "1").lower()
+        if resolved not in _YES + _NO:
+            return JSONResponse({"error": f"resolved must be 1 or 0 (or true, false), got {resolved[:40]!r}"},
+                                status_code=400)
+        return JSONResponse(issue_list(store, include_resolved=resolved in _YES).to_json())
 
     def issue(request: Request) -> JSONResponse:
         if not authorized(request):
@@ -70,3 +75,19 @@ def api_routes(store: Store, settings: Settings) -> list[Route]:
 
     return [Route("/api/traces", traces), Route("/api/traces/{trace_id}", trace),
             Route("/api/issues", issues), Route("/api/issues/{issue_id}", issue)]
+
+
+_YES, _NO = ("1", "true", "yes"), ("0", "false", "no")
+
+
+def _int_param(request: Request, name: str, default: int, low: int, high: int) -> int:
+    """A whole-number query parameter within [low, high]; ValueError says what is wrong."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 20:
+        raise ValueError(f"{name} must be a whole number from {low} to {high}, got {raw[:40]!r}")
+    value = int(raw)
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be a whole number from {low} to {high}, got {value}")
+    return value

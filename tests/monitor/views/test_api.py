@@ -14,8 +14,13 @@ def get(server, path, token="s3cret", **params):
 
 
 @pytest.mark.parametrize("path, params, status, message", [
-    ("/api/traces", {"limit": "abc"}, 400, "invalid literal"),
-    ("/api/traces", {"limit": "0"}, 400, "limit must be at least 1"),
+    ("/api/traces", {"limit": "abc"}, 400, "limit must be a whole number from 1 to 10000, got 'abc'"),
+    ("/api/traces", {"limit": "0"}, 400, "limit must be a whole number from 1 to 10000, got 0"),
+    ("/api/traces", {"limit": "-1"}, 400, "limit must be a whole number from 1 to 10000, got '-1'"),
+    ("/api/traces", {"limit": "4294967296"}, 400, "limit must be a whole number from 1 to 10000, got 4294967296"),
+    ("/api/traces", {"limit": "9" * 5000}, 400, "limit must be a whole number from 1 to 10000, got '999"),
+    ("/api/traces", {"limit": "1.5"}, 400, "limit must be a whole number"),
+    ("/api/issues", {"resolved": "maybe"}, 400, "resolved must be 1 or 0 (or true, false), got 'maybe'"),
     ("/api/traces/not-a-trace", {}, 400, "trace id must be 32 hex characters"),
     ("/api/traces/" + "ab" * 16, {}, 404, "no trace"),
     ("/api/issues/nope", {}, 400, "looks like SW-12"),
@@ -33,6 +38,13 @@ def test_every_route_wants_the_token_when_one_is_set(served, token):
     for path in ("/api/traces", f"/api/traces/{trace_ids[0]}", "/api/issues", "/api/issues/SW-1"):
         answer = get(server, path, token=token)
         assert answer.status_code == 401 and answer.json() == {"error": "unauthorized"}
+
+
+def test_limits_in_range_are_served(served):
+    server, _ = served
+    assert len(get(server, "/api/traces", limit="10000").json()) == 4
+    assert len(get(server, "/api/traces", limit="2").json()) == 2
+    assert get(server, "/api/issues", resolved="false").status_code == 200
 
 
 def test_the_right_token_opens_every_route(served):
