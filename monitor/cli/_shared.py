@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import json
+import logging
+import re
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, closing, contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..settings import Settings
+from ..settings import MAX_LIST_LIMIT, Settings
 from ..store.connection import Store, StoreError
 
 if TYPE_CHECKING:
@@ -26,23 +29,76 @@ out = Console(width=None if sys.stdout.isatty() else 220)
 
 err = Console(stderr=True, soft_wrap=True)
 
+# the ClickHouse driver logs a warning of its own beside the error it raises; commands report that error in one
+# line, and `up` and `worker` (which configure logging) still log it
+logging.getLogger("clickhouse_connect").addHandler(logging.NullHandler())
 
-DbOption = typer.Option(None, "--db", help="ClickHouse URL (http://user:pass@host:8123 or chdb:///dir); "
-                                           "default: embedded chDB under SUMWATCH_HOME.")
+
+DbOption = typer.Option(None, "--db", help="ClickHouse URL: http(s)://user:pass@host:8123 for a server or "
+                                           "chdb:///absolute/dir (default: embedded chDB under SUMWATCH_HOME, "
+                                           "env SUMWATCH_CLICKHOUSE_URL).")
 
 
 HomeOption = typer.Option(None, "--home", help="Data directory (default ./.sumwatch, env SUMWATCH_HOME).")
 
 
-JsonOption = typer.Option(False, "--json", help="Print one JSON document on stdout, for scripts.")
+def flag(default: bool | None, *names: str, help: str) -> Any:
+    """A flag (``--json``, ``--worker/--no-worker``): it takes no value, so help shows no ``<bool>`` type."""
+    return typer.Option(default, *names, metavar="", help=help)
+
+
+JsonOption = flag(False, "--json", help="Print one JSON document on stdout, for scripts.")
+
+
+def limit_option(default: int, help: str) -> Any:
+    return typer.Option(default, "--limit", "-n", min=1, max=MAX_LIST_LIMIT,
+                        help=f"{help} (at most {MAX_LIST_LIMIT:,}).")
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print ``error: message`` as one line on stderr and exit with ``code``."""
+    err.print(f"[red]error:[/red] {escape(message)}", highlight=False)
+    raise typer.Exit(code)
+
+
+def check_writable(path: Path) -> None:
+    """Exit with one line when ``path`` cannot be written (checked before the work that produces it)."""
+    folder = path.parent
+    if path.is_dir():
+        fail(f"cannot write {path}: it is a folder")
+    if not folder.exists():
+        fail(f"cannot write {path}: the folder {folder} does not exist")
+    if not folder.is_dir():
+        fail(f"cannot write {path}: {folder} is a file, not a folder")
+
+
+def write_text(path: Path, text: str) -> None:
+    check_writable(path)
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write {path}: {exc.strerror or exc}")
+
+
+def readable_file(path: Path) -> Path:
+    """Exit with one line when ``path`` is not a file this process can read."""
+    if not path.exists():
+        fail(f"no such file: {path}")
+    if not path.is_file():
+        fail(f"not a file: {path}" + (" (a folder)" if path.is_dir() else ""))
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as exc:
+        fail(f"cannot read {path}: {exc.strerror or exc}")
+    return path
 
 
 def load_settings(db: str | None, home: Path | None, **more: Any) -> Settings:
     try:
         return Settings.from_env(clickhouse_url=db, home=home, **more)
     except ValueError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
+        fail(str(exc), 2)
 
 
 @contextmanager
@@ -58,35 +114,62 @@ def open_store(settings: Settings, *, migrate: bool = True, api: str | None = No
     except StoreError as exc:
         if busy_to_caller and isinstance(exc, StoreBusyError) and exc.api:
             raise
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(3) from None
+        fail(str(exc), 3)
     try:
         if migrate:
             run_migrations(store)
         yield store
     except StoreError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(3) from None
+        fail(str(exc), 3)
     finally:
         store.close()
 
 
 @contextmanager
 def open_reader(settings: Settings) -> Iterator[Reader]:
-    """The store, or the running `sumwatch up` that holds it: the same calls and records either way."""
+    """The store, or the running `sumwatch up` that holds it: the same calls and records either way.
+    What the server answers instead of records (401, 5xx, no answer) exits 3 with one line."""
     from ..store.connection import StoreBusyError
-    from ..views.readers import RemoteReader, StoreReader
+    from ..views.readers import RemoteError, RemoteReader, StoreReader
 
     with ExitStack() as stack:
-        reader: Reader
         try:
-            reader = StoreReader(stack.enter_context(open_store(settings, busy_to_caller=True)))
+            reader: Reader = StoreReader(stack.enter_context(open_store(settings, busy_to_caller=True)))
         except StoreBusyError as exc:
-            err.print(f"(the database is held by the sumwatch server at {exc.api}; reading through it)")
-            remote = RemoteReader(exc.api or "", settings.ingest_token)
-            stack.callback(remote.close)
-            reader = remote
-        yield reader
+            api = exc.api or ""
+        else:
+            yield reader
+            return
+        err.print(f"(the database is held by the sumwatch server at {api}; reading through it)")
+        remote = stack.enter_context(closing(RemoteReader(api, settings.ingest_token)))
+        try:
+            yield remote
+        except RemoteError as exc:
+            fail(remote_problem(str(exc), api, token_set=bool(settings.ingest_token)), 3)
+        except json.JSONDecodeError:
+            fail(f"the server at {api} did not answer as a sumwatch server (not JSON); is another program on "
+                 f"that port?", 3)
+
+
+def remote_problem(error: str, api: str, *, token_set: bool) -> str:
+    """One line for an error of the sumwatch server's read API: what happened and what to do."""
+    answered = re.match(r"\S+: (\d{3}) ", error)
+    if answered is None:  # no answer at all: refused, reset, timed out
+        return (f"{error}; the server may be starting or stopping: try again, or stop it to read the "
+                f"database directly")
+    status = int(answered.group(1))
+    if status == 401:
+        fix = ("SUMWATCH_INGEST_TOKEN here is not the token it was started with" if token_set else
+               "its read API wants the ingest token: set SUMWATCH_INGEST_TOKEN to the one it was started with")
+        return f"the sumwatch server at {api} refused the read (401 unauthorized): {fix}"
+    if status == 403:
+        return f"the sumwatch server at {api} refused the read (403 forbidden): check its token and access rules"
+    if status >= 500:
+        return f"the sumwatch server at {api} failed the read ({status}): see its log, then try again"
+    detail = error[answered.end():]
+    with suppress(ValueError, KeyError, TypeError):
+        detail = json.loads(detail)["error"]
+    return f"the sumwatch server at {api} answered {status}: {' '.join(str(detail).split())[:200]}"
 
 
 def print_json(data: Any) -> None:
@@ -115,5 +198,4 @@ def build_judges(settings: Settings, mode: str | None = None) -> Cascade:
     try:
         return build_cascade(settings, mode=mode)
     except ValueError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
+        fail(str(exc), 2)

@@ -7,32 +7,48 @@ import sys
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from ._shared import (
     DbOption,
     HomeOption,
     JsonOption,
     build_judges,
+    check_writable,
     err,
+    fail,
+    flag,
+    limit_option,
     load_settings,
     open_store,
     out,
     print_json,
+    readable_file,
     table,
+    write_text,
 )
 
 corpus_app = typer.Typer(no_args_is_help=True, help="Calibration corpora: review, label, import, export.")
 
 
-RubricOption = typer.Option(..., "--rubric", help="groundedness | completeness | factuality | conciseness")
+RUBRIC_HELP = "groundedness | completeness | factuality | conciseness"
+RubricOption = typer.Option(..., "--rubric", help=RUBRIC_HELP)
+RubricFilter = typer.Option(None, "--rubric", help=f"Only this rubric: {RUBRIC_HELP}.")
+StatusFilter = typer.Option(None, "--status", help="Only items with this status: labelled | needs_label | rejected.")
 
 
 def _check_rubric(rubric: str | None) -> None:
     from ..rubrics.verdicts import RUBRICS
 
     if rubric is not None and rubric not in RUBRICS:
-        err.print(f"[red]error:[/red] unknown rubric {rubric!r} (one of {', '.join(RUBRICS)})")
-        raise typer.Exit(2)
+        fail(f"unknown rubric {rubric!r} (one of {', '.join(RUBRICS)})")
+
+
+def _check_status(status: str | None) -> None:
+    from ..store.corpus import STATUSES
+
+    if status is not None and status not in STATUSES:
+        fail(f"status must be one of {', '.join(STATUSES)}, got {status!r}")
 
 
 def _fmt(value: float | None) -> str:
@@ -43,7 +59,7 @@ def calibrate(rubric: str = RubricOption,
               judge_version: str | None = typer.Option(
                   None, "--judge-version", help="Label for this judge (default: the cascade's version)."),
               mode: str | None = typer.Option(None, "--mode", help="Judge mode: off | ambiguous | always."),
-              record: bool = typer.Option(True, "--record/--no-record", help="Store a passing run as the baseline."),
+              record: bool = flag(True, "--record/--no-record", help="Store a passing run as the baseline."),
               db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Cohen's kappa of the judge against the human verdicts; exits 1 when it fell below the baseline."""
     from ..calibration.corpus import seed_starter_corpora
@@ -57,8 +73,7 @@ def calibrate(rubric: str = RubricOption,
         try:
             report = run_calibration(store, cascade, rubric, judge_version=judge_version, record=record)
         except ValueError as exc:
-            err.print(f"[red]error:[/red] {exc}")
-            raise typer.Exit(2) from None
+            fail(str(exc))
     gate = report.gate
     if json_:
         print_json(report.to_json())
@@ -81,18 +96,15 @@ def calibrate(rubric: str = RubricOption,
 
 
 @corpus_app.command("list")
-def corpus_list(rubric: str | None = typer.Option(None, "--rubric"),
-                status: str | None = typer.Option(None, "--status", help="labelled | needs_label | rejected"),
-                limit: int = typer.Option(50, "--limit", "-n", min=1),
+def corpus_list(rubric: str | None = RubricFilter, status: str | None = StatusFilter,
+                limit: int = limit_option(50, "How many items to show"),
                 db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Corpus items (promoted ones wait as needs_label)."""
     from ..calibration.corpus import seed_starter_corpora
-    from ..store.corpus import STATUSES, load_items
+    from ..store.corpus import load_items
 
     _check_rubric(rubric)
-    if status is not None and status not in STATUSES:
-        err.print(f"[red]error:[/red] status must be one of {', '.join(STATUSES)}")
-        raise typer.Exit(2)
+    _check_status(status)
     with open_store(load_settings(db, home)) as store:
         seed_starter_corpora(store)
         items = load_items(store, rubric=rubric, status=status)
@@ -109,7 +121,7 @@ def corpus_list(rubric: str | None = typer.Option(None, "--rubric"),
 def corpus_label(item_id: str = typer.Argument(..., help="Item id (from `corpus list`)."),
                  verdict: str = typer.Argument(..., help="The human verdict, or 'rejected' to drop the item."),
                  bucket: str | None = typer.Option(None, "--bucket", help="Failure-mode bucket."),
-                 note: str | None = typer.Option(None, "--note"),
+                 note: str | None = typer.Option(None, "--note", help="Free text kept with the label."),
                  db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Label a corpus item; labelled items count in `calibrate`."""
     from ..calibration.corpus import label_item
@@ -118,8 +130,7 @@ def corpus_label(item_id: str = typer.Argument(..., help="Item id (from `corpus 
         try:
             item = label_item(store, item_id, verdict, bucket=bucket, note=note)
         except (KeyError, ValueError) as exc:
-            err.print(f"[red]error:[/red] {exc.args[0] if exc.args else exc}")
-            raise typer.Exit(2) from None
+            fail(str(exc.args[0] if exc.args else exc))
     if json_:
         print_json(item.to_json())
     else:
@@ -127,41 +138,53 @@ def corpus_label(item_id: str = typer.Argument(..., help="Item id (from `corpus 
 
 
 @corpus_app.command("export")
-def corpus_export(rubric: str | None = typer.Option(None, "--rubric"),
-                  status: str | None = typer.Option(None, "--status"),
-                  output: Path | None = typer.Option(None, "--output", "-o", help="File (default: stdout)."),
+def corpus_export(rubric: str | None = RubricFilter, status: str | None = StatusFilter,
+                  output: Path | None = typer.Option(None, "--output", "-o",
+                                                     help="File to write, in a folder that exists (default: stdout)."),
                   db: str | None = DbOption, home: Path | None = HomeOption) -> None:
     """Write corpus items as JSONL."""
     from ..calibration.corpus import export_jsonl, seed_starter_corpora
     from ..store.corpus import load_items
 
     _check_rubric(rubric)
+    _check_status(status)
+    if output is not None:
+        check_writable(output)
     with open_store(load_settings(db, home)) as store:
         seed_starter_corpora(store)
         text = export_jsonl(load_items(store, rubric=rubric, status=status))
     if output is None:
         sys.stdout.write(text)
     else:
-        output.write_text(text)
-        err.print(f"wrote {text.count(chr(10))} items to {output}")
+        write_text(output, text)
+        err.print(f"wrote {text.count(chr(10))} items to {output}", markup=False, highlight=False)
 
 
 @corpus_app.command("import")
 def corpus_import(file: Path = typer.Argument(..., help="JSONL of corpus items."),
+                  allow_partial: bool = flag(False, "--allow-partial",
+                                             help="Exit 0 even when bad lines were skipped (by default a file with "
+                                                  "bad lines exits 1)."),
                   db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
-    """Add or update corpus items; bad lines are reported by number and skipped."""
+    """Add or update corpus items; bad lines are reported by number and skipped, the good ones stored; exit 1
+    when any line was skipped, unless --allow-partial."""
     from ..calibration.corpus import import_jsonl
 
-    if not file.is_file():
-        err.print(f"[red]error:[/red] no such file: {file}")
-        raise typer.Exit(2)
+    readable_file(file)
     with open_store(load_settings(db, home)) as store:
-        report = import_jsonl(store, file)
+        try:
+            report = import_jsonl(store, file)
+        except OSError as exc:
+            fail(f"cannot read {file}: {exc.strerror or exc}")
     for line, reason in report.bad:
-        err.print(f"[yellow]{file}:{line}:[/yellow] skipped: {reason}")
+        err.print(f"[yellow]{escape(str(file))}:{line}:[/yellow] skipped: {escape(reason)}", highlight=False)
     if json_:
         print_json({"added": report.added, "updated": report.updated,
                      "skipped": [{"line": n, "reason": r} for n, r in report.bad]})
     else:
         out.print(f"added {report.added}, updated {report.updated} corpus items"
                   + (f"; skipped {len(report.bad)} bad line(s)" if report.bad else ""))
+    if report.bad and not allow_partial:
+        stored = report.added + report.updated
+        fail(f"skipped {len(report.bad)} of {len(report.bad) + stored} lines of {file} ({stored} stored); fix those "
+             f"lines and import again, or pass --allow-partial to accept a partial file", 1)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from ._shared import DbOption, HomeOption, JsonOption, load_settings, open_store, out, print_json
+from ._shared import DbOption, HomeOption, JsonOption, fail, load_settings, open_store, out, print_json
 
 db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
 
@@ -31,10 +31,13 @@ def db_migrate(db: str | None = DbOption, home: Path | None = HomeOption, json_:
 
 @db_app.command("ddl")
 def db_ddl(cluster: str | None = typer.Option(None, "--cluster", help="Render ON CLUSTER DDL for this cluster."),
-           database: str = typer.Option("otel", "--database")) -> None:
+           database: str = typer.Option("otel", "--database", help="Database the DDL creates tables in.")) -> None:
     """Print the DDL that `db migrate` runs, for review (no database needed)."""
     from ..store.ddl import Target, migrations_table_ddl
     from ..store.migrations import MIGRATIONS
+
+    if not database.strip() or (cluster is not None and not cluster.strip()):
+        fail("--database and --cluster must not be empty")
 
     target = Target(database, cluster)
     for sql in migrations_table_ddl(target) + [s for m in MIGRATIONS for s in m.statements(target)]:

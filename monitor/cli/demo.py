@@ -11,6 +11,7 @@ from ._shared import (
     HomeOption,
     JsonOption,
     build_judges,
+    flag,
     load_settings,
     open_store,
     out,
@@ -22,10 +23,11 @@ from .issues import print_run, run_clustering_with_progress
 
 
 def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization calls to generate."),
-         seed: int = typer.Option(7, "--seed"),
-         score: bool = typer.Option(True, "--score/--no-score", help="Score the run with the judge cascade."),
-         cluster: bool = typer.Option(True, "--cluster/--no-cluster", help="Cluster failing spans into issues "
-                                      "(after scoring)."),
+         seed: int = typer.Option(7, "--seed", help="Random seed of the generated workload (same seed, same "
+                                                    "documents and planted failures)."),
+         score: bool = flag(True, "--score/--no-score", help="Score the run with the judge cascade."),
+         cluster: bool = flag(True, "--cluster/--no-cluster", help="Cluster failing spans into issues "
+                                                                   "(after scoring)."),
          mode: str | None = typer.Option(None, "--mode", help="Judge mode: off | ambiguous | always."),
          db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """The whole loop on a realistic workload with planted failures: trace a decorated summarizer, score the

@@ -16,7 +16,8 @@ from ._shared import (
     DbOption,
     HomeOption,
     JsonOption,
-    err,
+    fail,
+    flag,
     load_settings,
     open_reader,
     open_store,
@@ -54,8 +55,7 @@ def run_clustering_with_progress(store: Store, settings: Settings) -> ClusterRun
     try:
         clusterer = build_clusterer(settings)
     except ValueError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
+        fail(str(exc))
     with progress_bars() as progress:
         tasks: dict[str, TaskID] = {}
 
@@ -95,7 +95,7 @@ issues_app = typer.Typer(invoke_without_command=True, help="Issues found by clus
 
 @issues_app.callback()
 def issues(ctx: typer.Context,
-           open_only: bool = typer.Option(False, "--open", help="Leave out resolved issues."),
+           open_only: bool = flag(False, "--open", help="Leave out resolved issues."),
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """List issues as the last clustering run left them (`issues show ID` for one)."""
     if ctx.invoked_subcommand is not None:
@@ -126,13 +126,11 @@ def issues_show(ctx: typer.Context, issue_id: str = typer.Argument(..., help="Is
     try:
         parse_issue_id(issue_id)
     except ValueError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
+        fail(str(exc))
     with open_reader(load_settings(db or parent_db, home or parent_home)) as reader:
         detail = reader.issue(issue_id)
     if detail is None:
-        err.print(f"[red]error:[/red] no issue {issue_id} (see `sumwatch issues`)")
-        raise typer.Exit(1)
+        fail(f"no issue {issue_id} (see `sumwatch issues`)", 1)
     if json_:
         print_json(detail.to_json())
         return

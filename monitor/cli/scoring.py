@@ -11,7 +11,9 @@ from ._shared import (
     HomeOption,
     JsonOption,
     build_judges,
-    err,
+    fail,
+    flag,
+    limit_option,
     load_settings,
     open_store,
     out,
@@ -26,20 +28,20 @@ def _shard(value: str | None) -> tuple[int, int]:
         return (0, 1)
     index, sep, count = value.partition("/")
     if not sep or not index.isdigit() or not count.isdigit() or not 0 <= int(index) < int(count):
-        err.print(f"[red]error:[/red] --shard must be i/N with 0 <= i < N (e.g. 0/4), got {value!r}")
-        raise typer.Exit(2)
+        fail(f"--shard must be i/N with 0 <= i < N (e.g. 0/4), got {value!r}")
     return int(index), int(count)
 
 
-def sample(all_spans: bool = typer.Option(False, "--all",
-                                          help="Ignore the watermark: consider every stored span "
-                                               "(backfills, new judge versions). Nothing is scored twice."),
+def sample(all_spans: bool = flag(False, "--all",
+                                  help="Ignore the watermark: consider every stored span "
+                                       "(backfills, new judge versions). Nothing is scored twice."),
            rate: float | None = typer.Option(None, "--rate", min=0.0, max=1.0, help="Share of traces to score."),
            shard: str | None = typer.Option(None, "--shard", help="i/N: this sampler's share of the work."),
            limit: int | None = typer.Option(None, "--limit", min=1, help="Stop after this many spans."),
            mode: str | None = typer.Option(None, "--mode", help="Judge mode: off | ambiguous | always."),
-           events: bool | None = typer.Option(None, "--events/--no-events",
-                                                 help="Also write gen_ai.evaluation.result events into otel_traces."),
+           events: bool | None = flag(None, "--events/--no-events",
+                                      help="Also write gen_ai.evaluation.result events into otel_traces "
+                                           "(default SUMWATCH_EVAL_EVENTS, off)."),
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Score unscored summarization spans on the four rubrics (one pass)."""
     from ..scoring.sampler import Sampler
@@ -51,8 +53,7 @@ def sample(all_spans: bool = typer.Option(False, "--all",
             sampler = Sampler.from_settings(store, cascade, settings, rate=rate, shard=_shard(shard),
                                             eval_events=events)
         except ValueError as exc:
-            err.print(f"[red]error:[/red] {exc}")
-            raise typer.Exit(2) from None
+            fail(str(exc))
         task = progress.add_task("scoring", total=None)
         report = sampler.run_pass(all_spans=all_spans, limit=limit,
                                   on_progress=lambda seen, scored: progress.update(task, completed=scored))
@@ -65,18 +66,23 @@ def sample(all_spans: bool = typer.Option(False, "--all",
               + (f"; {report.llm_requests} LLM judgements, ${report.spent_usd:.4f}" if report.llm_requests else ""))
 
 
-def scores(trace: str | None = typer.Option(None, "--trace", help="Only this trace."),
-           rubric: str | None = typer.Option(None, "--rubric"),
-           failing: bool = typer.Option(False, "--failing", help="Only failing scores."),
-           limit: int = typer.Option(50, "--limit", "-n", min=1),
+def scores(trace: str | None = typer.Option(None, "--trace", help="Only this trace (32-hex id)."),
+           rubric: str | None = typer.Option(None, "--rubric", help="Only this rubric: groundedness | "
+                                                                     "completeness | factuality | conciseness."),
+           failing: bool = flag(False, "--failing", help="Only failing scores."),
+           limit: int = limit_option(50, "How many scores, newest first"),
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """List rubric scores, newest first."""
     from ..rubrics.verdicts import RUBRICS
     from ..store.scores import list_scores
+    from ..store.traces import normalize_trace_id
 
     if rubric is not None and rubric not in RUBRICS:
-        err.print(f"[red]error:[/red] unknown rubric {rubric!r} (one of {', '.join(RUBRICS)})")
-        raise typer.Exit(2)
+        fail(f"unknown rubric {rubric!r} (one of {', '.join(RUBRICS)})")
+    try:
+        trace = normalize_trace_id(trace) if trace is not None else None
+    except ValueError as exc:
+        fail(str(exc))
     with open_store(load_settings(db, home)) as store:
         rows = list_scores(store, trace_id=trace, rubric=rubric, failing_only=failing, limit=limit)
     if json_:

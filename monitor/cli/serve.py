@@ -11,7 +11,7 @@ import typer
 
 from ..settings import Settings
 from ..store.connection import Store
-from ._shared import DbOption, HomeOption, err, load_settings, open_store, out
+from ._shared import DbOption, HomeOption, err, fail, flag, load_settings, open_store, out
 
 if TYPE_CHECKING:
     from ..jobs.worker import JobStats, Worker
@@ -19,9 +19,9 @@ if TYPE_CHECKING:
 
 def up(host: str | None = typer.Option(None, "--host", help="Bind address (default 127.0.0.1)."),
        port: int | None = typer.Option(None, "--port", help="OTLP/HTTP port (default 4318)."),
-       with_worker: bool = typer.Option(True, "--worker/--no-worker",
-                                        help="Also run the sampler and clustering jobs in this process "
-                                             "(the embedded database allows one process)."),
+       with_worker: bool = flag(True, "--worker/--no-worker",
+                                help="Also run the sampler and clustering jobs in this process "
+                                     "(the embedded database allows one process)."),
        db: str | None = DbOption, home: Path | None = HomeOption) -> None:
     """Serve OTLP/HTTP at /v1/traces and write spans into ClickHouse; run the scheduled jobs too."""
     from ..ingest.receiver import ReceiverServer
@@ -30,6 +30,7 @@ def up(host: str | None = typer.Option(None, "--host", help="Bind address (defau
     settings = load_settings(db, home, host=host, port=port)
     local_host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
     endpoint = f"http://{local_host}:{settings.port}"
+    check_port(settings.host, settings.port)  # before the store is locked and the banner says "receiving"
     job_logging()
     with open_store(settings, api=endpoint) as store:
         jobs = build_worker(store, settings) if with_worker else None
@@ -47,6 +48,29 @@ def up(host: str | None = typer.Option(None, "--host", help="Bind address (defau
                 jobs.stop(wait=True)
         err.print(f"stopped; {server.writer.rows_written} spans written in {server.writer.inserts} inserts"
                   + (f"; jobs: {job_summary(jobs.stats)}" if jobs is not None else ""))
+
+
+def check_port(host: str, port: int) -> None:
+    """Exit with one line when the receiver could not listen on host:port (in use, no permission, no such
+    address). Bound the way uvicorn binds, then released for it."""
+    import errno
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((host, port))
+    except socket.gaierror as exc:
+        fail(f"cannot listen on {host}: {exc.strerror} (set --host or SUMWATCH_HOST to an address of this machine)")
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            fail(f"port {port} on {host} is in use (another sumwatch up, or another program): stop it, or pick "
+                 f"another port with --port or SUMWATCH_PORT", 1)
+        if exc.errno == errno.EACCES:
+            fail(f"no permission to listen on port {port} on {host} (ports below 1024 need privileges): pick "
+                 f"another with --port or SUMWATCH_PORT", 1)
+        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}", 1)
 
 
 def job_logging() -> None:
@@ -81,8 +105,8 @@ def worker(interval: float | None = typer.Option(None, "--interval",
            cron: str | None = typer.Option(None, "--cron",
                                            help="Clustering schedule: a 5-field crontab in UTC "
                                                 "(default '*/30 * * * *', env SUMWATCH_CLUSTER_CRON)."),
-           once: bool = typer.Option(False, "--once", help="Run one sampler pass and one clustering run now, then exit "
-                                                           "(exit 1 when one failed)."),
+           once: bool = flag(False, "--once", help="Run one sampler pass and one clustering run now, then exit "
+                                                   "(exit 1 when one failed)."),
            db: str | None = DbOption, home: Path | None = HomeOption) -> None:
     """Run the sampler (interval) and the clustering job (cron) until SIGTERM or Ctrl-C."""
     settings = load_settings(db, home, sampler_interval_s=interval, cluster_cron=cron)

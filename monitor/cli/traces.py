@@ -6,13 +6,24 @@ from pathlib import Path
 
 import typer
 
-from ._shared import DbOption, HomeOption, JsonOption, err, load_settings, open_reader, out, print_json, table
+from ._shared import (
+    DbOption,
+    HomeOption,
+    JsonOption,
+    fail,
+    limit_option,
+    load_settings,
+    open_reader,
+    out,
+    print_json,
+    table,
+)
 
 traces_app = typer.Typer(invoke_without_command=True, help="Summarization spans.")
 
 
 @traces_app.callback()
-def traces(ctx: typer.Context, limit: int = typer.Option(20, "--limit", "-n", min=1, help="How many, newest first."),
+def traces(ctx: typer.Context, limit: int = limit_option(20, "How many spans, newest first"),
            service: str | None = typer.Option(None, "--service", help="Only this service."),
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """List recent summarization spans (`traces show ID` for one)."""
@@ -40,18 +51,14 @@ def traces(ctx: typer.Context, limit: int = typer.Option(20, "--limit", "-n", mi
 def traces_show(ctx: typer.Context, trace_id: str = typer.Argument(..., help="32-hex trace id."),
                 db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Show one trace's spans with all attributes."""
-    from ..views.readers import RemoteError
-
     parent_db, parent_home = ctx.obj or (None, None)
     try:
         with open_reader(load_settings(db or parent_db, home or parent_home)) as reader:
             spans = reader.get_trace(trace_id)
-    except (ValueError, RemoteError) as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
+    except ValueError as exc:
+        fail(str(exc), 2)
     if not spans:
-        err.print(f"[red]error:[/red] no trace {trace_id} in the store")
-        raise typer.Exit(1)
+        fail(f"no trace {trace_id} in the store", 1)
     if json_:
         print_json([s.to_json() for s in spans])
         return

@@ -73,6 +73,12 @@ def test_up_serves_otlp_then_stops_cleanly_on_sigterm(tmp_path):
         assert missing.returncode == 1 and "no trace" in missing.stderr
         unauthorized = httpx.get(f"http://127.0.0.1:{port}/api/traces")
         assert unauthorized.status_code == 401
+        no_token = {k: v for k, v in env.items() if k != "SUMWATCH_INGEST_TOKEN"}
+        refused = subprocess.run([SUMWATCH, "traces"], env=no_token, capture_output=True, text=True, timeout=60)
+        assert refused.returncode == 3 and "Traceback" not in refused.stderr
+        assert refused.stderr.strip().splitlines()[-1] == (
+            f"error: the sumwatch server at http://127.0.0.1:{port} refused the read (401 unauthorized): its read "
+            f"API wants the ingest token: set SUMWATCH_INGEST_TOKEN to the one it was started with")
     finally:
         proc.send_signal(signal.SIGTERM)
         _, stderr = proc.communicate(timeout=60)
@@ -82,3 +88,17 @@ def test_up_serves_otlp_then_stops_cleanly_on_sigterm(tmp_path):
     listed = subprocess.run([SUMWATCH, "traces", "--json"], env=env, capture_output=True, text=True, timeout=60)
     assert listed.returncode == 0, listed.stderr
     assert len(json.loads(listed.stdout)) == 4
+
+
+def test_up_on_a_busy_port_says_so_in_one_line_before_any_banner(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {**os.environ, "SUMWATCH_HOME": str(tmp_path / "home")}
+        result = subprocess.run([SUMWATCH, "up", "--port", str(port)], env=env, capture_output=True, text=True,
+                                timeout=60)
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.strip() == (f"error: port {port} on 127.0.0.1 is in use (another sumwatch up, or another "
+                                     f"program): stop it, or pick another port with --port or SUMWATCH_PORT")
+    assert not (tmp_path / "home").exists()  # the store was not opened, nor its lock taken
