@@ -4,9 +4,25 @@
     ...                                                    # exporters send to server.endpoint
     server.stop()
 
-Answers: 200 once the spans are stored; 400 with the reason for a malformed body; 401 when an ingest
-token is set and the bearer token is missing or wrong; 413 over the body limit; 415 for another
-content type; 503 (with Retry-After) when the database fails, so OTLP exporters retry.
+Every span is checked before it joins a group commit (:mod:`.validate`), so one client's bad values
+never fail another request's INSERT. Answers:
+
+- 200 once the stored spans are written. When some spans were dropped for values the store cannot hold
+  (a time of 0, before 1973-03-03 or after 2262-04-11, a missing or all-zero trace or span id, an id of
+  the wrong length, text that is not valid Unicode), the rest are stored and the answer carries OTLP's
+  partial success: ``rejected_spans`` and an ``error_message`` naming the field and place of the first
+  ones, e.g. ``1 of 4 spans rejected: resourceSpans[0].scopeSpans[0].spans[3].startTimeUnixNano: 0 (unset)
+  is before 1973-03-03T09:46:40Z, the earliest time the store holds``. Exporters do not resend those.
+- 400 with the reason when the body is not an OTLP trace export (not protobuf or JSON, wrong types at
+  any level, too deeply nested, bad gzip), and when every span of the request was rejected.
+- 401 when an ingest token is set and the bearer token is missing or wrong; 408 (connection closed) when
+  the body takes longer than ``body_timeout_s`` to arrive; 413 over the body limit (gzip members inflated
+  together count); 415 for another content type.
+- 503 (with Retry-After) when the database fails, so OTLP exporters retry; its body says only that, the
+  error itself goes to the log.
+
+Connections whose request headers take longer than ``header_timeout_s`` are closed, and beyond
+``max_connections`` open connections new requests get 503 until some close.
 """
 
 from __future__ import annotations
@@ -28,20 +44,33 @@ from starlette.routing import Route
 
 from ..settings import Settings
 from ..store.connection import Store
-from .otlp import JSON, PROTOBUF, OtlpDecodeError, PayloadTooLarge, decode_traces, encode_response, media_type
-from .writer import SpanWriter
+from .otlp import (
+    JSON,
+    PROTOBUF,
+    OtlpDecodeError,
+    PayloadTooLarge,
+    decode_traces,
+    encode_response,
+    media_type,
+    safe_text,
+)
+from .timeouts import BodyTimeout, header_timeout_protocol, read_body
+from .writer import SpanEncodeError, SpanWriter
 
 _log = logging.getLogger(__name__)
 # google.rpc.Code values, used in the Status body OTLP clients expect on errors
-_RPC_CODE = {400: 3, 401: 16, 413: 8, 415: 3, 503: 14}
+_RPC_CODE = {400: 3, 401: 16, 408: 4, 413: 8, 415: 3, 503: 14}
 
 
 def _status_body(status: int, message: str, content_type: str | None, retry_after: int = 5) -> Response:
     """An OTLP error response: google.rpc.Status in the request's encoding."""
     code = _RPC_CODE.get(status, 2)
+    message = safe_text(message)
     headers = {"Retry-After": str(retry_after)} if status == 503 else {}
     if status == 401:
         headers["WWW-Authenticate"] = 'Bearer realm="sumwatch"'
+    if status == 408:
+        headers["Connection"] = "close"  # the rest of the body may still be on its way
     if media_type(content_type) == PROTOBUF:
         from google.rpc import status_pb2
 
@@ -50,23 +79,10 @@ def _status_body(status: int, message: str, content_type: str | None, retry_afte
     return JSONResponse({"code": code, "message": message}, status_code=status, headers=headers)
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise PayloadTooLarge(f"body of {declared} bytes exceeds the {limit}-byte limit")
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise PayloadTooLarge(f"body exceeds the {limit}-byte limit")
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 def create_app(settings: Settings, writer: SpanWriter) -> Starlette:
     token = settings.ingest_token
     expected = f"Bearer {token}".encode() if token else None
-    limit = settings.max_body_bytes
+    limit, body_timeout = settings.max_body_bytes, settings.body_timeout_s
 
     async def traces(request: Request) -> Response:
         content_type = request.headers.get("content-type")
@@ -79,23 +95,35 @@ def create_app(settings: Settings, writer: SpanWriter) -> Starlette:
             return _status_body(415, f"unsupported Content-Type {content_type!r}: use {PROTOBUF} or {JSON}",
                                 content_type)
         try:
-            body = await _read_body(request, limit)
-            rows = decode_traces(body, content_type=content_type,
-                                 content_encoding=request.headers.get("content-encoding"), max_bytes=limit)
+            body = await read_body(request, limit, body_timeout)
+            decoded = decode_traces(body, content_type=content_type,
+                                    content_encoding=request.headers.get("content-encoding"), max_bytes=limit)
         except PayloadTooLarge as exc:
             return _status_body(413, str(exc), content_type)
         except OtlpDecodeError as exc:
             return _status_body(400, str(exc), content_type)
+        except BodyTimeout as exc:
+            return _status_body(408, str(exc), content_type)
         except ClientDisconnect:
             return Response(status_code=400)
-        if rows:
+        except Exception:  # a body the decoder did not foresee is still the body's fault, not a 500
+            _log.exception("answering 400: decoding an OTLP body failed")
+            return _status_body(400, "body could not be decoded as an OTLP trace export", content_type)
+        if decoded.rejected.count and not decoded.rows:
+            return _status_body(400, decoded.rejected.message(decoded.total), content_type)
+        if decoded.rows:
             try:
-                await asyncio.wrap_future(writer.submit(rows))
+                stored = writer.submit(decoded.rows)
+            except SpanEncodeError as exc:
+                _log.warning("answering 400: %s", exc)
+                return _status_body(400, "spans could not be encoded for the store", content_type)
+            try:
+                await asyncio.wrap_future(stored)
             except Exception as exc:  # nothing acknowledged that was not stored
                 _log.warning("answering 503: %s", exc)
-                return _status_body(503, f"database unavailable, retry later: {exc}", content_type,
+                return _status_body(503, "database unavailable, retry later", content_type,
                                     settings.retry_after_seconds)
-        body, out_type = encode_response(content_type)
+        body, out_type = encode_response(content_type, decoded.rejected, decoded.total)
         return Response(body, media_type=out_type)
 
     async def health(request: Request) -> Response:
@@ -132,7 +160,9 @@ class ReceiverServer:
         for route in extra_routes or []:
             app.router.routes.append(route)
         config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning",
-                                access_log=False, lifespan="off")
+                                access_log=False, lifespan="off",
+                                http=header_timeout_protocol(settings.header_timeout_s),
+                                limit_concurrency=settings.max_connections)
         self._server = _uvicorn_server(config)
         self._thread: threading.Thread | None = None
 

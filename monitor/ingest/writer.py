@@ -7,7 +7,8 @@ A submitter's future resolves only after the INSERT holding its rows succeeded, 
 acknowledged that was not stored. Submitters encode their own rows (in their thread), the writer only
 joins the encoded blocks and inserts; the engine releases the GIL while it works, so decoding the
 next requests overlaps the current INSERT. While one INSERT runs, new submissions queue and form the
-next one.
+next one. The receiver validates spans before submitting them; should the database still refuse a
+batch, each request's rows are retried alone, so one request's rows never fail another's.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 from sumwatch.tracer.otel_traces import COLUMNS, INSERT_FORMAT, TRACES_TABLE, encode_columns, join_columns
 
-from ..store.connection import Store, StoreError
+from ..store.connection import Store, StoreError, StoreUnavailableError
 
 _log = logging.getLogger(__name__)
 _STOP = object()
@@ -29,6 +30,10 @@ _STOP = object()
 
 class WriterStopped(StoreError):
     """The writer is shutting down and takes no more rows."""
+
+
+class SpanEncodeError(ValueError):
+    """Rows that cannot be encoded for an INSERT (a value the validation let through)."""
 
 
 class SpanWriter:
@@ -47,14 +52,19 @@ class SpanWriter:
         return self
 
     def submit(self, rows: list[tuple]) -> Future:
-        """Queue rows (``otel_traces`` order); the future resolves when they are stored."""
+        """Queue rows (``otel_traces`` order); the future resolves when they are stored.
+        Raises :class:`SpanEncodeError` at once for rows that cannot be encoded."""
         fut: Future = Future()
         if self._stopping:
             fut.set_exception(WriterStopped("the receiver is shutting down"))
         elif not rows:
             fut.set_result(0)
         else:
-            self._queue.put((encode_columns(rows), len(rows), fut))
+            try:
+                encoded = encode_columns(rows)
+            except Exception as exc:  # orjson's and the formatter's errors: the rows, not the database
+                raise SpanEncodeError(f"spans could not be encoded: {exc}") from exc
+            self._queue.put((encoded, len(rows), fut))
         return fut
 
     def stop(self, timeout: float = 30.0) -> None:
@@ -64,8 +74,8 @@ class SpanWriter:
         if self._thread is not None:
             self._thread.join(timeout)
 
-    def _take_batch(self, first: Any) -> tuple[list[list[bytes]], int, list[Future], bool]:
-        parts, count, futures = [first[0]], first[1], [first[2]]
+    def _take_batch(self, first: Any) -> tuple[list[Any], bool]:
+        batch, count = [first], first[1]
         stop = False
         deadline = time.monotonic() + self._linger
         while count < self._max_rows:
@@ -77,27 +87,37 @@ class SpanWriter:
             if item is _STOP:
                 stop = True
                 break
-            parts.append(item[0])
+            batch.append(item)
             count += item[1]
-            futures.append(item[2])
-        return parts, count, futures, stop
+        return batch, stop
+
+    def _insert(self, batch: list[Any]) -> None:
+        """One INSERT for the batch; if the database refuses it (and is not down), each submitter's rows
+        again on their own, so rows the engine cannot take fail only the request that sent them."""
+        try:
+            self._store.insert_encoded(TRACES_TABLE, COLUMNS, join_columns([b[0] for b in batch]), INSERT_FORMAT)
+        except Exception as exc:
+            if len(batch) > 1 and not isinstance(exc, StoreUnavailableError):
+                _log.warning("insert of %d requests refused, inserting them one by one: %s", len(batch), exc)
+                for item in batch:
+                    self._insert([item])
+                return
+            _log.error("insert of %d spans failed: %s", sum(b[1] for b in batch), exc)
+            for item in batch:
+                item[2].set_exception(exc)
+        else:
+            count = sum(b[1] for b in batch)
+            self.inserts += 1
+            self.rows_written += count
+            for item in batch:
+                item[2].set_result(count)
 
     def _run(self) -> None:
         while True:
             item = self._queue.get()
             if item is _STOP:
                 return
-            parts, count, futures, stop = self._take_batch(item)
-            try:
-                self._store.insert_encoded(TRACES_TABLE, COLUMNS, join_columns(parts), INSERT_FORMAT)
-            except Exception as exc:
-                _log.error("insert of %d spans failed: %s", count, exc)
-                for fut in futures:
-                    fut.set_exception(exc)
-            else:
-                self.inserts += 1
-                self.rows_written += count
-                for fut in futures:
-                    fut.set_result(count)
+            batch, stop = self._take_batch(item)
+            self._insert(batch)
             if stop:
                 return

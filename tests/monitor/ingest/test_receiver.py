@@ -112,9 +112,9 @@ def test_uncompressed_gzip_and_deflate_bodies(receiver, store):
     (b"{not json", "application/json", "not valid JSON"),
     (b"[1, 2]", "application/json", "must be an object"),
     (b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "xyz"}]}]}]}', "application/json",
-     "traceId must be a hex string"),
+     "spans[0].traceId: must be a hex string"),
     (b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "abcd", "spanId": "0102030405060708"}]}]}]}',
-     "application/json", "traceId must be 16 bytes, got 2"),
+     "application/json", "spans[0].traceId: must be 16 bytes, got 2"),
     (b'{"resourceSpans": "many"}', "application/json", "not a valid OTLP/JSON"),
 ])
 def test_malformed_bodies_get_400_with_the_reason_and_store_nothing(receiver, store, body, ctype, reason):

@@ -1,0 +1,139 @@
+"""Slow and stuck clients, over raw sockets on loopback: closed by the header and body timeouts while
+other clients are served, and a cap on open connections."""
+
+import socket
+import threading
+import time
+
+import httpx
+import pytest
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from test_receiver import PB, make_spans, stored
+
+from sumwatch.monitor.ingest.receiver import ReceiverServer
+
+HEADERS = b"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
+
+
+@pytest.fixture
+def body():
+    return encode_spans(make_spans(1)).SerializeToString()
+
+
+@pytest.fixture
+def receiver(settings, store):
+    server = ReceiverServer(settings.with_(header_timeout_s=1.0, body_timeout_s=1.5), store).start()
+    yield server
+    server.stop()
+
+
+def connect(server) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    return sock
+
+
+def closed_within(sock: socket.socket, seconds: float) -> tuple[bool, bytes]:
+    """Whether the server closed the socket within ``seconds``, and what it sent before."""
+    sock.settimeout(seconds)
+    got = b""
+    try:
+        while True:
+            chunk = sock.recv(4096)
+            if not chunk:
+                return True, got
+            got += chunk
+    except ConnectionResetError:
+        return True, got
+    except TimeoutError:
+        return False, got
+
+
+def trickle(sock: socket.socket, data: bytes, every: float, stop: threading.Event) -> None:
+    """Send one byte every ``every`` seconds until done, stopped, or the server hangs up."""
+    for i in range(len(data)):
+        if stop.is_set():
+            return
+        try:
+            sock.sendall(data[i:i + 1])
+        except OSError:
+            return
+        time.sleep(every)
+
+
+def test_headers_sent_a_byte_at_a_time_are_cut_off_while_others_are_served(receiver, store, body):
+    slow, stop = connect(receiver), threading.Event()
+    sender = threading.Thread(target=trickle, args=(slow, HEADERS, 0.2, stop), daemon=True)
+    started = time.monotonic()
+    sender.start()
+    try:
+        # while the slow client dribbles its headers, a normal client is answered at once
+        r = httpx.post(receiver.endpoint + "/v1/traces", content=body, headers=PB, timeout=5)
+        assert r.status_code == 200
+        closed, _ = closed_within(slow, 5)
+        assert closed and time.monotonic() - started < 3  # the 1 s header timeout, not the client's pace
+    finally:
+        stop.set()
+        slow.close()
+    assert len(stored(store)) == 2
+
+
+def test_a_connection_that_sends_nothing_is_closed(receiver):
+    idle = connect(receiver)
+    try:
+        started = time.monotonic()
+        closed, got = closed_within(idle, 5)
+        assert closed and got == b"" and time.monotonic() - started < 3
+    finally:
+        idle.close()
+
+
+def test_a_body_sent_a_byte_at_a_time_gets_408_and_is_closed(receiver, store, body):
+    slow, stop = connect(receiver), threading.Event()
+    slow.sendall(HEADERS + f"Content-Length: {len(body)}\r\n\r\n".encode())
+    sender = threading.Thread(target=trickle, args=(slow, body, 0.2, stop), daemon=True)
+    started = time.monotonic()
+    sender.start()
+    try:
+        r = httpx.post(receiver.endpoint + "/v1/traces", content=body, headers=PB, timeout=5)
+        assert r.status_code == 200
+        closed, answer = closed_within(slow, 5)
+        assert closed and answer.startswith(b"HTTP/1.1 408 ")
+        assert b"not received within 1.5 s" in answer
+        assert time.monotonic() - started < 4
+    finally:
+        stop.set()
+        slow.close()
+    assert len(stored(store)) == 2  # the good client's spans only
+
+
+@pytest.mark.slow
+def test_keep_alive_connections_get_a_fresh_header_timeout_per_request(receiver, body):
+    sock = connect(receiver)
+    try:
+        for _ in range(3):  # requests over 3 s on one connection, each well within its own timeout
+            sock.sendall(HEADERS + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+            sock.settimeout(5)
+            answer = sock.recv(65536)
+            assert answer.startswith(b"HTTP/1.1 200 ")
+            time.sleep(1.2)  # longer than the header timeout, shorter than uvicorn's 5 s keep-alive
+    finally:
+        sock.close()
+
+
+def test_connections_over_the_cap_get_503_until_some_close(settings, store, body):
+    server = ReceiverServer(settings.with_(max_connections=3), store).start()
+    url = server.endpoint + "/v1/traces"
+    held = [connect(server) for _ in range(3)]
+    try:
+        time.sleep(0.2)
+        r = httpx.post(url, content=body, headers=PB, timeout=5)
+        assert r.status_code == 503
+        for sock in held:
+            sock.close()
+        held = []
+        time.sleep(0.2)
+        assert httpx.post(url, content=body, headers=PB, timeout=5).status_code == 200
+    finally:
+        for sock in held:
+            sock.close()
+        server.stop()
