@@ -106,6 +106,8 @@ def open_store(settings: Settings, *, migrate: bool = True, api: str | None = No
            busy_to_caller: bool = False) -> Iterator[Store]:
     """Open the store (and bring the schema up to date), turning store errors into a plain message.
     ``busy_to_caller`` lets a StoreBusyError naming a serving process through, for readers to use it."""
+    from clickhouse_connect.driver.exceptions import ClickHouseError
+
     from ..store.connection import StoreBusyError
     from ..store.migrations import migrate as run_migrations
 
@@ -121,8 +123,18 @@ def open_store(settings: Settings, *, migrate: bool = True, api: str | None = No
         yield store
     except StoreError as exc:
         fail(str(exc), 3)
+    except ClickHouseError as exc:  # a statement ClickHouse refused (a value out of a column's range, ...)
+        fail(f"ClickHouse at {settings.safe_url} refused the request: {clickhouse_reason(exc)}", 3)
     finally:
         store.close()
+
+
+def clickhouse_reason(exc: Exception) -> str:
+    """ClickHouse's message on one line, without the repeated code prefix and temporary file paths."""
+    text = " ".join(str(exc).split())
+    text = re.sub(r"\(in file/uri [^)]*\):? ?", "", text)
+    text = re.sub(r"^(Code: \d+\. DB::Exception: )(?=Code: )", "", text)
+    return text[:300] + ("…" if len(text) > 300 else "")
 
 
 @contextmanager

@@ -176,6 +176,8 @@ def corpus_import(file: Path = typer.Argument(..., help="JSONL of corpus items."
             report = import_jsonl(store, file)
         except OSError as exc:
             fail(f"cannot read {file}: {exc.strerror or exc}")
+        except RecursionError:
+            fail(f"cannot read {file}: a line is JSON nested too deeply to parse; nothing was imported")
     for line, reason in report.bad:
         err.print(f"[yellow]{escape(str(file))}:{line}:[/yellow] skipped: {escape(reason)}", highlight=False)
     if json_:

@@ -41,6 +41,8 @@ def ingest(file: Path = typer.Argument(..., help="JSONL file: one {source, summa
                                  on_progress=lambda stored, bad: progress.update(task, completed=stored))
         except OSError as exc:
             fail(f"cannot read {file}: {exc.strerror or exc}")
+        except RecursionError:
+            fail(f"cannot read {file}: a line is JSON nested too deeply to parse (lines before it may be stored)")
     for bad in report.bad[:50]:
         err.print(f"[yellow]{escape(str(file))}:{bad.line}:[/yellow] skipped: {escape(bad.reason)}", highlight=False)
     if len(report.bad) > 50:

@@ -103,6 +103,20 @@ def test_corpus_import_with_skipped_lines_exits_1_unless_partial_is_allowed(cli_
     assert run(cli_env, "corpus", "import", str(path), "--allow-partial").exit_code == 0
 
 
+@pytest.mark.parametrize("line", [
+    b'{"source": "a b c", "summary": "a", "timestamp": "2262-04-12T00:00:00Z"}',  # past DateTime64(9)
+    b"[" * 100_000,  # deeper than the JSON parser recurses
+])
+@pytest.mark.parametrize("command", [("ingest",), ("corpus", "import")])
+def test_input_the_parsers_or_the_database_cannot_take_ends_in_one_line(cli_env, store, tmp_path, line, command):
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(line + b"\n")
+    result = run(cli_env, *command, str(path))
+    assert result.exit_code != 0 and "Traceback" not in result.output, result.output
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: ") and "/tmp/tmp" not in last, last
+
+
 def test_a_limit_beyond_the_maximum_is_a_usage_error_not_a_wrapped_query(cli_env, store):
     result = run(cli_env, "traces", "--limit", "4294967296")
     assert result.exit_code == 2 and "Traceback" not in result.output and "10000" in result.output
