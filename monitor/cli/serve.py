@@ -29,7 +29,7 @@ def up(host: str | None = typer.Option(None, "--host", help="Bind address (defau
 
     settings = load_settings(db, home, host=host, port=port)
     local_host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
-    endpoint = f"http://{local_host}:{settings.port}"
+    endpoint = f"http://{f'[{local_host}]' if ':' in local_host else local_host}:{settings.port}"
     check_port(settings.host, settings.port)  # before the store is locked and the banner says "receiving"
     job_logging()
     with open_store(settings, api=endpoint) as store:
@@ -67,6 +67,9 @@ def check_port(host: str, port: int) -> None:
         if exc.errno == errno.EADDRINUSE:
             fail(f"port {port} on {host} is in use (another sumwatch up, or another program): stop it, or pick "
                  f"another port with --port or SUMWATCH_PORT", 1)
+        if exc.errno == errno.EADDRNOTAVAIL:
+            fail(f"cannot listen on {host}: no such address on this machine (set --host or SUMWATCH_HOST to one "
+                 f"of its addresses)")
         if exc.errno == errno.EACCES:
             fail(f"no permission to listen on port {port} on {host} (ports below 1024 need privileges): pick "
                  f"another with --port or SUMWATCH_PORT", 1)

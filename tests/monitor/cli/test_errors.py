@@ -200,3 +200,9 @@ def test_a_refused_connection_to_the_server_is_one_line(monkeypatch):
     assert line.startswith(f"error: cannot reach the sumwatch server at {api}: ") and "[Errno 111]" in line
     assert line.endswith("the server may be starting or stopping: try again, or stop it to read the database "
                          "directly")
+
+
+def test_up_on_an_address_this_machine_does_not_have_is_one_line(cli_env):
+    line = one_error_line(run(cli_env, "up", "--host", "192.0.2.1", "--port", "4318"), 2)  # TEST-NET-1
+    assert line == ("error: cannot listen on 192.0.2.1: no such address on this machine (set --host or "
+                    "SUMWATCH_HOST to one of its addresses)")
