@@ -197,7 +197,7 @@ class Sampler:
               AND (ts, SpanId) > ({{cur_ts:Int64}}, {{cur_span:String}})
               AND (TraceId, SpanId) NOT IN ({scored} GROUP BY TraceId, SpanId
                                             HAVING countIf(Verdict = {{err:String}}) = 0)
-            ORDER BY ts, SpanId LIMIT {{prefix:UInt64}}""", params, limit)
+            ORDER BY ts, SpanId LIMIT {{prefix:UInt64}}""", params, limit, fill=False)  # the pass reads on
         out = []
         for tid, sid, ts, service, status, source, summary, band, facts, domain in rows:
             case = (SummaryCase(source, summary, band or None, parse_expected_facts(facts), domain or None)
