@@ -230,6 +230,19 @@ def _positive(what: str) -> Callable[[Any], None]:
     return check
 
 
+def _seconds(*, zero: bool = False) -> Callable[[Any], None]:
+    """A wait or timeout: positive (or zero) and at most 100 years, which every timer can hold."""
+    def check(value: Any) -> None:
+        if value is None:
+            return
+        low_ok = value >= 0 if zero else value > 0
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                or not low_ok or value > MAX_DURATION_S:
+            raise ValueError(f"must be a {'' if zero else 'positive '}number of seconds of at most 100 years "
+                             f"({MAX_DURATION_S}), got {value!r}")
+    return check
+
+
 def _one_of(choices: tuple[str, ...]) -> Callable[[Any], None]:
     def check(value: Any) -> None:
         if value is not None and value not in choices:
@@ -412,17 +425,16 @@ _CHECKS: dict[str, Callable[[Any], object]] = {
     "max_body_bytes": _positive("number of bytes"), "insert_batch_rows": _positive("number of rows"),
     "insert_batch_wait_ms": _between(0, math.inf, "a number of milliseconds"),
     "retry_after_seconds": _between(0, math.inf, "a number of seconds"),
-    "header_timeout_s": _positive("number of seconds"), "body_timeout_s": _positive("number of seconds"),
+    "header_timeout_s": _seconds(), "body_timeout_s": _seconds(),
     "max_connections": _positive("number of connections"),
     "judge_mode": _one_of(JUDGE_MODES), "cluster_namer": _one_of(NAMERS),
     "judge_audit_rate": _between(0, 1, "a share"),
-    "llm_concurrency": _positive("number of requests"), "llm_timeout_s": _positive("number of seconds"),
+    "llm_concurrency": _positive("number of requests"), "llm_timeout_s": _seconds(),
     "llm_max_spend_usd": _between(0, math.inf, "an amount in USD"),
     "sample_rate": _between(0, 1, "a share"), "service_rates": parse_service_rates,
     "sample_batch": _positive("number of spans"), "span_filter": _span_filter,
     "cluster_window": _duration, "cluster_match_threshold": _between(0, 1, "a similarity"),
     "cluster_resolve_after": _positive("number of runs"), "cluster_max_fit_points": _positive("number of points"),
     "promote_per_issue": _between(0, math.inf, "a number of examples"),
-    "sampler_interval_s": _positive("number of seconds"),
-    "sampler_batch_pause_s": _between(0, math.inf, "a number of seconds"), "cluster_cron": _cron,
+    "sampler_interval_s": _seconds(), "sampler_batch_pause_s": _seconds(zero=True), "cluster_cron": _cron,
 }

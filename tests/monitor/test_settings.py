@@ -57,7 +57,10 @@ def test_flags_override_the_environment_and_none_means_not_given():
     ({"SUMWATCH_SPAN_FILTER": "model=gpt"}, "SUMWATCH_SPAN_FILTER has a bad span filter 'model=gpt'"),
     ({"SUMWATCH_PORT": "eighty"}, "SUMWATCH_PORT must be an integer, got 'eighty'"),
     ({"SUMWATCH_PORT": "70000"}, "SUMWATCH_PORT (--port) must be a port number between 0 and 65535, got 70000"),
-    ({"SUMWATCH_LLM_TIMEOUT_S": "0"}, "SUMWATCH_LLM_TIMEOUT_S must be a positive number of seconds, got 0.0"),
+    ({"SUMWATCH_LLM_TIMEOUT_S": "0"}, "SUMWATCH_LLM_TIMEOUT_S must be a positive number of seconds of at most 100"),
+    ({"SUMWATCH_SAMPLER_INTERVAL_S": "1e300"}, "SUMWATCH_SAMPLER_INTERVAL_S (--interval) must be a positive number of "
+                                               "seconds of at most 100 years (3153600000), got 1e+300"),
+    ({"SUMWATCH_SAMPLER_BATCH_PAUSE_S": "-1"}, "SUMWATCH_SAMPLER_BATCH_PAUSE_S must be a number of seconds of at most"),
     ({"SUMWATCH_SAMPLE_BATCH": "0"}, "SUMWATCH_SAMPLE_BATCH must be a positive number of spans, got 0"),
     ({"SUMWATCH_EMBEDDINGS": "maybe"}, "SUMWATCH_EMBEDDINGS must be true or false, got 'maybe'"),
     ({"SUMWATCH_DATABASE": " "}, "SUMWATCH_DATABASE must not be empty"),
