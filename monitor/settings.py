@@ -235,9 +235,8 @@ def _seconds(*, zero: bool = False) -> Callable[[Any], None]:
     def check(value: Any) -> None:
         if value is None:
             return
-        low_ok = value >= 0 if zero else value > 0
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-                or not low_ok or value > MAX_DURATION_S:
+                or value < 0 or (value == 0 and not zero) or value > MAX_DURATION_S:
             raise ValueError(f"must be a {'' if zero else 'positive '}number of seconds of at most 100 years "
                              f"({MAX_DURATION_S}), got {value!r}")
     return check
