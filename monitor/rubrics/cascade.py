@@ -34,10 +34,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
-from .verdicts import RUBRICS, RULES, VERDICTS, RubricResult, SummaryCase
+from .consistency import ranked_score
+from .verdicts import FACTUALITY, GROUNDEDNESS, RUBRICS, RULES, VERDICTS, RubricResult, SummaryCase
 
 MODES = ("off", "ambiguous", "always")
-CASCADE_VERSION = "cascade-2"  # 2: cheap-tier failures are suspicions unless certain; audit sample
+# 2: cheap-tier failures are suspicions unless certain; audit sample. 3: offline consistency score stored
+CASCADE_VERSION = "cascade-3"
 
 # Failure kinds the rules may decide alone, with or without an LLM: each is a fact about the text, not a
 # judgement of it (a word count against the band's published limits, a phrase from a fixed list at the
@@ -119,9 +121,10 @@ class Cascade:
                 certain = not decided.passed and kind in CERTAIN_KINDS
                 if self.mode == "off":
                     precise = decided.tier == RULES and kind in PRECISE_OFFLINE_KINDS
-                    out[rubric] = decided if decided.passed or precise else unsure(decided, kind)
+                    out[rubric] = _ranked(decided if decided.passed or precise else unsure(decided, kind),
+                                          by_embedding[i].get(GROUNDEDNESS))
                     continue
-                out[rubric] = decided
+                out[rubric] = _ranked(decided, by_embedding[i].get(GROUNDEDNESS))
                 route = ("" if certain else "suspicion" if not decided.passed
                          else "unsure" if not decided.confident else "")
                 if self.mode == "always" and not certain:
@@ -181,6 +184,15 @@ def _settle(ruled: RubricResult, embedded: RubricResult | None) -> RubricResult:
                        + f"Embedding tier unsure ({embedded.verdict}, {embedded.score:.2f}).")
 
 
+def _ranked(result: RubricResult, grounded: RubricResult | None) -> RubricResult:
+    """A groundedness or factuality result with the offline consistency score (see
+    :mod:`.consistency`), which ranks far better than the rules' own score; other rubrics, and cases the
+    embedding tier did not judge, keep theirs."""
+    if grounded is None or result.rubric not in (GROUNDEDNESS, FACTUALITY):
+        return result
+    return result.with_(score=ranked_score(grounded.score, failed=result.rubric == FACTUALITY and not result.passed))
+
+
 def failure_kind(result: RubricResult) -> str:
     """What a failing result found: its failure mode, or for a contradicted claim the kind of the
     contradiction (a number, a name, a negation ...), read from its first contradicted detail row."""
@@ -193,7 +205,7 @@ def failure_kind(result: RubricResult) -> str:
 
 def unsure(result: RubricResult, kind: str) -> RubricResult:
     """A cheap-tier failure nobody can confirm, recorded as a pass the tiers are not sure of: the
-    suspicion is in the explanation and the details, the low score still ranks it, clustering skips it."""
+    suspicion is in the explanation and the details, clustering skips it."""
     passing = next(iter(VERDICTS[result.rubric]))
     suspicion = {"suspicion": kind or result.verdict, "verdict": result.verdict, "evidence": result.evidence}
     return result.with_(verdict=passing, passed=True, failure_mode="", confident=False,

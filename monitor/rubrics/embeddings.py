@@ -8,10 +8,12 @@
 Groundedness: each summary sentence's support is half its best cosine to a source passage (a sentence
 or two adjacent sentences), rescaled to 0..1, and half the share of its content terms that the source
 uses. The cosine carries paraphrase; the terms catch the swapped name or invented detail that leaves a
-sentence's embedding almost where it was. The score is the mean support; the weakest sentence is the
-evidence. Completeness: each expected fact (or, without them, each key source sentence) is covered by
-its best summary sentence, scored the same way. Factuality is not judged here: embeddings put "rose
-12%" and "rose 21%" side by side, so this tier returns None and leaves it to the rules and the LLM.
+sentence's embedding almost where it was. The verdict reads the mean support and the weakest sentence
+(the evidence). The score, which ranks, adds a third part per sentence: the share of its adjacent word
+pairs found in the source (see :func:`consistency`). Completeness: each expected fact (or, without them,
+each key source sentence) is covered by its best summary sentence, scored the same way. Factuality is not
+judged here: embeddings put "rose 12%" and "rose 21%" side by side, so this tier returns None and leaves it
+to the rules and the LLM.
 Conciseness belongs to the rules.
 
 Verdicts in the middle band carry ``confident=False``, so the cascade can ask the LLM when one is set.
@@ -135,23 +137,30 @@ class EmbeddingJudge:
         passages = plan.source + plan.windows
         sims = vec.summary @ (np.vstack([vec.source, vec.windows]) if plan.windows else vec.source).T
         source_terms = tx.terms(case.source)
+        source_pairs = frozenset(tx.word_pairs(case.source))
         rows: list[dict[str, Any]] = []
         for i, sentence in enumerate(plan.summary):
             j = int(sims[i].argmax())
             own = tx.terms(sentence)
             unseen = sorted(own - source_terms)
             term_support = 1.0 - len(unseen) / len(own) if own else 1.0
-            rows.append({"sentence": sentence, "support": round(sentence_support(float(sims[i, j]), term_support), 4),
-                         "similarity": round(float(sims[i, j]), 4), "term_support": round(term_support, 4),
+            pairs = tx.word_pairs(sentence)
+            pair_support = sum(p in source_pairs for p in pairs) / len(pairs) if pairs else term_support
+            cosine = float(sims[i, j])
+            rows.append({"sentence": sentence, "support": round(sentence_support(cosine, term_support), 4),
+                         "consistency": round(consistency(cosine, term_support, pair_support), 4),
+                         "similarity": round(cosine, 4), "term_support": round(term_support, 4),
+                         "pair_support": round(pair_support, 4),
                          "unseen_terms": tuple(unseen[:8]), "new_number": _has_number(unseen),
                          "source": passages[j]})
         score = sum(r["support"] for r in rows) / len(rows)
+        ranked = sum(r["consistency"] for r in rows) / len(rows)
         low = min(r["support"] for r in rows)
         drift = _cosine(vec.summary.mean(axis=0), vec.source.mean(axis=0))
         # a number the source never states is beyond what a cosine can vouch for: never "supported" here
         new_number = any(r["new_number"] for r in rows)
         if drift < DRIFT_COSINE:
-            verdict, score, mode, confident = "missing", min(score, 0.25), "topic_drift", True
+            verdict, ranked, mode, confident = "missing", min(ranked, 0.25), "topic_drift", True
         elif score >= SUPPORTED_SCORE and low >= SUPPORTED_MIN and not new_number:
             verdict, mode = "supported", ""
             confident = score >= CONFIDENT_SUPPORTED and low >= CONFIDENT_WEAKEST
@@ -169,9 +178,9 @@ class EmbeddingJudge:
         if mode == "topic_drift":
             why = (f"the summary is about something else: its centroid has cosine {drift:.2f} to the source's "
                    f"(below {DRIFT_COSINE}); {why}")
-        return self._result(GROUNDEDNESS, verdict, score=score, failure_mode=mode, evidence=_evidence(shown),
+        return self._result(GROUNDEDNESS, verdict, score=ranked, failure_mode=mode, evidence=_evidence(shown),
                             confident=confident, details=tuple(rows),
-                            explanation=f"Mean sentence support {score:.2f}; {why}.")
+                            explanation=f"Mean sentence support {score:.2f} (consistency score {ranked:.2f}); {why}.")
 
     # ------------------------------------------------------------ completeness
 
@@ -227,6 +236,21 @@ def sentence_support(cosine: float, term_support: float, floor: float = SIM_FLOO
     """
     rescaled = min(1.0, max(0.0, (cosine - floor) / (ceil - floor)))
     return (1.0 - TERM_SHARE) * rescaled + TERM_SHARE * term_support
+
+
+def consistency(cosine: float, term_support: float, pair_support: float) -> float:
+    """How consistent one summary sentence is with its source, 0..1, for ranking: the mean of its rescaled
+    best cosine, its share of content terms the source uses and its share of adjacent word pairs the source
+    has. Equal parts, not fitted: the cosine carries paraphrase, the terms an invented detail, the pairs
+    a source's words rewired into a claim it does not make. Measured on SummaC's four validation subsets
+    (tests/bench/consistency_sets.py), the mean over sentences ranks consistent summaries above
+    inconsistent ones better than each part alone and than plain unigram precision on every subset.
+
+        consistency(0.85, 1.0, 1.0)  # 1.0
+        consistency(0.62, 0.5, 0.25)  # 0.41
+    """
+    rescaled = min(1.0, max(0.0, (cosine - SIM_FLOOR) / (SIM_CEIL - SIM_FLOOR)))
+    return (rescaled + term_support + pair_support) / 3.0
 
 
 @dataclass(frozen=True)

@@ -28,12 +28,12 @@ from .records import (
     Item,
 )
 from .sentences import split_sentences
-from .words import stem, terms, word_count, words
+from .words import stem, terms, word_count, word_pairs, words
 
 __all__ = [
     "CAUSAL", "Clause", "DATE", "ENTITY", "HEDGE", "Item", "MONEY", "NEGATION", "NUMBER", "NUMERIC_KINDS", "OPENER",
     "PERCENT", "ParsedText", "QUANTIFIER", "QUANTITY", "Sentence", "causal_cue", "date_granularity",
     "date_supported", "detokenize", "entity_supported", "extract_items", "has_negation", "has_negative_word",
     "name_tokens", "parse", "split_sentences", "stem", "terms", "unit_differs", "values_match", "word_count",
-    "words",
+    "word_pairs", "words",
 ]

@@ -20,6 +20,15 @@ def words(text: str) -> list[str]:
     return _NOT_ALNUM_RE.sub("", text.lower()).split()
 
 
+def word_pairs(text: str) -> list[tuple[str, str]]:
+    """Adjacent word pairs of :func:`words`: ``word_pairs("Sales rose 4%")`` -> ``[("sales", "rose"),
+    ("rose", "4")]``. The share of a summary's pairs found in its source is phrase-level support: a summary
+    that rewires a source's words ("the council rejected" from "the council ... rejected") keeps its words
+    and loses its pairs."""
+    tokens = words(text)
+    return list(zip(tokens, tokens[1:]))
+
+
 # one word counter for the whole project: the tracer records summary.word_count with it
 word_count = tracer_word_count
 

@@ -125,7 +125,7 @@ def test_sample_and_scores_json(cli_env, store):
     assert sampled.exit_code == 0, sampled.stderr
     report = json.loads(sampled.stdout)
     assert report["scored_spans"] == 8 and report["score_rows"] == 32
-    assert report["judge_version"].startswith("cascade-2/")
+    assert report["judge_version"].startswith("cascade-3/")
     assert json.loads(run(env, "sample", "--json").stdout)["scored_spans"] == 0
     listed = json.loads(run(env, "scores", "--json", "--limit", "100").stdout)
     assert len(listed) == 32 and {r["rubric"] for r in listed} == {"groundedness", "completeness", "factuality",

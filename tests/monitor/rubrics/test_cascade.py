@@ -118,7 +118,7 @@ def test_rubric_subset_and_bad_configuration():
         Cascade(Rules(), mode="always")
     with pytest.raises(ValueError, match="judge mode must be one of"):
         Cascade(Rules(), llm=LLM(), mode="sometimes")
-    assert Cascade(Rules(), Embeddings(), LLM()).version == "cascade-2/r/e/l@ambiguous"
+    assert Cascade(Rules(), Embeddings(), LLM()).version == "cascade-3/r/e/l@ambiguous"
     with pytest.raises(ValueError, match="audit rate"):
         Cascade(Rules(), llm=LLM(), audit_rate=1.5)
 
@@ -146,6 +146,34 @@ def test_offline_only_precise_kinds_fail_and_suspicions_are_recorded_as_unsure()
     assert f.passed and f.verdict == "correct" and not f.confident and f.failure_mode == ""
     assert "negation_flip" in f.explanation and "no LLM" in f.explanation and f.evidence.startswith("summary:")
     assert f.details[-1] == {"suspicion": "negation_flip", "verdict": "polarity_wrong", "evidence": f.evidence}
+
+
+class ScoredEmbeddings(Embeddings):
+    def judge_batch(self, cases):
+        return [{r: RubricResult.make(r, PASS[r], tier="embeddings", score=0.8, confident=False)
+                 for r in ("groundedness", "completeness")} for _ in cases]
+
+
+def test_offline_groundedness_and_factuality_store_the_embedding_consistency_score():
+    # groundedness stores the support; a precise factuality failure ranks below the same support without
+    # one; an unsure suspicion does not lower it; completeness and conciseness keep their own scores
+    out = Cascade(SuspiciousRules(confident={"completeness"}), ScoredEmbeddings()).score(CASE)
+    assert not out["groundedness"].passed and out["groundedness"].score == pytest.approx(0.8)
+    assert out["factuality"].passed and not out["factuality"].confident
+    assert out["factuality"].score == pytest.approx(0.8)
+
+    class NumberRules(Rules):
+        def judge(self, rubric, case):
+            if rubric == "factuality":
+                return RubricResult.make(rubric, "numerically_wrong", tier="rules", failure_mode="number_mismatch")
+            return super().judge(rubric, case)
+
+    out = Cascade(NumberRules(confident={"completeness"}), ScoredEmbeddings()).score(CASE)
+    assert out["factuality"].verdict == "numerically_wrong" and out["factuality"].score == pytest.approx(0.56)
+    assert out["completeness"].score == 1.0 and out["conciseness"].score == 1.0
+    # without the embedding tier the rules' own score stays
+    assert Cascade(SuspiciousRules()).score(CASE)["factuality"].score == SuspiciousRules().judge(
+        "factuality", CASE).score
 
 
 def test_ambiguous_sends_suspicions_with_the_rules_finding_as_a_hint_and_keeps_the_cheap_verdict():
