@@ -381,12 +381,13 @@ def test_rates_within_tolerance_are_accepted():
 
 
 def test_a_thousand_cases_under_a_second():
+    # CPU time of this process, best of three: other processes on a busy machine do not count
     best = float("inf")
-    for _ in range(3):   # best of three, so a busy machine does not make this flaky
-        start = time.perf_counter()
+    for _ in range(3):
+        start = time.process_time()
         cases = generate_workload(1000)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
         if best < 1.0:
             break
     assert len(cases) == 1000
-    assert best < 1.0, f"generate_workload(1000) took {best:.2f}s"
+    assert best < 1.0, f"generate_workload(1000) took {best:.2f}s of CPU"

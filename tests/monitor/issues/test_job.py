@@ -107,6 +107,30 @@ def test_the_next_run_keeps_ids_names_and_embeddings_and_promotes_nothing_twice(
     assert all(len(r.trend) == 2 and r.trend[0] == r.trend[1] == r.state.members for r in rows)
 
 
+def test_the_same_failures_give_the_same_issues_in_a_fresh_database(scored, scored_db, settings, sw_home):
+    """Rerunning on the same data and settings, from nothing, gives the same issues: same count, titles,
+    rubrics and members (UMAP, HDBSCAN and the representative choice are all seeded)."""
+    first = run_clustering(scored, settings)
+    again = Settings.from_env(env={}, home=sw_home, database=f"t_{uuid.uuid4().hex[:10]}", port=0)
+    other = Store.open(again)
+    try:
+        migrate(other)
+        for table in (TRACES_TABLE, SCORES_TABLE):
+            other.command(f"INSERT INTO `{other.database}`.`{table}` SELECT * FROM `{scored_db}`.`{table}`")
+        second = run_clustering(other, again)
+        members = {}
+        for st in (scored, other):
+            rows = st.query_rows(f"SELECT Number, TraceId, SpanId FROM {ISSUE_MEMBERS_TABLE}")
+            members[st] = {n: sorted(r[1:] for r in rows if r[0] == n) for n in {r[0] for r in rows}}
+    finally:
+        other.command(f"DROP DATABASE IF EXISTS `{other.database}`")
+        other.close()
+    assert len(first.issues) == len(second.issues) >= 2
+    assert sorted((i.title, i.rubric, i.members) for i in first.issues) == sorted(
+        (i.title, i.rubric, i.members) for i in second.issues)
+    assert sorted(members[scored].values()) == sorted(members[other].values())
+
+
 def test_absent_issues_resolve_and_come_back_regressed(scored, settings):
     settings = settings.with_(cluster_resolve_after=2)
     now = datetime.now(timezone.utc)
