@@ -23,6 +23,7 @@ from sumwatch.tracer import configure, from_arg, record_usage, semconv, summariz
 from sumwatch.tracer.otel_traces import TRACES_TABLE
 
 from ..store.connection import Store
+from ..store.traces import ONE_PER_SPAN
 from . import PLANTED_DETAIL_ATTR, PLANTED_MODE_ATTR, DemoCase, generate_workload
 
 RUN_KEY = "demo_run"  # metadata key: summarization.metadata.demo_run
@@ -87,10 +88,10 @@ def read_back(store: Store, run_id: str, generated: int) -> DemoResult:
     run_filter = f"{a}['{semconv.METADATA_PREFIX}{RUN_KEY}'] = {{run:String}}"
     params = {"run": run_id}
     by_mode = dict(store.query_rows(
-        f"SELECT {a}['{PLANTED_MODE_ATTR}'] AS m, count() FROM {TRACES_TABLE} WHERE {run_filter} "
+        f"SELECT {a}['{PLANTED_MODE_ATTR}'] AS m, uniqExact(TraceId, SpanId) FROM {TRACES_TABLE} WHERE {run_filter} "
         f"GROUP BY m ORDER BY m", params))
     by_domain = dict(store.query_rows(
-        f"SELECT {a}['{semconv.DOMAIN}'] AS d, count() FROM {TRACES_TABLE} WHERE {run_filter} "
+        f"SELECT {a}['{semconv.DOMAIN}'] AS d, uniqExact(TraceId, SpanId) FROM {TRACES_TABLE} WHERE {run_filter} "
         f"GROUP BY d ORDER BY d", params))
     examples = [
         {"trace_id": tid, "domain": dom, "band": band, "planted_mode": mode, "summary": " ".join(s.split())[:160]}
@@ -128,11 +129,11 @@ def score_demo(store: Store, cascade: Any, run_id: str,
     rows = store.query_rows(
         f"""SELECT t.TraceId, t.SpanId, t.{a}['{PLANTED_MODE_ATTR}'], s.Rubric, s.Passed,
                s.Passed AND position(s.Details, '"suspicion"') > 0
-        FROM {TRACES_TABLE} AS t
+        FROM (SELECT TraceId, SpanId, {a} FROM {TRACES_TABLE}
+              WHERE {a}['{semconv.METADATA_PREFIX}{RUN_KEY}'] = {{run:String}} {ONE_PER_SPAN}) AS t
         INNER JOIN (SELECT TraceId, SpanId, Rubric, Passed, Details FROM {SCORES_TABLE} FINAL
                     WHERE JudgeVersion = {{jv:String}}) AS s
-            ON t.TraceId = s.TraceId AND t.SpanId = s.SpanId
-        WHERE t.{a}['{semconv.METADATA_PREFIX}{RUN_KEY}'] = {{run:String}}""", {"jv": cascade.version, "run": run_id})
+            ON t.TraceId = s.TraceId AND t.SpanId = s.SpanId""", {"jv": cascade.version, "run": run_id})
     modes: dict[tuple[str, str], str] = {}
     failing: dict[tuple[str, str], list[str]] = {}
     suspected: set[tuple[str, str]] = set()  # recorded as unsure: a suspicion no LLM was there to confirm

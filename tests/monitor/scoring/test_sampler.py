@@ -203,3 +203,13 @@ def test_scores_written_twice_for_one_span_count_once(store, rules_cascade):
     assert score_count(store) == len(list_scores(store, limit=1000)) == 24  # sumwatch_scores is keyed per span
     failing = {(s.ref.trace_id, s.ref.span_id) for s in scored if any(not r.passed for r in s.results.values())}
     assert sorted((f.trace_id, f.span_id) for f in load_failures(store, 0, 2**63 - 1)) == sorted(failing)
+
+
+def test_the_demo_report_counts_a_span_stored_twice_once(store, rules_cascade):
+    from sumwatch.monitor.demo.run import read_back, score_demo
+
+    result = run_demo(store, n=12, seed=5)
+    copy_spans(store)
+    assert read_back(store, result.run_id, 12).stored == 12
+    scoring = score_demo(store, rules_cascade, result.run_id)
+    assert sum(d["spans"] for d in scoring.detection.values()) == 12
