@@ -1,17 +1,24 @@
-"""How well the offline judge tiers rank summaries by faithfulness, against SummEval's human ratings.
+"""How well the offline judge tiers rank and flag summaries, on public data nobody here wrote.
 
     python tests/bench/judge_quality.py --data ../shared/data [--limit 20] [--cache DIR | --no-cache]
+                                        [--no-sets | --sets-limit N]
 
 SummEval: 100 CNN/DailyMail articles x 16 system summaries, each rated 1..5 for consistency by three
-experts. The score correlated is the product's ``consistency_score`` (embedding tier groundedness and
-rules tier factuality, no LLM). As in the G-Eval paper, Spearman and Kendall (tau-b) are computed per
-article over its 16 summaries and averaged over articles; articles whose human scores all tie are
-skipped, and an article where the judge gives every summary the same score counts as 0.
+experts. Correlated with the ratings, side by side with the published figures: unigram precision (the
+baseline, the share of summary words found in the article), the stored score (the offline cascade's
+groundedness score, what ``sumwatch scores`` reads back) and the embedding tier's ``consistency_score``.
+As in the G-Eval paper, Spearman and Kendall (tau-b) are computed per article over its 16 summaries and
+averaged over articles; articles whose human scores all tie are skipped, and an article where the judge
+gives every summary the same score counts as 0.
 
-To guard against tuning on the test set, the free choices (the cosine range, the term share in a
-sentence's support, the factuality weight) are fitted on the even-numbered articles only, the best
-setting is printed beside the product's, and every figure is also reported on the odd-numbered ones.
+To guard against tuning on the test set, the free choices of the verdict support (the cosine range, the
+term share, the factuality weight) are fitted on the even-numbered articles only, the best setting is
+printed beside the product's, and every figure is also reported on the odd-numbered ones.
 Target: Kendall >= .35 with no LLM.
+
+Then the demo's planted failure modes (recall per mode, false positives), and, where ``--data`` holds them,
+the SummaC validation subsets and SummEdits (``consistency_sets.py``): flagged share of consistent rows
+per rubric, balanced accuracy, AUC per subset against unigram precision, recall per SummEdits edit type.
 
 Embeddings are cached under /tmp (keyed by model and text) so reruns take seconds; ``--no-cache`` runs
 from nothing. The last line is one JSON object with the figures.
@@ -38,8 +45,13 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 import numpy as np  # noqa: E402
 from scipy.stats import kendalltau, spearmanr  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import consistency_sets  # noqa: E402
+from consistency_sets import unigram_precision  # noqa: E402
+
 from sumwatch.clustering.embedder import Embedder  # noqa: E402
 from sumwatch.monitor.rubrics import embeddings as emb  # noqa: E402
+from sumwatch.monitor.rubrics.cascade import Cascade  # noqa: E402
 from sumwatch.monitor.rubrics.consistency import FACTUALITY_WEIGHT, consistency_score  # noqa: E402
 from sumwatch.monitor.rubrics.rules import RulesJudge  # noqa: E402
 from sumwatch.monitor.rubrics.verdicts import FACTUALITY, GROUNDEDNESS, RubricResult, SummaryCase  # noqa: E402
@@ -157,7 +169,6 @@ def perturbation_detection(embedding_judge: Any, n: int = 600, seed: int = 11) -
     """Recall per planted mode and false-positive rate on good summaries, with the offline cascade
     (rules + embeddings, what the product runs without an LLM). A case is flagged when any rubric fails."""
     from sumwatch.monitor.demo import generate_workload
-    from sumwatch.monitor.rubrics.cascade import Cascade
     workload = generate_workload(n, seed=seed)
     cascade = Cascade(rules=RulesJudge(), embeddings=embedding_judge, mode="off")
     results = cascade.score_batch([SummaryCase(c.source, c.summary, c.band, c.expected_facts, c.domain)
@@ -182,6 +193,9 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=Path("/tmp/sumwatch-bench"), help="embedding cache folder")
     ap.add_argument("--no-cache", action="store_true", help="embed everything afresh")
     ap.add_argument("--model", default="all-MiniLM-L6-v2")
+    ap.add_argument("--no-sets", dest="sets", action="store_false",
+                    help="skip the SummaC and SummEdits tables (consistency_sets.py), SummEval and the demo only")
+    ap.add_argument("--sets-limit", type=int, default=None, help="first N rows of each SummaC/SummEdits set")
     args = ap.parse_args()
 
     started = time.perf_counter()
@@ -199,6 +213,10 @@ def main() -> None:
 
     grounded = [e[GROUNDEDNESS] for e in embedded]
     product = [consistency_score(g, r[FACTUALITY]) for g, r in zip(grounded, ruled)]
+    # what `sumwatch scores` reads back: the offline cascade's stored groundedness score
+    cascade = Cascade(rules=rules, embeddings=judge, mode="off")
+    stored = [r[GROUNDEDNESS].score for r in cascade.score_batch(cases)]
+    unigram = [unigram_precision(c.source, c.summary) for c in cases]
 
     # fit the free choices on even articles only
     fits = []
@@ -211,8 +229,11 @@ def main() -> None:
     fit_tau, fit_cosines, fit_share, fit_weight, fit_scores = max(fits, key=lambda f: f[0])
 
     components = {
+        "verdict support (cosine and terms)": [regrounded(g, emb.TERM_SHARE) for g in grounded],
         "embedding cosine only": [regrounded(g, 0.0) for g in grounded],
         "content-term support only": [regrounded(g, 1.0) for g in grounded],
+        "word-pair support only": [statistics.fmean(d["pair_support"] for d in g.details) if g.details else g.score
+                                   for g in grounded],
         "rules groundedness": [r[GROUNDEDNESS].score for r in ruled],
         "rules factuality": [r[FACTUALITY].score for r in ruled],
         "product + rules factuality at 0.1": [consistency_score(g, r[FACTUALITY], 0.1)
@@ -231,11 +252,13 @@ def main() -> None:
     print(f"|{'-' * 42}|" + "----------|" * len(heads))
     for name, rho, tau in PUBLISHED:
         print(f"| {name + ' (published)':<40} | {rho:>8.3f} | {tau:>8.3f} |" + "          |" * 4)
+    print(line("unigram precision (baseline)", unigram))
+    print(line("sumwatch stored score (offline cascade)", stored))
     print(line("sumwatch offline: consistency_score", product))
-    print(line(f"  best on even: {fit_cosines[0]}-{fit_cosines[1]}, {fit_share}, {fit_weight}", fit_scores))
+    print(line(f"  support best on even: {fit_cosines[0]}-{fit_cosines[1]}, {fit_share}, {fit_weight}", fit_scores))
     for name, scores in components.items():
         print(line("  " + name, scores))
-    print(f"\nfree choices (cosine range, term share, factuality weight): the product uses "
+    print(f"\nfree choices of the verdict support (cosine range, term share, factuality weight): the product uses "
           f"{emb.SIM_FLOOR}-{emb.SIM_CEIL}, {emb.TERM_SHARE}, {FACTUALITY_WEIGHT}; the best on even articles of "
           f"{len(fits)} settings is {fit_cosines[0]}-{fit_cosines[1]}, {fit_share}, {fit_weight} (even Kendall "
           f"{fit_tau:.3f})")
@@ -265,11 +288,21 @@ def main() -> None:
           f"{detection['false_positive_rate']:>7.3f} | {TARGET_FPR:>6.2f} | "
           + ", ".join(f"{r} {c}" for r, c in detection["modes"]["none"]["caught_by"].items()))
 
+    sets: dict[str, Any] = {}
+    if args.sets and (args.data / "summac").exists():
+        print("\nSummaC validation subsets and SummEdits (tests/bench/consistency_sets.py), offline cascade:")
+        sets = consistency_sets.evaluate(args.data, args.sets_limit, cascade)
+
     rho, tau, n = correlate(rows, product)
+    stored_rho, stored_tau, _ = correlate(rows, stored)
+    unigram_rho, unigram_tau, _ = correlate(rows, unigram)
     halves = {name: dict(zip(("spearman", "kendall", "n_documents"), correlate(rows, product, h)))
               for name, h in (("even", 0), ("odd", 1))}
     print(json.dumps({"benchmark": "summeval_consistency", "score": "consistency_score", "spearman": round(rho, 4),
                       "kendall": round(tau, 4), "n_documents": n, "n_summaries": len(rows),
+                      "stored_kendall": round(stored_tau, 4), "stored_spearman": round(stored_rho, 4),
+                      "unigram_kendall": round(unigram_tau, 4), "unigram_spearman": round(unigram_rho, 4),
+                      "consistency_sets": sets,
                       "even": {k: round(v, 4) for k, v in halves["even"].items()},
                       "odd": {k: round(v, 4) for k, v in halves["odd"].items()},
                       "target_kendall": TARGET_KENDALL, "met": tau >= TARGET_KENDALL,
