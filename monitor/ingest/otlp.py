@@ -38,6 +38,7 @@ MAX_GZIP_MEMBERS = 1000  # a body of many tiny members costs a decoder each; no 
 _MESSAGE_CHARS = 400  # reasons quote the client's input; keep them short
 # a JSON \u escape of a UTF-16 surrogate; only bodies holding one can decode to invalid text
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_FAILED_FIELD = re.compile(r"Failed to parse (\w+) field: ")  # the path in protobuf's ParseDict errors
 
 
 class OtlpDecodeError(ValueError):
@@ -127,12 +128,12 @@ def parse_request(body: bytes, content_type: str | None) -> tuple[ExportTraceSer
     raise OtlpDecodeError(f"unsupported Content-Type {content_type!r}: use {PROTOBUF} or {JSON}")
 
 
-def encode_response(content_type: str | None, rejected: Rejections | None = None, total: int = 0) -> tuple[bytes, str]:
-    """An ExportTraceServiceResponse in the request's encoding; with ``partial_success`` when spans were dropped."""
+def encode_response(content_type: str | None, decoded: Decoded | None = None) -> tuple[bytes, str]:
+    """An ExportTraceServiceResponse in the request's encoding, with ``partial_success`` when spans were dropped."""
     response = ExportTraceServiceResponse()
-    if rejected is not None and rejected.count:
-        response.partial_success.rejected_spans = rejected.count
-        response.partial_success.error_message = safe_text(rejected.message(total))
+    if decoded is not None and decoded.rejected.count:
+        response.partial_success.rejected_spans = decoded.rejected.count
+        response.partial_success.error_message = safe_text(decoded.rejected.message(decoded.total))
     if media_type(content_type) == JSON:
         return json.dumps(json_format.MessageToDict(response)).encode(), JSON
     return response.SerializeToString(), PROTOBUF
@@ -156,9 +157,6 @@ def _parse_error(exc: Exception, payload: dict) -> str:
     place, depth = _failing_place(payload)
     path = ".".join(([place] if place else []) + names[depth:])
     return _short(f"{path}: {reason}" if path else reason)
-
-
-_FAILED_FIELD = re.compile(r"Failed to parse (\w+) field: ")
 
 
 def _failing_place(payload: dict) -> tuple[str, int]:

@@ -123,7 +123,7 @@ def create_app(settings: Settings, writer: SpanWriter) -> Starlette:
                 _log.warning("answering 503: %s", exc)
                 return _status_body(503, "database unavailable, retry later", content_type,
                                     settings.retry_after_seconds)
-        body, out_type = encode_response(content_type, decoded.rejected, decoded.total)
+        body, out_type = encode_response(content_type, decoded)
         return Response(body, media_type=out_type)
 
     async def health(request: Request) -> Response:
