@@ -16,11 +16,12 @@ def doctor(db: str | None = DbOption, home: Path | None = HomeOption, json_: boo
 
     from ..scoring.judges import llm_connection
     from ..store.migrations import MIGRATIONS
+    from ..store.traces import count_spans
 
     settings = load_settings(db, home)
     with open_store(settings) as store:
         version = max(m.version for m in MIGRATIONS)
-        spans = store.query_rows("SELECT count() FROM otel_traces")[0][0]
+        spans = count_spans(store)
     connection = llm_connection(settings)
     result = ping(connection) if connection is not None else None
     if json_:

@@ -2,7 +2,7 @@
 
 from fakes.tracing import memory_provider
 
-from sumwatch.monitor.store.traces import first_spans, get_trace, list_traces
+from sumwatch.monitor.store.traces import count_spans, first_spans, get_trace, list_traces
 from sumwatch.tracer import summarization
 from sumwatch.tracer.otel_traces import TRACES_TABLE, spans_to_rows
 
@@ -92,3 +92,11 @@ def test_first_spans_without_fill_answers_from_one_read(store):
     short = [(t, s) for t, s, _ in first_spans(store, sql, {}, limit=5, fill=False)]
     assert 1 <= len(short) < 5 and short == oldest[:len(short)]  # a sampler batch may come short; it reads on
     assert [(t, s) for t, s, _ in first_spans(store, sql, {}, limit=5)] == oldest[:5]
+
+
+def test_the_span_count_counts_a_span_stored_twice_once(store):
+    before = count_spans(store)
+    rows = summarization_rows(4, service="counted")
+    store.insert_spans(rows)
+    store.insert_spans(rows[:3])  # a retried batch
+    assert count_spans(store) == before + 4
