@@ -41,6 +41,8 @@ def import_jsonl(store: Store, path: Path, *, origin: str | None = None) -> Impo
                 items.append(CorpusItem.from_json(data))
             except (ValueError, TypeError, UnicodeDecodeError) as exc:
                 report.bad.append((line_no, str(exc)))
+            except RecursionError:
+                report.bad.append((line_no, "JSON nested too deeply to read"))
     known = existing_ids(store, (i.item_id for i in items))
     save_items(store, items)
     report.updated = sum(1 for i in items if i.item_id in known)

@@ -27,6 +27,7 @@ from sumwatch.tracer import Usage, semconv, summarization_attributes
 from sumwatch.tracer.otel_traces import spans_to_rows
 
 from ..store.connection import Store
+from .validate import MAX_TIME_NS, MAX_TIME_TEXT, MIN_TIME_NS, MIN_TIME_TEXT
 
 DEFAULT_SERVICE = "sumwatch-ingest"
 REQUIRED = ("source", "summary")
@@ -69,7 +70,7 @@ def parse_timestamp(value: Any) -> int:
     if isinstance(value, (int, float)):
         if not 0 <= value < 1e11:
             raise ValueError(f"timestamp {value} is not Unix seconds (expected 0..1e11)")
-        return int(value * 1_000_000_000)
+        return _storable(int(value * 1_000_000_000), value)
     if isinstance(value, str):
         try:
             parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
@@ -77,8 +78,16 @@ def parse_timestamp(value: Any) -> int:
             raise ValueError(f"timestamp {value!r} is not ISO 8601 (e.g. 2026-03-01T12:00:00Z)") from None
         if parsed.tzinfo is None:
             parsed = parsed.replace(tzinfo=timezone.utc)
-        return int(parsed.timestamp()) * 1_000_000_000 + parsed.microsecond * 1000
+        return _storable(int(parsed.timestamp()) * 1_000_000_000 + parsed.microsecond * 1000, value)
     raise ValueError(f"timestamp must be ISO 8601 text or Unix seconds, got {type(value).__name__}")
+
+
+def _storable(ns: int, value: Any) -> int:
+    """``ns`` when the store can hold it as a span time; ValueError naming the range otherwise."""
+    if ns < MIN_TIME_NS or ns > MAX_TIME_NS:
+        raise ValueError(f"timestamp {value!r} is outside the times the store holds ({MIN_TIME_TEXT} to "
+                         f"{MAX_TIME_TEXT})")
+    return ns
 
 
 def _text(obj: dict, key: str, required: bool) -> str | None:
@@ -100,6 +109,8 @@ def parse_record(line: str, now_ns: int) -> IngestRecord:
         obj = json.loads(line)
     except ValueError as exc:
         raise ValueError(f"not valid JSON ({exc})") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply to read") from None
     if not isinstance(obj, dict):
         raise ValueError(f"expected a JSON object, got {type(obj).__name__}")
     unknown = sorted(set(obj) - set(REQUIRED) - set(OPTIONAL))

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from sumwatch.monitor.ingest.backfill import ingest_file, parse_timestamp
+from sumwatch.monitor.ingest.backfill import ingest_file, parse_record, parse_timestamp
 from sumwatch.monitor.store.traces import get_trace, list_traces
 from sumwatch.tracer import semconv
 
@@ -94,3 +94,15 @@ def test_timestamps():
 def test_missing_file_is_a_clear_error(store, tmp_path):
     with pytest.raises(FileNotFoundError, match="no such file"):
         ingest_file(store, tmp_path / "absent.jsonl")
+
+
+@pytest.mark.parametrize("value", ["1900-01-01T00:00:00Z", "2300-01-01T00:00:00Z", 5, 9.3e9])
+def test_a_timestamp_the_store_cannot_hold_is_a_bad_line(value):
+    with pytest.raises(ValueError, match="outside the times the store holds"):
+        parse_record(json.dumps({"source": "s", "summary": "t", "timestamp": value}), now_ns=0)
+
+
+def test_json_nested_too_deeply_is_a_bad_line_not_a_crash():
+    line = '{"source": "s", "summary": "t", "metadata": ' + "[" * 5000 + "]" * 5000 + "}"
+    with pytest.raises(ValueError, match="nested too deeply"):
+        parse_record(line, now_ns=0)
