@@ -254,6 +254,16 @@ def _text(value: Any) -> None:
         raise ValueError(f"must not be empty, got {value!r}")
 
 
+_SYSTEM_DATABASES = ("system", "information_schema")
+
+
+def _database(value: Any) -> None:
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", value):
+        raise ValueError(f"must be a database name of letters, digits and _ (like otel), got {value!r}")
+    if value.lower() in _SYSTEM_DATABASES:
+        raise ValueError(f"{value!r} is ClickHouse's own database; name one for sumwatch's tables (like otel)")
+
+
 def _duration(value: Any) -> None:
     try:
         parse_duration(value)
@@ -418,7 +428,7 @@ def redact_url(url: str) -> str:
 
 # checked in Settings.__post_init__; a field without an entry takes any value of its type
 _CHECKS: dict[str, Callable[[Any], object]] = {
-    "clickhouse_url": _clickhouse_url, "database": _text, "host": _text, "service_name": _text,
+    "clickhouse_url": _clickhouse_url, "database": _database, "host": _text, "service_name": _text,
     "embedding_model": _text, "source_key": _text, "summary_key": _text,
     "port": _between(0, 65535, "a port number"),
     "max_body_bytes": _positive("number of bytes"), "insert_batch_rows": _positive("number of rows"),

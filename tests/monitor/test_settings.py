@@ -63,7 +63,7 @@ def test_flags_override_the_environment_and_none_means_not_given():
     ({"SUMWATCH_SAMPLER_BATCH_PAUSE_S": "-1"}, "SUMWATCH_SAMPLER_BATCH_PAUSE_S must be a number of seconds of at most"),
     ({"SUMWATCH_SAMPLE_BATCH": "0"}, "SUMWATCH_SAMPLE_BATCH must be a positive number of spans, got 0"),
     ({"SUMWATCH_EMBEDDINGS": "maybe"}, "SUMWATCH_EMBEDDINGS must be true or false, got 'maybe'"),
-    ({"SUMWATCH_DATABASE": " "}, "SUMWATCH_DATABASE must not be empty"),
+    ({"SUMWATCH_DATABASE": " "}, "SUMWATCH_DATABASE must be a database name"),
 ])
 def test_a_bad_value_is_one_error_naming_its_variable(env, message):
     with pytest.raises(SettingsError) as caught:
@@ -121,3 +121,15 @@ def test_durations_are_bounded_at_100_years():
     with pytest.raises(SettingsError, match=r"SUMWATCH_CLUSTER_WINDOW \(--window\) must be a positive duration of "
                                             r"at most 100 years .*got '99999999999999999999d'"):
         Settings.from_env(env={}, cluster_window="99999999999999999999d")
+
+
+@pytest.mark.parametrize("name, message", [
+    ("system", "is ClickHouse's own database"),
+    ("INFORMATION_SCHEMA", "is ClickHouse's own database"),
+    ("otel; DROP TABLE x", "must be a database name of letters, digits and _"),
+])
+def test_the_database_must_be_a_plain_name_of_our_own(name, message):
+    with pytest.raises(SettingsError, match="SUMWATCH_DATABASE") as caught:
+        Settings.from_env(env={"SUMWATCH_DATABASE": name})
+    assert message in str(caught.value)
+    assert Settings.from_env(env={"SUMWATCH_DATABASE": "team_a"}).database == "team_a"
