@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,9 +29,10 @@ def up(host: str | None = typer.Option(None, "--host", help="Bind address (defau
     from ..views.api import api_routes
 
     settings = load_settings(db, home, host=host, port=port)
+    # before the store is locked and the banner says "receiving"; --port 0 takes a free port, announced as such
+    settings = dataclasses.replace(settings, port=check_port(settings.host, settings.port))
     local_host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
     endpoint = f"http://{f'[{local_host}]' if ':' in local_host else local_host}:{settings.port}"
-    check_port(settings.host, settings.port)  # before the store is locked and the banner says "receiving"
     job_logging()
     with open_store(settings, api=endpoint) as store:
         jobs = build_worker(store, settings) if with_worker else None
@@ -50,9 +52,10 @@ def up(host: str | None = typer.Option(None, "--host", help="Bind address (defau
                   + (f"; jobs: {job_summary(jobs.stats)}" if jobs is not None else ""))
 
 
-def check_port(host: str, port: int) -> None:
-    """Exit with one line when the receiver could not listen on host:port (in use, no permission, no such
-    address). Bound the way uvicorn binds, then released for it."""
+def check_port(host: str, port: int) -> int:
+    """The port the receiver will listen on (a free one for port 0); exit with one line when it could not
+    listen on host:port (in use, no permission, no such address). Bound the way uvicorn binds, then released
+    for it."""
     import errno
     import socket
 
@@ -61,6 +64,7 @@ def check_port(host: str, port: int) -> None:
         with socket.socket(family, socket.SOCK_STREAM) as sock:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.bind((host, port))
+            return int(sock.getsockname()[1])
     except socket.gaierror as exc:
         fail(f"cannot listen on {host}: {exc.strerror} (set --host or SUMWATCH_HOST to an address of this machine)")
     except OSError as exc:

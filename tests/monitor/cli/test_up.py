@@ -102,3 +102,25 @@ def test_up_on_a_busy_port_says_so_in_one_line_before_any_banner(tmp_path):
     assert result.stderr.strip() == (f"error: port {port} on 127.0.0.1 is in use (another sumwatch up, or another "
                                      f"program): stop it, or pick another port with --port or SUMWATCH_PORT")
     assert not (tmp_path / "home").exists()  # the store was not opened, nor its lock taken
+
+
+def test_up_on_port_0_announces_the_free_port_it_took(tmp_path):
+    env = {**os.environ, "SUMWATCH_HOME": str(tmp_path / "home")}
+    proc = subprocess.Popen([SUMWATCH, "up", "--port", "0", "--no-worker"], env=env, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        banner = proc.stderr.readline()
+        endpoint = banner.split(" on ", 1)[1].split("/v1/traces", 1)[0]
+        port = int(endpoint.rsplit(":", 1)[1])
+        assert port > 0, banner
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                assert httpx.get(f"{endpoint}/healthz").status_code == 200
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None and time.monotonic() < deadline, "sumwatch up did not start"
+                time.sleep(0.2)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=60)
