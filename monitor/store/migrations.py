@@ -20,8 +20,10 @@ from .ddl import MIGRATIONS_TABLE, Table, Target, migrations_table_ddl, tables_d
 from .embeddings import EMBEDDINGS
 from .issue_members import ISSUE_MEMBERS
 from .issues import ISSUES
+from .projections import PROJECTIONS
 from .runs import CLUSTER_RUNS
 from .scores import SCORES
+from .span_facts import SPAN_FACTS, facts_view_ddl
 from .traces import otel_traces_ddl
 from .watermarks import WATERMARKS
 
@@ -49,6 +51,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _tables(SCORES, WATERMARKS, CORPUS, BASELINES)),
     Migration(3, "embeddings, clustering runs, issues and their members",
               _tables(EMBEDDINGS, CLUSTER_RUNS, ISSUES, ISSUE_MEMBERS)),
+    Migration(4, "dashboard: cluster map projections, span facts (view from otel_traces, backfilled)",
+              lambda t: tables_ddl(t, PROJECTIONS, SPAN_FACTS) + facts_view_ddl(t)),
 )
 
 

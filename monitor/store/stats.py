@@ -1,0 +1,241 @@
+"""What the dashboard charts: counts and rates read straight from the store, as small typed records.
+
+    f = Filters(start=datetime(2026, 1, 1, tzinfo=timezone.utc), service="digest", prompt_version="v4")
+    filter_options(store).models                  # ["gpt-4o-mini", ...]: what the filters can pick
+    volume_series(store, f, bucket_s=3600)        # [(bucket_start, spans), ...]
+    pass_rate_series(store, f, 3600)["factuality"]    # [(bucket_start, passed, total), ...]
+    judge_cost(store, f).llm_calls                # and tokens, cost, per tier and judge model
+    compare(store, f, by="prompt_version")        # CompareRow(group, rubric, passed, total, rate, low, high)
+    issue_sparklines(store, ["SW-1", "SW-4"])     # {"SW-1": [traces in each of the last runs], ...}
+
+Spans are counted from ``sumwatch_span_facts`` (service, model and prompt version of each summarization
+span, copied out of ``otel_traces`` by a view), each span once. Rates use the latest judgement of each
+(span, rubric) across judge versions; an unsure result (not confident) is stored as passed and counts as
+passed, and a judge error is not a judgement. Model and prompt version filter scores through the facts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from ..rubrics.verdicts import ERROR, LLM
+from .connection import Store, as_utc, quote_ident
+from .issues import ISSUES_TABLE
+from .runs import last_run_ids
+from .scores import SCORES_TABLE
+from .span_facts import SPAN_FACTS_TABLE
+
+CompareBy = Literal["prompt_version", "model"]
+COMPARE_BY: dict[str, str] = {"prompt_version": "PromptVersion", "model": "Model"}
+_Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What the dashboard's filter bar picked; None (or "") means any. Times are span times, [start, end)."""
+
+    start: datetime | None = None
+    end: datetime | None = None
+    service: str | None = None
+    model: str | None = None
+    prompt_version: str | None = None
+
+
+@dataclass(frozen=True)
+class FilterOptions:
+    services: list[str]
+    models: list[str]
+    prompt_versions: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class CostRow:
+    tier: str
+    model: str  # the judge's model ("" for the rules and embedding tiers)
+    calls: int  # judgements stored (for the LLM tier: LLM calls)
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+
+
+@dataclass(frozen=True)
+class JudgeCost:
+    llm_calls: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    rows: list[CostRow]  # per tier and judge model
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class CompareRow:
+    group: str  # the prompt version or model ("" when the span did not record one)
+    rubric: str
+    passed: int
+    total: int
+    rate: float
+    low: float  # Wilson 95% interval of the pass rate
+    high: float
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def wilson(passed: int, total: int, z: float = _Z95) -> tuple[float, float]:
+    """Wilson score interval of a pass rate (95% by default); (0, 1) for no observations."""
+    if total <= 0:
+        return 0.0, 1.0
+    p = passed / total
+    denom = 1 + z * z / total
+    centre = (p + z * z / (2 * total)) / denom
+    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+# -- WHERE clauses ----------------------------------------------------------------------------------
+
+def _ns(value: datetime) -> int:
+    return int(as_utc(value).timestamp() * 1_000_000) * 1000
+
+
+def _facts_where(f: Filters, params: dict[str, Any], ts: str = "Timestamp") -> str:
+    clauses = ["1"]
+    if f.start is not None:
+        params["start"] = _ns(f.start)
+        clauses.append(f"{ts} >= fromUnixTimestamp64Nano({{start:Int64}})")
+    if f.end is not None:
+        params["end"] = _ns(f.end)
+        clauses.append(f"{ts} < fromUnixTimestamp64Nano({{end:Int64}})")
+    if f.service:
+        params["service"] = f.service
+        clauses.append("ServiceName = {service:String}")
+    if f.model:
+        params["model"] = f.model
+        clauses.append("Model = {model:String}")
+    if f.prompt_version:
+        params["pv"] = f.prompt_version
+        clauses.append("PromptVersion = {pv:String}")
+    return " AND ".join(clauses)
+
+
+def _scores_where(f: Filters, params: dict[str, Any]) -> str:
+    """Scores of the filtered spans: time and service from the score row, model and prompt version from
+    the span's facts."""
+    where = _facts_where(Filters(f.start, f.end, f.service), params, ts="SpanTimestamp")
+    if f.model or f.prompt_version:
+        spans = _facts_where(Filters(model=f.model, prompt_version=f.prompt_version), params)
+        where += (f" AND (TraceId, SpanId) IN (SELECT TraceId, SpanId FROM {quote_ident(SPAN_FACTS_TABLE)} "
+                  f"WHERE {spans})")
+    return where
+
+
+def _latest(f: Filters, params: dict[str, Any]) -> str:
+    """A subquery: the latest judgement of each (span, rubric), with the span's time."""
+    params["err"] = ERROR
+    return f"""SELECT TraceId, SpanId, Rubric, argMax(Passed, ScoredAt) AS passed, min(SpanTimestamp) AS ts
+        FROM {quote_ident(SCORES_TABLE)} WHERE Verdict != {{err:String}} AND {_scores_where(f, params)}
+        GROUP BY TraceId, SpanId, Rubric"""
+
+
+def _bucket(column: str) -> str:
+    return f"toStartOfInterval({column}, INTERVAL {{bucket:UInt32}} SECOND)"
+
+
+def _check_bucket(bucket_s: int) -> int:
+    if int(bucket_s) < 1:
+        raise ValueError(f"bucket_s must be at least 1 second, got {bucket_s}")
+    return int(bucket_s)
+
+
+def _utc(value: datetime) -> datetime:
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value
+
+
+# -- readers ----------------------------------------------------------------------------------------
+
+def filter_options(store: Store) -> FilterOptions:
+    """Services, models and prompt versions seen on summarization spans, sorted (empty values left out)."""
+    rows = store.query_rows(
+        f"SELECT groupUniqArray(ServiceName), groupUniqArray(Model), groupUniqArray(PromptVersion) "
+        f"FROM {quote_ident(SPAN_FACTS_TABLE)}")
+    services, models, versions = rows[0] if rows else ([], [], [])
+    return FilterOptions(*(sorted(v for v in values if v) for values in (services, models, versions)))
+
+
+def volume_series(store: Store, filters: Filters, bucket_s: int) -> list[tuple[datetime, int]]:
+    """Summarization spans per time bucket (each span once), oldest first; empty buckets left out."""
+    params: dict[str, Any] = {"bucket": _check_bucket(bucket_s)}
+    rows = store.query_rows(
+        f"""SELECT {_bucket("Timestamp")} AS b, uniqExact(TraceId, SpanId) FROM {quote_ident(SPAN_FACTS_TABLE)}
+        WHERE {_facts_where(filters, params)} GROUP BY b ORDER BY b""", params)
+    return [(_utc(b), int(n)) for b, n in rows]
+
+
+def pass_rate_series(store: Store, filters: Filters, bucket_s: int
+                     ) -> dict[str, list[tuple[datetime, int, int]]]:
+    """Per rubric, (bucket start, passed, judged) per span-time bucket, oldest first."""
+    params: dict[str, Any] = {"bucket": _check_bucket(bucket_s)}
+    rows = store.query_rows(
+        f"""SELECT Rubric, {_bucket("ts")} AS b, sum(passed), count() FROM ({_latest(filters, params)})
+        GROUP BY Rubric, b ORDER BY Rubric, b""", params)
+    out: dict[str, list[tuple[datetime, int, int]]] = {}
+    for rubric, b, passed, total in rows:
+        out.setdefault(rubric, []).append((_utc(b), int(passed), int(total)))
+    return out
+
+
+def judge_cost(store: Store, filters: Filters) -> JudgeCost:
+    """What judging the filtered spans cost: every stored judgement (a re-score with the same judge
+    replaces its row), per tier and judge model."""
+    params: dict[str, Any] = {}
+    rows = store.query_rows(
+        f"""SELECT Tier, Model, count(), sum(InputTokens), sum(OutputTokens), sum(CostUsd)
+        FROM {quote_ident(SCORES_TABLE)} FINAL WHERE {_scores_where(filters, params)}
+        GROUP BY Tier, Model ORDER BY Tier, Model""", params)
+    out = [CostRow(tier, model, int(n), int(i), int(o), round(float(c), 6)) for tier, model, n, i, o, c in rows]
+    return JudgeCost(sum(r.calls for r in out if r.tier == LLM), sum(r.input_tokens for r in out),
+                     sum(r.output_tokens for r in out), round(sum(r.cost_usd for r in out), 6), out)
+
+
+def compare(store: Store, filters: Filters, by: CompareBy) -> list[CompareRow]:
+    """Pass rate per rubric for each prompt version (or model), with counts and Wilson 95% intervals."""
+    if by not in COMPARE_BY:
+        raise ValueError(f"compare by one of {sorted(COMPARE_BY)}, got {by!r}")
+    params: dict[str, Any] = {}
+    column = COMPARE_BY[by]
+    facts = _facts_where(Filters(model=filters.model, prompt_version=filters.prompt_version), params)
+    rows = store.query_rows(
+        f"""SELECT f.g, s.Rubric, sum(s.passed), count()
+        FROM ({_latest(Filters(filters.start, filters.end, filters.service), params)}) AS s
+        INNER JOIN (SELECT TraceId, SpanId, any({column}) AS g FROM {quote_ident(SPAN_FACTS_TABLE)}
+                    WHERE {facts} GROUP BY TraceId, SpanId) AS f USING (TraceId, SpanId)
+        GROUP BY f.g, s.Rubric ORDER BY f.g, s.Rubric""", params)
+    out = []
+    for group, rubric, passed, total in rows:
+        low, high = wilson(int(passed), int(total))
+        out.append(CompareRow(group, rubric, int(passed), int(total), round(int(passed) / int(total), 4),
+                              round(low, 4), round(high, 4)))
+    return out
+
+
+def issue_sparklines(store: Store, issue_ids: Sequence[str], runs: int = 12) -> dict[str, list[int]]:
+    """Traces of each issue in each of the last ``runs`` finished runs, oldest first (0 where absent)."""
+    wanted = list(dict.fromkeys(issue_ids))
+    last = last_run_ids(store, runs)
+    if not wanted or not last:
+        return {i: [] for i in wanted}
+    counts = {(iid, run): int(n) for iid, run, n in store.query_rows(
+        f"SELECT IssueId, RunId, Traces FROM {quote_ident(ISSUES_TABLE)} FINAL "
+        f"WHERE RunId IN {{runs:Array(String)}} AND IssueId IN {{ids:Array(String)}}",
+        {"runs": last, "ids": wanted})}
+    return {i: [counts.get((i, run), 0) for run in last] for i in wanted}
