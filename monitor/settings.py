@@ -45,6 +45,8 @@ class Settings:
     database: str = "otel"
     # ClickHouse cluster name: ON CLUSTER DDL, Replicated + Distributed
     cluster: str | None = field(default=None, metadata={"env": "CLICKHOUSE_CLUSTER"})
+    # days spans, scores and issue members are kept (a TTL set by `db migrate`); 0 keeps everything
+    retention_days: int = 0
     host: str = field(default="127.0.0.1", metadata={"flag": "--host"})
     port: int = field(default=4318, metadata={"flag": "--port"})
     ingest_token: str | None = field(default=None, repr=False)
@@ -431,6 +433,7 @@ _CHECKS: dict[str, Callable[[Any], object]] = {
     "clickhouse_url": _clickhouse_url, "database": _database, "host": _text, "service_name": _text,
     "embedding_model": _text, "source_key": _text, "summary_key": _text,
     "port": _between(0, 65535, "a port number"),
+    "retention_days": _between(0, 36500, "a number of days"),
     "max_body_bytes": _positive("number of bytes"), "insert_batch_rows": _positive("number of rows"),
     "insert_batch_wait_ms": _between(0, math.inf, "a number of milliseconds"),
     "retry_after_seconds": _between(0, math.inf, "a number of seconds"),

@@ -132,6 +132,21 @@ def create_app(settings: Settings, writer: SpanWriter) -> Starlette:
     return Starlette(routes=[Route("/v1/traces", traces, methods=["POST"]), Route("/healthz", health)])
 
 
+def _readiness(store: Store) -> Any:
+    """``/readyz``: 200 when the database answers ``SELECT 1`` (a load balancer's readiness probe), else 503;
+    ``/healthz`` stays a liveness check that does not depend on the database."""
+
+    async def ready(request: Request) -> Response:
+        try:
+            await asyncio.wait_for(asyncio.to_thread(store.query_rows, "SELECT 1"), timeout=5)
+        except Exception as exc:
+            _log.warning("not ready: %s", exc)
+            return JSONResponse({"status": "database unavailable"}, status_code=503)
+        return JSONResponse({"status": "ready"})
+
+    return ready
+
+
 def _uvicorn_server(config: Any) -> Any:
     import uvicorn
 
@@ -157,6 +172,7 @@ class ReceiverServer:
         self.writer = SpanWriter(store, max_rows=settings.insert_batch_rows,
                                  linger_ms=settings.insert_batch_wait_ms)
         app = create_app(settings, self.writer)
+        app.router.routes.append(Route("/readyz", _readiness(store)))
         for route in extra_routes or []:
             app.router.routes.append(route)
         config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning",

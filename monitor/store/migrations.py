@@ -21,6 +21,7 @@ from .embeddings import EMBEDDINGS
 from .issue_members import ISSUE_MEMBERS
 from .issues import ISSUES
 from .projections import PROJECTIONS
+from .retention import apply_retention, retention_ddl
 from .runs import CLUSTER_RUNS
 from .scores import SCORES
 from .span_facts import SPAN_FACTS, facts_view_ddl
@@ -53,6 +54,7 @@ MIGRATIONS: tuple[Migration, ...] = (
               _tables(EMBEDDINGS, CLUSTER_RUNS, ISSUES, ISSUE_MEMBERS)),
     Migration(4, "dashboard: cluster map projections, span facts (view from otel_traces, backfilled)",
               lambda t: tables_ddl(t, PROJECTIONS, SPAN_FACTS) + facts_view_ddl(t)),
+    Migration(6, "retention: expired scores leave as whole parts", retention_ddl),
 )
 
 
@@ -93,4 +95,5 @@ def migrate(store: Store) -> list[int]:
         store.insert(t.local(MIGRATIONS_TABLE) if not t.cluster else MIGRATIONS_TABLE,
                      [(m.version, m.name, m.checksum())], ["version", "name", "checksum"])
         applied.append(m.version)
+    apply_retention(store)  # outside the checksummed steps: the number of days varies by deployment
     return applied
