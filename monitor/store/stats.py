@@ -99,7 +99,8 @@ def wilson(passed: int, total: int, z: float = _Z95) -> tuple[float, float]:
     denom = 1 + z * z / total
     centre = (p + z * z / (2 * total)) / denom
     half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # at 0 or all passed the bound is exact; the formula leaves a rounding crumb there
+    return (0.0 if passed <= 0 else max(0.0, centre - half)), (1.0 if passed >= total else min(1.0, centre + half))
 
 
 # -- WHERE clauses ----------------------------------------------------------------------------------
