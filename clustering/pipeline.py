@@ -85,6 +85,7 @@ class ClusterResult:
     probabilities: Memberships
     noise: list[int] = field(default_factory=list)
     tracking: TrackOutcome | None = None
+    reduced: Vectors | None = None  # the reducer's output, one row per point (what a 2D map is laid out from)
 
 
 class FailureClusterer:
@@ -202,7 +203,8 @@ class FailureClusterer:
         for i, (cluster, issue) in enumerate(zip(clusters, issues)):
             cluster.name = fresh[i] if i in fresh else names_of[issue.number]
         return ClusterResult(clusters=clusters, labels=labels, probabilities=probs,
-                             noise=np.flatnonzero(labels < 0).tolist(), tracking=tracking)
+                             noise=np.flatnonzero(labels < 0).tolist(), tracking=tracking,
+                             reduced=np.asarray(low, dtype=np.float32))
 
     def __repr__(self) -> str:
         return (f"FailureClusterer(embedder={self._embedder!r}, reducer={self.reducer!r}, "

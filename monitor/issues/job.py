@@ -29,6 +29,7 @@ from ..store.connection import Store
 from ..store.corpus import NEEDS_LABEL, CorpusItem, existing_ids, save_items
 from ..store.issue_members import BOUNDARY, MEMBER, REPRESENTATIVE, save_members
 from ..store.issues import IssueState, issue_states, save_states
+from ..store.projections import ProjectionPoint, save_projection
 from ..store.runs import CLUSTER_RUNS_TABLE, RUN_COLUMNS, latest_run_id
 from ..store.traces import span_texts
 from .failures import Failure, embed_failures, load_failures
@@ -53,13 +54,15 @@ class ClusterRunReport:
     promoted: int
     namer: str
     seconds: float
+    map_seconds: float = 0.0  # of those, laying out the cluster map (2D UMAP)
 
     def to_json(self) -> dict[str, Any]:
         return {"run_id": self.run_id, "window_start": self.window_start.isoformat(),
                 "window_end": self.window_end.isoformat(), "failures": self.failures, "embedded": self.embedded,
                 "clustered": self.clustered, "noise": self.noise, "new_issues": self.new_issues,
                 "resolved": self.resolved, "promoted": self.promoted, "namer": self.namer,
-                "seconds": round(self.seconds, 2), "issues": [i.to_json() for i in self.issues]}
+                "seconds": round(self.seconds, 2), "map_seconds": round(self.map_seconds, 2),
+                "issues": [i.to_json() for i in self.issues]}
 
 
 def build_clusterer(settings: Settings) -> Any:
@@ -144,9 +147,16 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
         result = clusterer.fit(texts=[f.text for f in failures], vectors=vectors,
                                meta=[PointMeta(f.rubric, f.failure_mode) for f in failures], known=known)
         clusters, unmatched, noise = result.clusters, result.tracking.unmatched, len(result.noise)
+        progress("map", 0, 1)
+        map_started = time.monotonic()
+        layout = map_layout(result.reduced if result.reduced is not None else vectors,
+                            settings.cluster_max_fit_points)
+        map_seconds = time.monotonic() - map_started
+        progress("map", 1, 1)
     else:
         outcome = clusterer.tracker.track(known, np.zeros((0, 1)))
         clusters, unmatched, noise = [], outcome.unmatched, 0
+        layout, map_seconds = np.zeros((0, 2), dtype=np.float32), 0.0
     progress("cluster", 1, 1)
 
     # issues seen now, then known issues not seen (carried with their new status), then issues of another
@@ -185,6 +195,10 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
 
     if member_rows:
         save_members(store, member_rows)
+    issue_of = {i: s.issue_id for cluster, s in zip(clusters, seen) for i in cluster.members}
+    save_projection(store, run_id, started_at, [
+        ProjectionPoint(f.trace_id, f.span_id, f.rubric, float(x), float(y), issue_of.get(i), f.text)
+        for i, (f, (x, y)) in enumerate(zip(failures, layout))])
     all_states = seen + carried + others
     if all_states:
         save_states(store, all_states, run_id, started_at)
@@ -197,7 +211,23 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
         len(seen), new_issues, embedded, promoted, namer, model_name, seconds)], RUN_COLUMNS)
     return ClusterRunReport(run_id, datetime.fromtimestamp(start_ns / 1e9, timezone.utc), end, len(failures),
                             embedded, clustered, noise, sorted(seen, key=lambda s: (-s.members, s.number)),
-                            new_issues, resolved_now, promoted, namer, seconds)
+                            new_issues, resolved_now, promoted, namer, seconds, map_seconds)
+
+
+def map_layout(points: np.ndarray, max_fit_points: int) -> np.ndarray:
+    """The cluster map: the reduced points laid out in 2D by a seeded UMAP, so a rerun draws the same map.
+    Laid out from the reducer's few dimensions (not the 384 of the text vectors) it costs a fraction of the
+    clustering fit and keeps the clusters apart as HDBSCAN saw them."""
+    from sumwatch.clustering import UmapReducer
+
+    points = np.asarray(points, dtype=np.float32)
+    if len(points) == 0:
+        return np.zeros((0, 2), dtype=np.float32)
+    reducer = UmapReducer(n_components=2, min_dist=0.1, metric="euclidean", max_fit_points=max(4, max_fit_points))
+    flat = np.asarray(reducer.fit_transform(points), dtype=np.float32)
+    if flat.shape[1] >= 2:  # too few points for UMAP come back as they were: their first two dimensions
+        return flat[:, :2]
+    return np.pad(flat, ((0, 0), (0, 2 - flat.shape[1])))
 
 
 def _absent(p: IssueState, status: str, missed: int) -> IssueState:
