@@ -1,0 +1,393 @@
+"""The dashboard under load: server time of every page and API list call, the cluster map's first render in
+headless Chromium, and the server's memory, with 1M spans, 200k failing scores and 300 issues in chDB.
+
+    python tests/bench/dashboard.py [--spans 1000000] [--failing 200000] [--issues 300] [--points 20000]
+
+The store is filled in bulk by ClickHouse itself (INSERT ... SELECT over ``numbers()``, in a child process
+that exits, so the server's memory is its own): spans with 1 KB sources over 7 days from four services,
+three models and four prompt versions; every other span scored on the four rubrics (some by the LLM tier,
+with tokens and cost) with ``--failing`` failing; ``--runs`` clustering runs with every issue's snapshot,
+the last run's members, and a ``--points`` cluster map. Then the real server (``ReceiverServer`` with the
+routes ``sumwatch up`` serves) listens on 127.0.0.1, and every GET route it has is timed from a local
+client (parameters filled with real ids; routes that need an id this bench cannot find are listed as
+skipped). Goals: p95 under 300 ms per route, the map drawn within 2 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import multiprocessing
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from sumwatch.monitor.rubrics.verdicts import RUBRICS
+from sumwatch.monitor.settings import Settings
+from sumwatch.monitor.store.connection import Store
+from sumwatch.monitor.store.issue_members import ISSUE_MEMBERS_TABLE
+from sumwatch.monitor.store.issues import ISSUES_TABLE
+from sumwatch.monitor.store.migrations import migrate
+from sumwatch.monitor.store.projections import PROJECTIONS_TABLE
+from sumwatch.monitor.store.runs import CLUSTER_RUNS_TABLE
+from sumwatch.monitor.store.scores import SCORES_TABLE
+from sumwatch.tracer import semconv
+from sumwatch.tracer.otel_traces import TRACES_TABLE
+
+GOAL_P95_MS = 300.0
+GOAL_MAP_S = 2.0
+SERVICES = ("checkout-digest", "support-recap", "news-brief", "meeting-notes")
+MODELS = ("gpt-4o-mini", "gpt-4.1", "claude-haiku")
+PROMPTS = ("v1", "v2", "v3", "v4")
+DAYS = 7
+CHROMIUM = "/usr/bin/chromium"
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _array(values: tuple[str, ...]) -> str:
+    return "[" + ", ".join(f"'{v}'" for v in values) + "]"
+
+
+# -- filling the store ------------------------------------------------------------------------------
+
+def fill(settings: Settings, spans: int, failing: int, issues: int, runs: int, points: int) -> None:
+    """Everything the dashboard reads, written by the engine from ``numbers()``."""
+    store = Store.open(settings)
+    migrate(store)
+    end = int(time.time())
+    start = end - DAYS * 86400
+    a = semconv
+    t = time.monotonic()
+    log(f"spans: {spans:,} ...")
+    # a trace id and a span id from the span number, so scores and members can name the same spans
+    tid = "lower(hex(MD5(toString(n))))"
+    sid = "substring(lower(hex(MD5(concat('s', toString(n))))), 1, 16)"
+    step = 100_000
+    for first in range(0, spans, step):
+        count = min(step, spans - first)
+        store.command(f"""INSERT INTO {TRACES_TABLE} (Timestamp, TraceId, SpanId, SpanName, SpanKind, ServiceName,
+            ResourceAttributes, ScopeName, SpanAttributes, Duration, StatusCode)
+        SELECT fromUnixTimestamp64Nano(toInt64({start}) * 1000000000 + intDiv(toInt64(n) * {DAYS * 86400}, {spans})
+                   * 1000000000 + toInt64(n % 1000) * 1000), {tid}, {sid}, '{a.SPAN_NAME}', 'Internal',
+               {_array(SERVICES)}[n % 4 + 1], map('service.name', {_array(SERVICES)}[n % 4 + 1]),
+               '{a.INSTRUMENTATION_NAME}',
+               map('{a.TASK}', '{a.TASK_SUMMARIZATION}',
+                   '{a.INPUT_VALUE}', arrayStringConcat(arrayMap(i -> concat('w', toString(cityHash64(n, i) % 5000)),
+                                                                 range(170)), ' '),
+                   '{a.OUTPUT_VALUE}', concat('Revenue rose ', toString(n % 97), '% in May, the company said.'),
+                   '{a.GEN_AI_REQUEST_MODEL}', {_array(MODELS)}[intDiv(n, 7) % 3 + 1],
+                   '{a.PROMPT_VERSION}', {_array(PROMPTS)}[intDiv(n * 4, {spans}) + 1],
+                   '{a.SUMMARIZATION_BAND}', 'tldr', '{a.DOCUMENT_ID}', concat('doc-', toString(n))),
+               1500000000, 'Unset'
+        FROM (SELECT number + {first} AS n FROM numbers({count}))""")
+    log(f"  {time.monotonic() - t:.0f} s; scores ...")
+    # every other span scored on each rubric; the failing ones evenly spread, by one number's hash
+    scored = spans // 2
+    rows = scored * len(RUBRICS)
+    fail_every = max(1, rows // max(failing, 1))
+    verdicts = {"groundedness": ("supported", "contradicted"), "completeness": ("present", "absent"),
+                "factuality": ("correct", "numerically_wrong"), "conciseness": ("concise", "padded")}
+    rubrics = _array(RUBRICS)
+    ok = _array(tuple(verdicts[r][0] for r in RUBRICS))
+    bad = _array(tuple(verdicts[r][1] for r in RUBRICS))
+    modes = _array(("unsupported_claim", "missing_fact", "number_mismatch", "filler_phrase"))
+    t = time.monotonic()
+    for first in range(0, rows, 4 * step):
+        count = min(4 * step, rows - first)
+        store.command(f"""INSERT INTO {SCORES_TABLE} (TraceId, SpanId, Rubric, JudgeVersion, SpanTimestamp, ScoredAt,
+            ServiceName, Verdict, Score, Passed, FailureMode, Tier, Evidence, Explanation, Model, InputTokens,
+            OutputTokens, CostUsd, LatencyMs)
+        SELECT {tid}, {sid}, {rubrics}[r + 1], 'cascade-3',
+               fromUnixTimestamp64Nano(toInt64({start}) * 1000000000 + intDiv(toInt64(n) * {DAYS * 86400}, {spans})
+                   * 1000000000 + toInt64(n % 1000) * 1000), now64(6), {_array(SERVICES)}[n % 4 + 1],
+               if(f, {bad}[r + 1], {ok}[r + 1]), if(f, 0.2, 1.0), NOT f, if(f, {modes}[r + 1], ''),
+               if(k % 20 = 0, 'llm', 'rules'), if(f, concat('summary "', toString(n % 97), '%" vs source'), ''),
+               if(f, 'The summary states a figure the source does not.', ''),
+               if(k % 20 = 0, 'gpt-4o-mini', ''), if(k % 20 = 0, 900, 0), if(k % 20 = 0, 60, 0),
+               if(k % 20 = 0, 0.00017, 0), 3.0
+        FROM (SELECT number + {first} AS k, intDiv(k, 4) * 2 AS n, k % 4 AS r, k % {fail_every} = 0 AS f
+              FROM numbers({count}))""")
+    log(f"  {time.monotonic() - t:.0f} s; issues, runs, members, map ...")
+    t = time.monotonic()
+    last = f"run-{runs:03d}"
+    store.command(f"""INSERT INTO {CLUSTER_RUNS_TABLE} SELECT concat('run-', leftPad(toString(number + 1), 3, '0')),
+        fromUnixTimestamp({end} - ({runs} - number) * 1800), fromUnixTimestamp({end} - ({runs} - number) * 1800 + 60),
+        fromUnixTimestamp({end} - 86400), fromUnixTimestamp({end}), {points}, {points - points // 10},
+        {points // 10}, {issues}, 0, 0, 0, 'keywords', 'all-MiniLM-L6-v2', 60 FROM numbers({runs})""")
+    store.command(f"""INSERT INTO {ISSUES_TABLE} SELECT i + 1, concat('run-', leftPad(toString(r + 1), 3, '0')),
+        fromUnixTimestamp({end} - ({runs} - r) * 1800), concat('SW-', toString(i + 1)),
+        concat('Numbers changed in summaries of kind ', toString(i + 1)), 'The summary states a different figure.',
+        'The prompt lets the model round and restate figures.', 'Quote figures verbatim.',
+        ['low', 'medium', 'high'][i % 3 + 1], {rubrics}[i % 4 + 1], {modes}[i % 4 + 1], ['figure', 'number'],
+        if(r = 0, 'new', 'ongoing'), 10 + (i * 7 + r * 3) % 90, 10 + (i * 7 + r * 3) % 90, 0.003, 0,
+        fromUnixTimestamp({end} - {runs} * 1800), fromUnixTimestamp({end} - ({runs} - r) * 1800),
+        arrayMap(d -> toFloat32(sin(i + d)), range(384)), 'all-MiniLM-L6-v2', 'keywords'
+        FROM (SELECT number % {issues} AS i, intDiv(number, {issues}) AS r FROM numbers({issues * runs}))""")
+    # the last run's members: the failing spans on the map that are not noise, 3 representatives and
+    # 2 boundary cases per issue
+    store.command(f"""INSERT INTO {ISSUE_MEMBERS_TABLE} SELECT '{last}', p % {issues} + 1, {tid}, {sid},
+        now64(9), 'checkout-digest', {rubrics}[p % 4 + 1], {bad}[p % 4 + 1], {modes}[p % 4 + 1],
+        0.5 + (p % 50) / 100, multiIf(intDiv(p, {issues}) < 3, 'representative', intDiv(p, {issues}) < 5,
+        'boundary', 'member'), concat('summary "', toString(n % 97), '%" vs source'),
+        'factuality numerically wrong: The summary states a figure the source does not.', now64(6)
+        FROM (SELECT number AS p, intDiv(number * {fail_every}, 4) * 2 AS n FROM numbers({points}))
+        WHERE p % 10 != 9""")
+    store.command(f"""INSERT INTO {PROJECTIONS_TABLE} SELECT '{last}', p, {tid}, {sid}, {rubrics}[p % 4 + 1],
+        toFloat32(10 * cos(p % {issues}) + (cityHash64(p) % 1000) / 400),
+        toFloat32(10 * sin(p % {issues}) + (cityHash64(p, 1) % 1000) / 400),
+        if(p % 10 = 9, '', concat('SW-', toString(p % {issues} + 1))),
+        'factuality numerically wrong: The summary states a figure the source does not.', now64(6)
+        FROM (SELECT number AS p, intDiv(number * {fail_every}, 4) * 2 AS n FROM numbers({points}))""")
+    log(f"  {time.monotonic() - t:.0f} s")
+    store.close()
+
+
+# -- the server and its routes ----------------------------------------------------------------------
+
+def server_routes(store: Store, settings: Settings) -> list[Any]:
+    """The routes ``sumwatch up`` adds to the receiver: the read API, and the dashboard's when it exists
+    (any ``*routes(store, settings)`` factory in ``monitor.views`` and its modules)."""
+    import importlib
+    import pkgutil
+
+    from sumwatch.monitor import views
+
+    routes: list[Any] = []
+    seen: set[int] = set()
+    for info in [None, *pkgutil.walk_packages(views.__path__, views.__name__ + ".")]:
+        try:
+            module = views if info is None else importlib.import_module(info.name)
+        except Exception as exc:  # a module being written right now
+            log(f"  skipping {info.name if info else views.__name__}: {exc}")
+            continue
+        for name, factory in vars(module).items():
+            if not (name.endswith("routes") and callable(factory) and getattr(factory, "__module__", "")
+                    == module.__name__) or id(factory) in seen:
+                continue
+            seen.add(id(factory))
+            params = list(inspect.signature(factory).parameters)
+            if params[:2] != ["store", "settings"]:
+                continue
+            try:
+                routes.extend(factory(store, settings))
+            except Exception as exc:
+                log(f"  {module.__name__}.{name} failed: {exc}")
+    return routes
+
+
+def real_ids(store: Store) -> dict[str, str]:
+    """Values for path parameters, from the store."""
+    rows = store.query_rows(f"SELECT TraceId, SpanId FROM {SCORES_TABLE} WHERE Passed = 0 LIMIT 1")
+    trace_id, span_id = rows[0] if rows else ("", "")
+    run = store.query_rows(f"SELECT max(RunId) FROM {CLUSTER_RUNS_TABLE}")[0][0]
+    return {"trace_id": trace_id, "span_id": span_id, "issue_id": "SW-1", "number": "1", "id": "SW-1",
+            "run_id": run, "rubric": "factuality"}
+
+
+def get_paths(routes: list[Any], ids: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    """Each GET route's path with its parameters filled in; those it could not fill, skipped."""
+    paths: dict[str, str] = {}
+    skipped = []
+    for route in routes:
+        path = getattr(route, "path", None)
+        methods = getattr(route, "methods", None) or set()
+        if not path or (methods and "GET" not in methods) or path in ("/v1/traces",):
+            continue
+        if path.startswith("/static") or "{path" in path:  # assets: not a page or a list call
+            continue
+        names = re.findall(r"{(\w+)(?::\w+)?}", path)
+        if any(n not in ids for n in names):
+            skipped.append(path)
+            continue
+        paths[path] = re.sub(r"{(\w+)(?::\w+)?}", lambda m: ids[m.group(1)], path)
+    return paths, skipped
+
+
+def time_readers(store: Store, repeats: int) -> dict[str, Any]:
+    """The dashboard's store readers called directly (what its pages and API wrap), unfiltered and with
+    a model and prompt-version filter over the last 3 days."""
+    from datetime import datetime, timedelta, timezone
+
+    from sumwatch.monitor.store import stats
+    from sumwatch.monitor.store.projections import load_projection
+
+    everything = stats.Filters()
+    narrow = stats.Filters(start=datetime.now(timezone.utc) - timedelta(days=3), model=MODELS[0],
+                           prompt_version=PROMPTS[-1])
+    ids = [f"SW-{i}" for i in range(1, 301)]
+    calls = {
+        "filter_options": lambda: stats.filter_options(store),
+        "volume_series": lambda: stats.volume_series(store, everything, 3600),
+        "volume_series(filtered)": lambda: stats.volume_series(store, narrow, 3600),
+        "pass_rate_series": lambda: stats.pass_rate_series(store, everything, 3600),
+        "pass_rate_series(filtered)": lambda: stats.pass_rate_series(store, narrow, 3600),
+        "judge_cost": lambda: stats.judge_cost(store, everything),
+        "judge_cost(filtered)": lambda: stats.judge_cost(store, narrow),
+        "compare(prompt_version)": lambda: stats.compare(store, everything, "prompt_version"),
+        "compare(model, filtered)": lambda: stats.compare(store, narrow, "model"),
+        "issue_sparklines(300)": lambda: stats.issue_sparklines(store, ids),
+        "load_projection": lambda: load_projection(store),
+    }
+    out = {}
+    for name, call in calls.items():
+        call()
+        times = []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            call()
+            times.append((time.perf_counter() - t) * 1000)
+        times.sort()
+        out[name] = {"p50_ms": round(statistics.median(times), 1),
+                     "p95_ms": round(times[min(len(times) - 1, round(0.95 * (len(times) - 1)))], 1)}
+        log(f"  {name}: p50 {out[name]['p50_ms']} ms, p95 {out[name]['p95_ms']} ms")
+    return out
+
+
+def rss_mb() -> tuple[float, float]:
+    """(current, peak) resident memory of this process in MB."""
+    status = Path("/proc/self/status").read_text()
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    return (int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024)
+
+
+def time_routes(base: str, paths: dict[str, str], repeats: int, headers: dict[str, str]) -> dict[str, Any]:
+    import httpx
+
+    out: dict[str, Any] = {}
+    with httpx.Client(base_url=base, timeout=120, headers=headers) as client:
+        for route, path in sorted(paths.items()):
+            first = client.get(path)
+            if first.status_code >= 400:
+                out[route] = {"status": first.status_code}
+                log(f"  {route}: {first.status_code}")
+                continue
+            times = []
+            for _ in range(repeats):
+                t = time.perf_counter()
+                client.get(path).raise_for_status()
+                times.append((time.perf_counter() - t) * 1000)
+            times.sort()
+            p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
+            out[route] = {"p50_ms": round(statistics.median(times), 1), "p95_ms": round(p95, 1),
+                          "bytes": len(first.content)}
+            log(f"  {route}: p50 {out[route]['p50_ms']} ms, p95 {out[route]['p95_ms']} ms")
+    return out
+
+
+def map_render(base: str, paths: dict[str, str], headers: dict[str, str]) -> dict[str, Any]:
+    """Seconds from navigation to the map's points drawn, in headless Chromium; None with the reason when
+    there is no map page or no browser."""
+    page_path = next((p for r, p in paths.items() if "map" in r and not r.startswith("/api")), None)
+    if page_path is None:
+        return {"seconds": None, "reason": "no cluster map page among the routes"}
+    if not Path(CHROMIUM).exists():
+        return {"seconds": None, "reason": f"{CHROMIUM} missing (apt-get install -y chromium)"}
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return {"seconds": None, "reason": "playwright not installed"}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            context = browser.new_context(extra_http_headers=headers)
+            page = context.new_page()
+            runs = []
+            for _ in range(3):
+                t = time.perf_counter()
+                page.goto(base + page_path)
+                # drawn: a chart canvas or SVG with marks in the page (ECharts, Plotly, Vega, Chart.js ...)
+                page.wait_for_function(
+                    """() => { const c = document.querySelector('canvas');
+                               if (c && c.width > 0 && c.height > 0) return true;
+                               return document.querySelectorAll('svg path, svg circle').length > 100; }""",
+                    timeout=30_000)
+                runs.append(time.perf_counter() - t)
+            return {"seconds": round(statistics.median(runs), 3), "runs": [round(r, 3) for r in runs]}
+        except Exception as exc:
+            return {"seconds": None, "reason": f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"}
+        finally:
+            browser.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--spans", type=int, default=1_000_000)
+    ap.add_argument("--failing", type=int, default=200_000, help="failing scores (of 4 per scored span)")
+    ap.add_argument("--issues", type=int, default=300)
+    ap.add_argument("--runs", type=int, default=12, help="clustering runs (issue history and sparklines)")
+    ap.add_argument("--points", type=int, default=20_000, help="points on the last run's cluster map")
+    ap.add_argument("--repeats", type=int, default=20, help="timed requests per route")
+    ap.add_argument("--no-browser", action="store_true", help="skip the cluster map render")
+    ap.add_argument("--dir", type=Path, default=None, help="chDB folder (default: a temporary one)")
+    args = ap.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="sw-dash-") as tmp:
+        folder = args.dir or Path(tmp) / "chdb"
+        folder.mkdir(parents=True, exist_ok=True)
+        settings = Settings.from_env(env={}, home=Path(tmp), clickhouse_url=f"chdb://{folder}", host="127.0.0.1",
+                                     port=0)
+        t = time.monotonic()
+        child = multiprocessing.get_context("spawn").Process(
+            target=fill, args=(settings, args.spans, args.failing, args.issues, args.runs, args.points))
+        child.start()
+        child.join()
+        if child.exitcode:
+            raise SystemExit(f"filling the store failed (exit {child.exitcode})")
+        fill_s = time.monotonic() - t
+
+        from sumwatch.monitor.ingest.receiver import ReceiverServer
+
+        store = Store.open(settings)
+        migrate(store)
+        counts = {
+            "spans": store.query_rows(f"SELECT count() FROM {TRACES_TABLE}")[0][0],
+            "failing_scores": store.query_rows(f"SELECT count() FROM {SCORES_TABLE} WHERE Passed = 0")[0][0],
+            "scores": store.query_rows(f"SELECT count() FROM {SCORES_TABLE}")[0][0],
+            "issues": store.query_rows(f"SELECT uniqExact(Number) FROM {ISSUES_TABLE}")[0][0],
+            "map_points": store.query_rows(f"SELECT count() FROM {PROJECTIONS_TABLE}")[0][0],
+        }
+        log(f"store filled in {fill_s:.0f} s: {counts}")
+        log("store readers:")
+        readers = time_readers(store, max(5, args.repeats // 2))
+        rss_before, _ = rss_mb()
+        routes = server_routes(store, settings)
+        server = ReceiverServer(settings, store, extra_routes=routes).start()
+        try:
+            base = server.endpoint
+            app_routes = list(server._server.config.app.router.routes)
+            paths, skipped = get_paths(app_routes, real_ids(store))
+            token = settings.ingest_token or ""
+            headers = {"Authorization": f"Bearer {token}"} if token else {}
+            log(f"timing {len(paths)} routes on {base} ({len(skipped)} skipped: {skipped})")
+            timings = time_routes(base, paths, args.repeats, headers)
+            rendered = {"seconds": None, "reason": "--no-browser"} if args.no_browser else map_render(
+                base, paths, headers)
+            log(f"cluster map: {rendered}")
+            rss_after, rss_peak = rss_mb()
+        finally:
+            server.stop()
+            store.close()
+    p95s = [v["p95_ms"] for v in timings.values() if "p95_ms" in v]
+    summary = {
+        "bench": "dashboard", **counts, "fill_s": round(fill_s, 1),
+        "readers": readers, "routes": timings, "skipped_routes": skipped,
+        "worst_p95_ms": max(p95s) if p95s else None,
+        "routes_within_goal": sum(p <= GOAL_P95_MS for p in p95s), "routes_timed": len(p95s),
+        "goal_p95_ms": GOAL_P95_MS,
+        "map_render_s": rendered.get("seconds"), "map_render": rendered, "goal_map_s": GOAL_MAP_S,
+        "server_rss_mb": round(rss_after, 1), "server_rss_before_serving_mb": round(rss_before, 1),
+        "server_peak_rss_mb": round(rss_peak, 1),
+    }
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()
