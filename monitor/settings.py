@@ -50,6 +50,9 @@ class Settings:
     host: str = field(default="127.0.0.1", metadata={"flag": "--host"})
     port: int = field(default=4318, metadata={"flag": "--port"})
     ingest_token: str | None = field(default=None, repr=False)
+    # protects the HTTP API and the dashboard (Bearer header or the /login session); the ingest token stays
+    # for /v1/traces alone
+    api_token: str | None = field(default=None, repr=False)
     max_body_bytes: int = 20 * 1024 * 1024
     insert_batch_rows: int = 20_000
     insert_batch_wait_ms: int = 0  # linger before an INSERT; 0 = group whatever is queued
@@ -259,6 +262,13 @@ def _text(value: Any) -> None:
 _SYSTEM_DATABASES = ("system", "information_schema")
 
 
+def _token(value: Any) -> None:
+    # sent in an Authorization header and a form: visible ASCII without spaces, so it survives both
+    if value is not None and (not isinstance(value, str) or not re.fullmatch(r"[\x21-\x7e]{8,512}", value)):
+        raise ValueError("must be 8 to 512 visible ASCII characters without spaces (like the output of "
+                         "`openssl rand -hex 24`), got a value that is not")
+
+
 def _database(value: Any) -> None:
     if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", value):
         raise ValueError(f"must be a database name of letters, digits and _ (like otel), got {value!r}")
@@ -431,7 +441,7 @@ def redact_url(url: str) -> str:
 # checked in Settings.__post_init__; a field without an entry takes any value of its type
 _CHECKS: dict[str, Callable[[Any], object]] = {
     "clickhouse_url": _clickhouse_url, "database": _database, "host": _text, "service_name": _text,
-    "embedding_model": _text, "source_key": _text, "summary_key": _text,
+    "api_token": _token, "embedding_model": _text, "source_key": _text, "summary_key": _text,
     "port": _between(0, 65535, "a port number"),
     "retention_days": _between(0, 36500, "a number of days"),
     "max_body_bytes": _positive("number of bytes"), "insert_batch_rows": _positive("number of rows"),

@@ -153,11 +153,11 @@ def open_reader(settings: Settings) -> Iterator[Reader]:
             yield reader
             return
         err.print(f"(the database is held by the sumwatch server at {api}; reading through it)")
-        remote = stack.enter_context(closing(RemoteReader(api, settings.ingest_token)))
+        remote = stack.enter_context(closing(RemoteReader(api, settings.api_token)))
         try:
             yield remote
         except RemoteError as exc:
-            fail(remote_problem(str(exc), api, token_set=bool(settings.ingest_token)), 3)
+            fail(remote_problem(str(exc), api, token_set=bool(settings.api_token)), 3)
         except json.JSONDecodeError:
             fail(f"the server at {api} did not answer as a sumwatch server (not JSON); is another program on "
                  f"that port?", 3)
@@ -171,8 +171,8 @@ def remote_problem(error: str, api: str, *, token_set: bool) -> str:
                 f"database directly")
     status = int(answered.group(1))
     if status == 401:
-        fix = ("SUMWATCH_INGEST_TOKEN here is not the token it was started with" if token_set else
-               "its read API wants the ingest token: set SUMWATCH_INGEST_TOKEN to the one it was started with")
+        fix = ("SUMWATCH_API_TOKEN (or --token) here is not the token it was started with" if token_set else
+               "its API wants a token: set SUMWATCH_API_TOKEN (or --token) to the one it was started with")
         return f"the sumwatch server at {api} refused the read (401 unauthorized): {fix}"
     if status == 403:
         return f"the sumwatch server at {api} refused the read (403 forbidden): check its token and access rules"

@@ -34,10 +34,11 @@ import logging
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -165,7 +166,8 @@ def _uvicorn_server(config: Any) -> Any:
 class ReceiverServer:
     """The receiver on uvicorn, in a background thread or in the foreground."""
 
-    def __init__(self, settings: Settings, store: Store, *, extra_routes: list | None = None) -> None:
+    def __init__(self, settings: Settings, store: Store, *, extra_routes: list | None = None,
+                 middleware: Sequence[Middleware] = ()) -> None:
         import uvicorn
 
         self.settings = settings
@@ -175,6 +177,8 @@ class ReceiverServer:
         app.router.routes.append(Route("/readyz", _readiness(store)))
         for route in extra_routes or []:
             app.router.routes.append(route)
+        for layer in middleware:  # the API token and CSRF checks, given by the caller (views)
+            app.add_middleware(layer.cls, *layer.args, **layer.kwargs)
         config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning",
                                 access_log=False, lifespan="off",
                                 http=header_timeout_protocol(settings.header_timeout_s),

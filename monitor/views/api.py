@@ -7,13 +7,11 @@
 
 A query parameter out of its range or of the wrong form answers 400 with the reason.
 
-The same bearer token as ingest protects it when one is set. :class:`~.readers.RemoteReader` is the
-client the CLI uses when the lock file names a running server.
+:mod:`.auth` protects it with the API token (``SUMWATCH_API_TOKEN``) when one is set.
+:class:`~.readers.RemoteReader` is the client the CLI uses when the lock file names a running server.
 """
 
 from __future__ import annotations
-
-import hmac
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -26,14 +24,7 @@ from ..store.traces import get_trace, list_traces
 
 
 def api_routes(store: Store, settings: Settings) -> list[Route]:
-    expected = f"Bearer {settings.ingest_token}".encode() if settings.ingest_token else None
-
-    def authorized(request: Request) -> bool:
-        return expected is None or hmac.compare_digest(request.headers.get("authorization", "").encode(), expected)
-
     def traces(request: Request) -> JSONResponse:  # sync: Starlette runs it in its thread pool
-        if not authorized(request):
-            return JSONResponse({"error": "unauthorized"}, status_code=401)
         try:
             limit = _int_param(request, "limit", 20, 1, MAX_LIST_LIMIT)
             rows = list_traces(store, limit=limit, service=request.query_params.get("service") or None)
@@ -42,8 +33,6 @@ def api_routes(store: Store, settings: Settings) -> list[Route]:
         return JSONResponse([r.to_json() for r in rows])
 
     def trace(request: Request) -> JSONResponse:
-        if not authorized(request):
-            return JSONResponse({"error": "unauthorized"}, status_code=401)
         try:
             spans = get_trace(store, request.path_params["trace_id"])
         except ValueError as exc:
@@ -53,8 +42,6 @@ def api_routes(store: Store, settings: Settings) -> list[Route]:
         return JSONResponse([s.to_json() for s in spans])
 
     def issues(request: Request) -> JSONResponse:
-        if not authorized(request):
-            return JSONResponse({"error": "unauthorized"}, status_code=401)
         resolved = request.query_params.get("resolved", "1").lower()
         if resolved not in _YES + _NO:
             return JSONResponse({"error": f"resolved must be 1 or 0 (or true, false), got {resolved[:40]!r}"},
@@ -62,8 +49,6 @@ def api_routes(store: Store, settings: Settings) -> list[Route]:
         return JSONResponse(issue_list(store, include_resolved=resolved in _YES).to_json())
 
     def issue(request: Request) -> JSONResponse:
-        if not authorized(request):
-            return JSONResponse({"error": "unauthorized"}, status_code=401)
         issue_id = request.path_params["issue_id"]
         try:
             found = get_issue(store, issue_id)

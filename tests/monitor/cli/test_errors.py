@@ -159,9 +159,10 @@ def server_holding_the_store(monkeypatch):
 
 
 @pytest.mark.parametrize("status, token, message", [
-    (401, None, "refused the read (401 unauthorized): its read API wants the ingest token: set "
-                "SUMWATCH_INGEST_TOKEN to the one it was started with"),
-    (401, "wrong", "refused the read (401 unauthorized): SUMWATCH_INGEST_TOKEN here is not the token it was"),
+    (401, None, "refused the read (401 unauthorized): its API wants a token: set SUMWATCH_API_TOKEN (or "
+                "--token) to the one it was started with"),
+    (401, "wrong-token", "refused the read (401 unauthorized): SUMWATCH_API_TOKEN (or --token) here is not the "
+                         "token it was"),
     (403, None, "refused the read (403 forbidden)"),
     (500, None, "failed the read (500): see its log, then try again"),
     (503, None, "failed the read (503)"),
@@ -169,7 +170,7 @@ def server_holding_the_store(monkeypatch):
 ])
 def test_errors_of_the_server_holding_the_store_are_one_line(server_holding_the_store, status, token, message):
     api = server_holding_the_store(status, b'{"error": "limit must be a whole number from 1 to 10000, got 0"}')
-    env = {"SUMWATCH_INGEST_TOKEN": token} if token else {}
+    env = {"SUMWATCH_API_TOKEN": token} if token else {}
     for args in (("traces",), ("issues",), ("issues", "show", "SW-1"), ("traces", "show", "ab" * 16)):
         result = run(env, *args)
         assert result.exit_code == 3 and "Traceback" not in result.output, result.output

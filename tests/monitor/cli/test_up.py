@@ -28,7 +28,8 @@ def free_port() -> int:
 
 @pytest.mark.slow
 def test_up_serves_otlp_then_stops_cleanly_on_sigterm(tmp_path):
-    env = {**os.environ, "SUMWATCH_HOME": str(tmp_path / "home"), "SUMWATCH_INGEST_TOKEN": "tok"}
+    env = {**os.environ, "SUMWATCH_HOME": str(tmp_path / "home"), "SUMWATCH_INGEST_TOKEN": "tok",
+           "SUMWATCH_API_TOKEN": "api-token"}
     port = free_port()
     proc = subprocess.Popen([SUMWATCH, "up", "--port", str(port)], env=env, stderr=subprocess.PIPE, text=True)
     try:
@@ -73,12 +74,12 @@ def test_up_serves_otlp_then_stops_cleanly_on_sigterm(tmp_path):
         assert missing.returncode == 1 and "no trace" in missing.stderr
         unauthorized = httpx.get(f"http://127.0.0.1:{port}/api/traces")
         assert unauthorized.status_code == 401
-        no_token = {k: v for k, v in env.items() if k != "SUMWATCH_INGEST_TOKEN"}
+        no_token = {k: v for k, v in env.items() if k != "SUMWATCH_API_TOKEN"}
         refused = subprocess.run([SUMWATCH, "traces"], env=no_token, capture_output=True, text=True, timeout=60)
         assert refused.returncode == 3 and "Traceback" not in refused.stderr
         assert refused.stderr.strip().splitlines()[-1] == (
-            f"error: the sumwatch server at http://127.0.0.1:{port} refused the read (401 unauthorized): its read "
-            f"API wants the ingest token: set SUMWATCH_INGEST_TOKEN to the one it was started with")
+            f"error: the sumwatch server at http://127.0.0.1:{port} refused the read (401 unauthorized): its API "
+            f"wants a token: set SUMWATCH_API_TOKEN (or --token) to the one it was started with")
     finally:
         proc.send_signal(signal.SIGTERM)
         _, stderr = proc.communicate(timeout=60)

@@ -11,9 +11,10 @@ from sumwatch.monitor.store.issue_members import MEMBER, REPRESENTATIVE, save_me
 from sumwatch.monitor.store.issues import IssueState, save_states
 from sumwatch.monitor.store.runs import CLUSTER_RUNS_TABLE, RUN_COLUMNS
 from sumwatch.monitor.views.api import api_routes
+from sumwatch.monitor.views.auth import auth_middleware, login_routes
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
-TOKEN = "s3cret"
+TOKEN = "s3cret-token"
 
 
 @pytest.fixture
@@ -43,11 +44,12 @@ def _one_run_with_an_issue(store, state, trace_ids):
 
 @pytest.fixture
 def served(store, settings, issue_state):
-    """(server, the two trace ids in SW-1); the server wants ``Bearer s3cret``."""
+    """(server, the two trace ids in SW-1); the server wants ``Bearer s3cret-token``."""
     demo = run_demo(store, n=4)
     trace_ids = [e["trace_id"] for e in demo.examples][:2]
     _one_run_with_an_issue(store, issue_state, trace_ids)
-    secured = settings.with_(ingest_token=TOKEN)
-    server = ReceiverServer(secured, store, extra_routes=api_routes(store, secured)).start()
+    secured = settings.with_(api_token=TOKEN)
+    server = ReceiverServer(secured, store, extra_routes=api_routes(store, secured) + login_routes(secured),
+                            middleware=[auth_middleware(secured)]).start()
     yield server, trace_ids
     server.stop()

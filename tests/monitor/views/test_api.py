@@ -8,7 +8,7 @@ from starlette.testclient import TestClient
 from sumwatch.monitor.views.api import api_routes
 
 
-def get(server, path, token="s3cret", **params):
+def get(server, path, token="s3cret-token", **params):
     headers = {"authorization": f"Bearer {token}"} if token else {}
     return httpx.get(server.endpoint + path, params=params, headers=headers, timeout=10)
 
@@ -37,7 +37,7 @@ def test_every_route_wants_the_token_when_one_is_set(served, token):
     server, trace_ids = served
     for path in ("/api/traces", f"/api/traces/{trace_ids[0]}", "/api/issues", "/api/issues/SW-1"):
         answer = get(server, path, token=token)
-        assert answer.status_code == 401 and answer.json() == {"error": "unauthorized"}
+        assert answer.status_code == 401 and answer.json()["error"].startswith("unauthorized")
 
 
 def test_limits_in_range_are_served(served):

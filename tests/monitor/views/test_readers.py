@@ -18,7 +18,7 @@ runner = CliRunner()
 def test_the_server_and_the_store_give_the_same_records(served, store, run_at):
     server, trace_ids = served
     local: Reader = StoreReader(store)
-    remote: Reader = RemoteReader(server.endpoint, "s3cret")
+    remote: Reader = RemoteReader(server.endpoint, "s3cret-token")
     assert remote.list_traces(limit=10) == local.list_traces(limit=10) and len(local.list_traces()) == 4
     assert remote.get_trace(trace_ids[0]) == local.get_trace(trace_ids[0])
 
@@ -68,7 +68,7 @@ def _held_by(api):
 ])
 def test_read_commands_print_the_same_through_the_server(served, cli_env, monkeypatch, args, code):
     server, trace_ids = served
-    env = {**cli_env, "SUMWATCH_INGEST_TOKEN": "s3cret"}
+    env = {**cli_env, "SUMWATCH_API_TOKEN": "s3cret-token"}
     args = [a.format(trace=trace_ids[0]) for a in args]
     here = runner.invoke(app, args, env=env, catch_exceptions=False)
     monkeypatch.setattr(_shared, "open_store", _held_by(server.endpoint))
