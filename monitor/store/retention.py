@@ -23,14 +23,16 @@ from .ddl import Target
 from .issue_members import ISSUE_MEMBERS_TABLE
 from .scores import SCORES_TABLE
 
-# table -> the time its rows age by. A table that does not exist (yet) is skipped; the last two are the
-# dashboard's tables (store/span_facts.py, store/projections.py), named here so this module stays below them.
+# table -> the time its rows age by. A table that does not exist (yet) is skipped; the last three are the
+# dashboard's tables (store/span_facts.py, score_facts.py, projections.py), named here so this module
+# stays below them.
 RETAINED: dict[str, str] = {
     TRACES_TABLE: "toDateTime(Timestamp)",
     TRACE_ID_TS_TABLE: "toDateTime(Start)",
     SCORES_TABLE: "toDateTime(SpanTimestamp)",
     ISSUE_MEMBERS_TABLE: "toDateTime(RunAt)",
     "sumwatch_span_facts": "toDateTime(Timestamp)",
+    "sumwatch_score_facts": "toDateTime(SpanTimestamp)",
     "sumwatch_projections": "toDateTime(RunAt)",
 }
 
