@@ -23,6 +23,7 @@ from .issues import ISSUES
 from .projections import PROJECTIONS
 from .retention import apply_retention, retention_ddl
 from .runs import CLUSTER_RUNS
+from .score_facts import SCORE_FACTS, score_facts_view_ddl
 from .scores import SCORES
 from .span_facts import SPAN_FACTS, facts_view_ddl
 from .traces import otel_traces_ddl
@@ -55,6 +56,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "dashboard: cluster map projections, span facts (view from otel_traces, backfilled)",
               lambda t: tables_ddl(t, PROJECTIONS, SPAN_FACTS) + facts_view_ddl(t)),
     Migration(6, "retention: expired scores leave as whole parts", retention_ddl),
+    Migration(7, "dashboard: score facts (the latest judgement per span and rubric, view from the scores)",
+              lambda t: tables_ddl(t, SCORE_FACTS) + score_facts_view_ddl(t)),
 )
 
 

@@ -9,9 +9,10 @@
     issue_sparklines(store, ["SW-1", "SW-4"])     # {"SW-1": [traces in each of the last runs], ...}
 
 Spans are counted from ``sumwatch_span_facts`` (service, model and prompt version of each summarization
-span, copied out of ``otel_traces`` by a view), each span once. Rates use the latest judgement of each
-(span, rubric) across judge versions; an unsure result (not confident) is stored as passed and counts as
-passed, and a judge error is not a judgement. Model and prompt version filter scores through the facts.
+span, copied out of ``otel_traces`` by a view), each span once. Rates read ``sumwatch_score_facts``: the
+latest judgement of each (span, rubric) across judge versions, kept by a view; an unsure result (not
+confident) is stored as passed and counts as passed, and a judge error is not a judgement. Model and prompt
+version filter scores through the span facts, joined on one number per span (``SPAN_KEY``).
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-from ..rubrics.verdicts import ERROR, LLM
+from ..rubrics.verdicts import LLM
 from .connection import Store, as_utc, quote_ident
 from .issues import ISSUES_TABLE
 from .runs import last_run_ids
+from .score_facts import SCORE_FACTS_TABLE, SPAN_KEY
 from .scores import SCORES_TABLE
 from .span_facts import SPAN_FACTS_TABLE
 
@@ -129,23 +131,19 @@ def _facts_where(f: Filters, params: dict[str, Any], ts: str = "Timestamp") -> s
     return " AND ".join(clauses)
 
 
-def _scores_where(f: Filters, params: dict[str, Any]) -> str:
-    """Scores of the filtered spans: time and service from the score row, model and prompt version from
-    the span's facts."""
+def _spans_of(f: Filters, params: dict[str, Any], key: str) -> str:
+    """`` AND SpanKey IN (...)``: the spans of the model and prompt version asked for ("" when neither is)."""
+    if not (f.model or f.prompt_version):
+        return ""
+    spans = _facts_where(Filters(model=f.model, prompt_version=f.prompt_version), params)
+    return f" AND {key} IN (SELECT {SPAN_KEY} FROM {quote_ident(SPAN_FACTS_TABLE)} WHERE {spans})"
+
+
+def _judged(f: Filters, params: dict[str, Any]) -> str:
+    """A subquery: the latest judgement of each filtered (span, rubric), from the score facts."""
     where = _facts_where(Filters(f.start, f.end, f.service), params, ts="SpanTimestamp")
-    if f.model or f.prompt_version:
-        spans = _facts_where(Filters(model=f.model, prompt_version=f.prompt_version), params)
-        where += (f" AND (TraceId, SpanId) IN (SELECT TraceId, SpanId FROM {quote_ident(SPAN_FACTS_TABLE)} "
-                  f"WHERE {spans})")
-    return where
-
-
-def _latest(f: Filters, params: dict[str, Any]) -> str:
-    """A subquery: the latest judgement of each (span, rubric), with the span's time."""
-    params["err"] = ERROR
-    return f"""SELECT TraceId, SpanId, Rubric, argMax(Passed, ScoredAt) AS passed, min(SpanTimestamp) AS ts
-        FROM {quote_ident(SCORES_TABLE)} WHERE Verdict != {{err:String}} AND {_scores_where(f, params)}
-        GROUP BY TraceId, SpanId, Rubric"""
+    return (f"SELECT SpanKey, Rubric, Passed, SpanTimestamp FROM {quote_ident(SCORE_FACTS_TABLE)} FINAL "
+            f"WHERE {where}{_spans_of(f, params, 'SpanKey')}")
 
 
 def _bucket(column: str) -> str:
@@ -177,7 +175,7 @@ def volume_series(store: Store, filters: Filters, bucket_s: int) -> list[tuple[d
     """Summarization spans per time bucket (each span once), oldest first; empty buckets left out."""
     params: dict[str, Any] = {"bucket": _check_bucket(bucket_s)}
     rows = store.query_rows(
-        f"""SELECT {_bucket("Timestamp")} AS b, uniqExact(TraceId, SpanId) FROM {quote_ident(SPAN_FACTS_TABLE)}
+        f"""SELECT {_bucket("Timestamp")} AS b, count() FROM {quote_ident(SPAN_FACTS_TABLE)} FINAL
         WHERE {_facts_where(filters, params)} GROUP BY b ORDER BY b""", params)
     return [(_utc(b), int(n)) for b, n in rows]
 
@@ -187,7 +185,7 @@ def pass_rate_series(store: Store, filters: Filters, bucket_s: int
     """Per rubric, (bucket start, passed, judged) per span-time bucket, oldest first."""
     params: dict[str, Any] = {"bucket": _check_bucket(bucket_s)}
     rows = store.query_rows(
-        f"""SELECT Rubric, {_bucket("ts")} AS b, sum(passed), count() FROM ({_latest(filters, params)})
+        f"""SELECT Rubric, {_bucket("SpanTimestamp")} AS b, sum(Passed), count() FROM ({_judged(filters, params)})
         GROUP BY Rubric, b ORDER BY Rubric, b""", params)
     out: dict[str, list[tuple[datetime, int, int]]] = {}
     for rubric, b, passed, total in rows:
@@ -196,12 +194,14 @@ def pass_rate_series(store: Store, filters: Filters, bucket_s: int
 
 
 def judge_cost(store: Store, filters: Filters) -> JudgeCost:
-    """What judging the filtered spans cost: every stored judgement (a re-score with the same judge
-    replaces its row), per tier and judge model."""
+    """What judging the filtered spans cost, per tier and judge model: every stored judgement, errors
+    included (a judgement retried after an error counts both calls, which both cost, until ClickHouse
+    merges the replaced row away)."""
     params: dict[str, Any] = {}
+    where = _facts_where(Filters(filters.start, filters.end, filters.service), params, ts="SpanTimestamp")
     rows = store.query_rows(
         f"""SELECT Tier, Model, count(), sum(InputTokens), sum(OutputTokens), sum(CostUsd)
-        FROM {quote_ident(SCORES_TABLE)} FINAL WHERE {_scores_where(filters, params)}
+        FROM {quote_ident(SCORES_TABLE)} WHERE {where}{_spans_of(filters, params, SPAN_KEY)}
         GROUP BY Tier, Model ORDER BY Tier, Model""", params)
     out = [CostRow(tier, model, int(n), int(i), int(o), round(float(c), 6)) for tier, model, n, i, o, c in rows]
     return JudgeCost(sum(r.calls for r in out if r.tier == LLM), sum(r.input_tokens for r in out),
@@ -215,12 +215,14 @@ def compare(store: Store, filters: Filters, by: CompareBy) -> list[CompareRow]:
     params: dict[str, Any] = {}
     column = COMPARE_BY[by]
     facts = _facts_where(Filters(model=filters.model, prompt_version=filters.prompt_version), params)
+    # LEFT ANY: one row of facts per judgement, though a span stored twice (an exporter's retry) has two
+    # (INNER ANY would also use each row of facts once, dropping a span's other rubrics)
     rows = store.query_rows(
-        f"""SELECT f.g, s.Rubric, sum(s.passed), count()
-        FROM ({_latest(Filters(filters.start, filters.end, filters.service), params)}) AS s
-        INNER JOIN (SELECT TraceId, SpanId, any({column}) AS g FROM {quote_ident(SPAN_FACTS_TABLE)}
-                    WHERE {facts} GROUP BY TraceId, SpanId) AS f USING (TraceId, SpanId)
-        GROUP BY f.g, s.Rubric ORDER BY f.g, s.Rubric""", params)
+        f"""SELECT f.g, s.Rubric, sum(s.Passed), count()
+        FROM ({_judged(Filters(filters.start, filters.end, filters.service), params)}) AS s
+        LEFT ANY JOIN (SELECT {SPAN_KEY} AS SpanKey, {column} AS g, 1 AS found FROM {quote_ident(SPAN_FACTS_TABLE)}
+                       WHERE {facts}) AS f USING (SpanKey)
+        WHERE f.found = 1 GROUP BY f.g, s.Rubric ORDER BY f.g, s.Rubric""", params)
     out = []
     for group, rubric, passed, total in rows:
         low, high = wilson(int(passed), int(total))
