@@ -185,11 +185,17 @@ def server_routes(store: Store, settings: Settings) -> list[Any]:
 
 def real_ids(store: Store) -> dict[str, str]:
     """Values for path parameters, from the store."""
+    from sumwatch.monitor.store.corpus import CORPUS_TABLE
+
     rows = store.query_rows(f"SELECT TraceId, SpanId FROM {SCORES_TABLE} WHERE Passed = 0 LIMIT 1")
     trace_id, span_id = rows[0] if rows else ("", "")
     run = store.query_rows(f"SELECT max(RunId) FROM {CLUSTER_RUNS_TABLE}")[0][0]
-    return {"trace_id": trace_id, "span_id": span_id, "issue_id": "SW-1", "number": "1", "id": "SW-1",
-            "run_id": run, "rubric": "factuality"}
+    ids = {"trace_id": trace_id, "span_id": span_id, "issue_id": "SW-1", "number": "1", "id": "SW-1",
+           "run_id": run, "rubric": "factuality"}
+    items = store.query_rows(f"SELECT ItemId FROM {CORPUS_TABLE} LIMIT 1")
+    if items:
+        ids["item_id"] = items[0][0]
+    return ids
 
 
 def get_paths(routes: list[Any], ids: dict[str, str]) -> tuple[dict[str, str], list[str]]:
@@ -201,8 +207,8 @@ def get_paths(routes: list[Any], ids: dict[str, str]) -> tuple[dict[str, str], l
         methods = getattr(route, "methods", None) or set()
         if not path or (methods and "GET" not in methods) or path in ("/v1/traces",):
             continue
-        if path.startswith("/static") or "{path" in path:  # assets: not a page or a list call
-            continue
+        if path.startswith("/static") or "{path" in path or path.endswith((".js", ".css")):
+            continue  # assets: not a page or a list call
         names = re.findall(r"{(\w+)(?::\w+)?}", path)
         if any(n not in ids for n in names):
             skipped.append(path)
@@ -264,22 +270,37 @@ def time_routes(base: str, paths: dict[str, str], repeats: int, headers: dict[st
     out: dict[str, Any] = {}
     with httpx.Client(base_url=base, timeout=120, headers=headers) as client:
         for route, path in sorted(paths.items()):
-            first = client.get(path)
-            if first.status_code >= 400:
-                out[route] = {"status": first.status_code}
-                log(f"  {route}: {first.status_code}")
+            try:  # routes are being written while this runs: one that fails is reported, not fatal
+                first = client.get(path)
+                if first.status_code >= 400:
+                    out[route] = {"status": first.status_code}
+                    log(f"  {route}: {first.status_code}")
+                    continue
+                times = []
+                for _ in range(repeats):
+                    t = time.perf_counter()
+                    client.get(path).raise_for_status()
+                    times.append((time.perf_counter() - t) * 1000)
+            except httpx.HTTPError as exc:
+                out[route] = {"error": f"{type(exc).__name__}: {exc}"[:200]}
+                log(f"  {route}: {out[route]['error']}")
                 continue
-            times = []
-            for _ in range(repeats):
-                t = time.perf_counter()
-                client.get(path).raise_for_status()
-                times.append((time.perf_counter() - t) * 1000)
             times.sort()
             p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
             out[route] = {"p50_ms": round(statistics.median(times), 1), "p95_ms": round(p95, 1),
                           "bytes": len(first.content)}
             log(f"  {route}: p50 {out[route]['p50_ms']} ms, p95 {out[route]['p95_ms']} ms")
     return out
+
+
+# the map is drawn: the page says so (data-rendered), Plotly finished a plot with data, or an SVG chart
+# holds many marks
+_DRAWN = """() => {
+    if (document.querySelector('[data-rendered="true"]')) return true;
+    const plot = document.querySelector('.js-plotly-plot');
+    if (plot && plot._fullLayout && plot._fullData && plot._fullData.some(t => (t.x || []).length > 0)) return true;
+    return document.querySelectorAll('svg path.point, svg circle').length > 100;
+}"""
 
 
 def map_render(base: str, paths: dict[str, str], headers: dict[str, str]) -> dict[str, Any]:
@@ -304,13 +325,11 @@ def map_render(base: str, paths: dict[str, str], headers: dict[str, str]) -> dic
                 t = time.perf_counter()
                 page.goto(base + page_path)
                 # drawn: a chart canvas or SVG with marks in the page (ECharts, Plotly, Vega, Chart.js ...)
-                page.wait_for_function(
-                    """() => { const c = document.querySelector('canvas');
-                               if (c && c.width > 0 && c.height > 0) return true;
-                               return document.querySelectorAll('svg path, svg circle').length > 100; }""",
-                    timeout=30_000)
+                page.wait_for_function(_DRAWN, timeout=30_000)
                 runs.append(time.perf_counter() - t)
-            return {"seconds": round(statistics.median(runs), 3), "runs": [round(r, 3) for r in runs]}
+            # the first load is cold (the chart library parsed and compiled); reloads hit the browser's cache
+            return {"seconds": round(statistics.median(runs), 3), "cold_s": round(runs[0], 3),
+                    "runs": [round(r, 3) for r in runs]}
         except Exception as exc:
             return {"seconds": None, "reason": f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"}
         finally:
@@ -382,7 +401,8 @@ def main() -> None:
         "worst_p95_ms": max(p95s) if p95s else None,
         "routes_within_goal": sum(p <= GOAL_P95_MS for p in p95s), "routes_timed": len(p95s),
         "goal_p95_ms": GOAL_P95_MS,
-        "map_render_s": rendered.get("seconds"), "map_render": rendered, "goal_map_s": GOAL_MAP_S,
+        "map_render_s": rendered.get("seconds"), "map_render_cold_s": rendered.get("cold_s"),
+        "map_render": rendered, "goal_map_s": GOAL_MAP_S,
         "server_rss_mb": round(rss_after, 1), "server_rss_before_serving_mb": round(rss_before, 1),
         "server_peak_rss_mb": round(rss_peak, 1),
     }

@@ -1,0 +1,31 @@
+"""The dashboard bench at a small size: it fills the store, times the stats readers and the server's
+routes, and ends with one JSON line whose figures add up (about 5 s)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "dashboard.py"
+
+
+@pytest.mark.slow
+def test_a_small_run_of_the_dashboard_bench_reports_every_route_and_reader(tmp_path):
+    done = subprocess.run([sys.executable, str(BENCH), "--spans", "8000", "--failing", "1600", "--issues", "30",
+                           "--points", "1000", "--repeats", "3", "--no-browser", "--dir", str(tmp_path / "db")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (figures["spans"], figures["failing_scores"], figures["issues"], figures["map_points"]) == (
+        8000, 1600, 30, 1000)
+    assert figures["scores"] == 8000 // 2 * 4
+    assert {"volume_series", "pass_rate_series", "compare(prompt_version)", "load_projection"} <= set(
+        figures["readers"])
+    assert "/api/issues" in figures["routes"] and "/api/traces" in figures["routes"]
+    timed = [r for r in figures["routes"].values() if "p95_ms" in r]
+    assert figures["routes_timed"] == len(timed) >= 2
+    assert all(0 < r["p50_ms"] <= r["p95_ms"] for r in timed)
+    assert figures["worst_p95_ms"] == max(r["p95_ms"] for r in timed)
+    assert figures["server_rss_mb"] > 50 and figures["map_render"]["reason"] == "--no-browser"
