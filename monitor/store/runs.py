@@ -89,12 +89,18 @@ def last_run_ids(store: Store, runs: int) -> list[str]:
 
 
 def latest_run(store: Store) -> RunInfo | None:
+    runs = list_runs(store, limit=1)
+    return runs[0] if runs else None
+
+
+def list_runs(store: Store, *, limit: int = 20, run_id: str | None = None) -> list[RunInfo]:
+    """Finished clustering runs, newest first (or the one run ``run_id``)."""
+    where = "RunId = {run:String}" if run_id is not None else "1"
     rows = store.query_rows(
         f"""SELECT RunId, FinishedAt, WindowStart, WindowEnd, Failures, Clustered, Noise, Issues, NewIssues,
                Promoted, Namer, Seconds
-        FROM {quote_ident(CLUSTER_RUNS_TABLE)} FINAL ORDER BY FinishedAt DESC, RunId DESC LIMIT 1""")
-    if not rows:
-        return None
-    rid, fin, ws, we, failures, clustered, noise, issues, new, promoted, namer, seconds = rows[0]
-    return RunInfo(rid, as_utc(fin), as_utc(ws), as_utc(we), int(failures), int(clustered), int(noise), int(issues),
-                   int(new), int(promoted), namer, round(float(seconds), 2))
+        FROM {quote_ident(CLUSTER_RUNS_TABLE)} FINAL WHERE {where}
+        ORDER BY FinishedAt DESC, RunId DESC LIMIT {{limit:UInt32}}""", {"limit": limit, "run": run_id or ""})
+    return [RunInfo(rid, as_utc(fin), as_utc(ws), as_utc(we), int(failures), int(clustered), int(noise),
+                    int(issues), int(new), int(promoted), namer, round(float(seconds), 2))
+            for rid, fin, ws, we, failures, clustered, noise, issues, new, promoted, namer, seconds in rows]

@@ -1,5 +1,6 @@
 """A store with four demo traces and one finished clustering run that found SW-1, served on loopback."""
 
+import threading
 from datetime import datetime, timezone
 
 import numpy as np
@@ -52,4 +53,46 @@ def served(store, settings, issue_state):
     server = ReceiverServer(secured, store, extra_routes=api_routes(store, secured) + login_routes(secured),
                             middleware=[auth_middleware(secured)]).start()
     yield server, trace_ids
+    server.stop()
+
+
+class _Gate:
+    """A judge cascade that waits at its first batch until released: an action that is still running."""
+
+    def __init__(self, cascade):
+        self._cascade, self.entered, self.release = cascade, threading.Event(), threading.Event()
+        self.version = cascade.version + "+gate"  # another judge version: every span is pending for it
+
+    def __getattr__(self, name):
+        return getattr(self._cascade, name)
+
+    def score_batch(self, *args, **kwargs):
+        self.entered.set()
+        assert self.release.wait(30)
+        return self._cascade.score_batch(*args, **kwargs)
+
+
+@pytest.fixture
+def api(store, settings, issue_state, rules_cascade):
+    """(server, trace ids, the gate): demo traces scored by the rules, one clustering run, two items to label."""
+    from sumwatch.monitor.demo.run import run_demo
+    from sumwatch.monitor.scoring.sampler import Sampler
+    from sumwatch.monitor.store.corpus import CorpusItem, save_items
+
+    demo = run_demo(store, n=4)
+    trace_ids = [e["trace_id"] for e in demo.examples]
+    _one_run_with_an_issue(store, issue_state, trace_ids[:2])
+    Sampler(store, rules_cascade).run_pass()
+    save_items(store, [CorpusItem("factuality", f"Revenue rose 12% in quarter {q}.", f"Revenue rose 21% in Q{q}.",
+                                  status="needs_label", proposed_verdict="numerically_wrong", origin="promoted",
+                                  trace_id=trace_ids[0]) for q in (1, 2)])
+    gate = _Gate(rules_cascade)
+    gate.release.set()
+    secured = settings.with_(api_token=TOKEN)
+    judges = {"off": rules_cascade, "always": gate}
+    routes = api_routes(store, secured, judges=lambda mode: judges.get(mode or "off", rules_cascade))
+    server = ReceiverServer(secured, store, extra_routes=routes + login_routes(secured),
+                            middleware=[auth_middleware(secured)]).start()
+    yield server, trace_ids, gate
+    gate.release.set()
     server.stop()
