@@ -48,6 +48,16 @@ def test_the_image_is_pinned_non_root_checks_its_health_and_starts_sumwatch_up()
     assert "HF_HUB_OFFLINE=1" in DOCKERFILE  # the model comes from the package, never a hub
 
 
+def test_the_build_context_leaves_out_the_venv_and_copies_what_exists():
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    assert {".venv", ".git", ".sumwatch", "deploy/.env"} <= set(ignored)
+    for op, rest in _instructions():
+        if op == "COPY":
+            for source in rest.split()[:-1]:
+                assert (ROOT / source).exists(), source
+                assert source.split("/")[0] not in ignored, source
+
+
 def _distributions_installed() -> set[str]:
     """Every distribution the image's pip installs bring in: sumwatch with its extras, torch, and their
     requirements, transitively (as installed here)."""
