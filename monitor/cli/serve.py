@@ -28,6 +28,7 @@ def up(host: str | None = typer.Option(None, "--host", help="Bind address (defau
     from ..ingest.receiver import ReceiverServer
     from ..views.api import api_routes
     from ..views.auth import auth_middleware, login_routes
+    from ..views.dashboard import dashboard_routes
 
     settings = load_settings(db, home, host=host, port=port)
     # before the store is locked and the banner says "receiving"; --port 0 takes a free port, announced as such
@@ -37,13 +38,14 @@ def up(host: str | None = typer.Option(None, "--host", help="Bind address (defau
     job_logging()
     with open_store(settings, api=endpoint) as store:
         jobs = build_worker(store, settings) if with_worker else None
-        server = ReceiverServer(settings, store, extra_routes=api_routes(store, settings) + login_routes(settings),
-                                middleware=[auth_middleware(settings)])
+        routes = api_routes(store, settings) + login_routes(settings) + dashboard_routes(store, settings)
+        server = ReceiverServer(settings, store, extra_routes=routes, middleware=[auth_middleware(settings)])
         auth = "bearer token required" if settings.ingest_token else "no auth (set SUMWATCH_INGEST_TOKEN)"
         api_auth = "API token required" if settings.api_token else "API open (set SUMWATCH_API_TOKEN)"
         err.print(f"sumwatch receiving OTLP/HTTP on {endpoint}/v1/traces ({auth}); "
                   f"storing in {settings.database} on {settings.safe_url}. Ctrl-C to stop.")
         err.print(f"API on {endpoint}/api (OpenAPI at {endpoint}/api/openapi.json; {api_auth})")
+        err.print(f"dashboard on {endpoint}/")
         if jobs is not None:
             err.print(f"jobs: {jobs.describe()} (--no-worker to run them elsewhere)")
             jobs.start()

@@ -1,0 +1,86 @@
+"""The labelling queue and the calibration table, and the label a person gives from the page.
+
+    context = queue_page(store, rubric=None)     # needs_label items, the verdicts to pick from, the table
+    item = label(store, item_id, "entity_wrong") # through calibration.corpus.label_item
+
+The calibration table has two parts per rubric: the judge's proposals against the labels people gave
+here (Cohen's kappa overall and per failure-mode bucket, from :func:`calibration.gate.agreement`, so it
+moves as items are labelled), and the last baseline ``sumwatch calibrate`` recorded over the whole corpus.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ...calibration.corpus import label_item
+from ...calibration.gate import CalibrationReport, agreement
+from ...rubrics.verdicts import PASSING, RUBRICS, VERDICTS
+from ...store.baselines import latest_baseline
+from ...store.connection import Store
+from ...store.corpus import LABELLED, NEEDS_LABEL, REJECTED, CorpusItem, load_items
+from .query import BadRequest
+
+LIVE_VERSION = "proposals"  # the judge version a live report names: the proposed verdicts themselves
+
+
+@dataclass(frozen=True)
+class QueueItem:
+    item: CorpusItem
+    verdicts: list[str]  # this rubric's verdicts, passing first: the number keys pick them in this order
+    fail_verdict: str  # what the f key gives: the proposal when it fails, else the first failing verdict
+
+
+@dataclass(frozen=True)
+class CalibrationRow:
+    rubric: str
+    labelled: int
+    waiting: int
+    rejected: int
+    live: CalibrationReport | None  # proposals vs people's labels, None before any promoted item is labelled
+    baseline: tuple[str, float, dict[str, float]] | None  # the last `sumwatch calibrate` that held
+
+
+def _queue_item(item: CorpusItem) -> QueueItem:
+    verdicts = list(VERDICTS[item.rubric])
+    failing = [v for v in verdicts if v not in PASSING[item.rubric]]
+    proposal = item.proposed_verdict
+    return QueueItem(item, verdicts, proposal if proposal in failing else failing[0])
+
+
+def calibration_rows(store: Store) -> list[CalibrationRow]:
+    """Per rubric: corpus counts, the live agreement of the judge's proposals with people, the baseline."""
+    labelled = load_items(store, status=LABELLED)
+    waiting = load_items(store, status=NEEDS_LABEL)
+    rejected = load_items(store, status=REJECTED)
+    rows = []
+    for rubric in RUBRICS:
+        proposed = [i for i in labelled if i.rubric == rubric and i.proposed_verdict]
+        live = agreement(rubric, proposed, [i.proposed_verdict for i in proposed], LIVE_VERSION) if proposed else None
+        rows.append(CalibrationRow(rubric, sum(i.rubric == rubric for i in labelled),
+                                   sum(i.rubric == rubric for i in waiting), sum(i.rubric == rubric for i in rejected),
+                                   live, latest_baseline(store, rubric)))
+    return rows
+
+
+def queue_page(store: Store, rubric: str | None) -> dict[str, Any]:
+    if rubric is not None and rubric not in RUBRICS:
+        raise BadRequest(f"rubric must be one of {', '.join(RUBRICS)}, got {rubric[:40]!r}")
+    items = load_items(store, rubric=rubric, status=NEEDS_LABEL)
+    return {"items": [_queue_item(i) for i in items], "rubric": rubric or "", "rubrics": RUBRICS,
+            "calibration": calibration_rows(store)}
+
+
+def label(store: Store, item_id: str, verdict: str) -> CorpusItem:
+    """A person's verdict (or ``rejected``) on a waiting item. KeyError: no such item; BadRequest: a
+    verdict the item's rubric does not have."""
+    if not item_id or len(item_id) > 64 or not item_id.isalnum():
+        raise BadRequest("an item id is letters and digits (as `sumwatch corpus list` shows it)")
+    found = load_items(store, item_id=item_id)
+    if not found:
+        raise KeyError(item_id)
+    rubric = found[0].rubric
+    if verdict != REJECTED and verdict not in VERDICTS[rubric]:
+        raise BadRequest(f"verdict must be one of {', '.join(VERDICTS[rubric])} (or rejected) for {rubric}, "
+                         f"got {verdict[:40]!r}")
+    return label_item(store, item_id, verdict)

@@ -1,0 +1,226 @@
+"""What each page shows, read from the store in this process: one function per page, returning the
+template's context. Query strings are checked in :mod:`.query`; records come from the store's readers.
+
+    context = overview(store, filter_choice(params))
+    context = issue_page(store, settings, "SW-3")      # None when there is no such issue
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from markupsafe import Markup
+
+from sumwatch.tracer import semconv
+
+from ...issues.reads import IssueRow, get_issue, issue_list, trend_label
+from ...rubrics.verdicts import RUBRICS
+from ...settings import Settings
+from ...store.connection import Store
+from ...store.issue_members import Example
+from ...store.projections import load_projection
+from ...store.scores import ScoreRecord, list_scores
+from ...store.stats import compare, filter_options, issue_sparklines, judge_cost, pass_rate_series, volume_series
+from ...store.traces import SpanDetail, get_trace, span_texts
+from . import charts
+from .evidence import evidence_phrases, highlight
+from .query import FilterChoice, IssueQuery, coarsen_start, display_bucket
+
+OVERVIEW_ISSUES = 12  # open issues listed (with a sparkline each) on the overview
+_SEVERITY_RANK = {"high": 0, "medium": 1, "low": 2}
+_STATUS_RANK = {"regressed": 0, "new": 1, "ongoing": 2, "resolved": 3}
+_LONG_ATTRIBUTE = 300  # characters of an attribute value shown in the attribute table
+
+
+# -- overview -------------------------------------------------------------------------------------------
+
+def _coarse_volume(series: Sequence[tuple[datetime, int]], bucket: int) -> list[tuple[datetime, int]]:
+    out: dict[datetime, int] = {}
+    for b, n in series:
+        key = coarsen_start(b, bucket)
+        out[key] = out.get(key, 0) + n
+    return sorted(out.items())
+
+
+def _coarse_rates(series: Sequence[tuple[datetime, int, int]], bucket: int) -> list[tuple[datetime, int, int]]:
+    out: dict[datetime, tuple[int, int]] = {}
+    for b, passed, total in series:
+        key = coarsen_start(b, bucket)
+        p, t = out.get(key, (0, 0))
+        out[key] = (p + passed, t + total)
+    return [(b, p, t) for b, (p, t) in sorted(out.items())]
+
+
+@dataclass(frozen=True)
+class RubricTotal:
+    rubric: str
+    passed: int
+    total: int
+
+    @property
+    def rate(self) -> float | None:
+        return self.passed / self.total if self.total else None
+
+
+def overview(store: Store, choice: FilterChoice) -> dict[str, Any]:
+    """Volume, pass rate per rubric over time, judge cost, and the open issues with sparklines."""
+    f = choice.filters
+    volume = volume_series(store, f, choice.read_bucket_s)
+    rates = pass_rate_series(store, f, choice.read_bucket_s)
+    stamps = [b for b, _ in volume] + [b for points in rates.values() for b, _, _ in points]
+    bucket = display_bucket(min(stamps), max(stamps), choice.read_bucket_s) if stamps else choice.read_bucket_s
+    volume = _coarse_volume(volume, bucket)
+    rates = {r: _coarse_rates(points, bucket) for r, points in rates.items()}
+    totals = [RubricTotal(r, sum(p for _, p, _ in pts), sum(t for _, _, t in pts)) for r, pts in sorted(rates.items())]
+    listing = issue_list(store, include_resolved=False)
+    shown = listing.issues[:OVERVIEW_ISSUES]
+    sparks = issue_sparklines(store, [r.issue_id for r in shown])
+    return {"choice": choice, "options": filter_options(store), "bucket_s": bucket,
+            "spans": sum(n for _, n in volume), "totals": totals, "cost": judge_cost(store, f),
+            "volume_fig": charts.volume_figure(volume, bucket), "rates_fig": charts.pass_rate_figure(rates, bucket),
+            "run": listing.run, "open_issues": shown, "open_count": len(listing.issues),
+            "sparks": {i: charts.sparkline_figure(v) for i, v in sparks.items()}}
+
+
+# -- issues -----------------------------------------------------------------------------------------
+
+def _delta(row: IssueRow) -> int:
+    t = row.trend
+    return t[-1] - t[-2] if len(t) >= 2 else (t[-1] if t else 0)
+
+
+_SORT_KEYS: dict[str, Any] = {
+    "id": lambda r: r.state.number,
+    "status": lambda r: (_STATUS_RANK.get(r.state.status, 9), r.state.number),
+    "severity": lambda r: (-_SEVERITY_RANK.get(r.state.severity, 9), r.state.members),
+    "rubric": lambda r: (r.state.rubric, r.state.number),
+    "traces": lambda r: (r.state.traces, -r.state.number),
+    "share": lambda r: (r.state.share, -r.state.number),
+    "trend": lambda r: (_delta(r), r.state.traces),
+    "title": lambda r: r.state.title.lower(),
+}
+
+
+def issues_page(store: Store, q: IssueQuery) -> dict[str, Any]:
+    """The issues of the last finished run, filtered and sorted as asked."""
+    listing = issue_list(store, include_resolved=q.status in ("all", "resolved"))
+    rows = listing.issues
+    if q.status not in ("open", "all"):
+        rows = [r for r in rows if r.state.status == q.status]
+    if q.severity:
+        rows = [r for r in rows if r.state.severity == q.severity]
+    if q.rubric:
+        rows = [r for r in rows if r.state.rubric == q.rubric]
+    if q.text:
+        needle = q.text.lower()
+        rows = [r for r in rows if needle in f"{r.state.issue_id} {r.state.title} {' '.join(r.state.keywords)}".lower()]
+    rows = sorted(rows, key=_SORT_KEYS[q.sort], reverse=q.descending)
+    return {"q": q, "run": listing.run, "rows": rows, "total": len(listing.issues), "rubrics": RUBRICS,
+            "trend": {r.issue_id: trend_label(r.trend) for r in rows}}
+
+
+@dataclass
+class ExampleView:
+    """An issue's example with its texts marked where the judge's evidence occurs (None: not captured)."""
+
+    example: Example
+    source: Markup | None
+    summary: Markup | None
+
+
+def _examples(store: Store, settings: Settings, examples: Sequence[Example]) -> list[ExampleView]:
+    texts = span_texts(store, settings.source_key, settings.summary_key, [(e.trace_id, e.span_id) for e in examples])
+    out = []
+    for e in examples:
+        found = texts.get((e.trace_id, e.span_id))
+        phrases = evidence_phrases(e.evidence)
+        out.append(ExampleView(e, highlight(found[0], phrases) if found else None,
+                               highlight(found[1], phrases) if found else None))
+    return out
+
+
+def issue_page(store: Store, settings: Settings, issue_id: str) -> dict[str, Any] | None:
+    """One issue: what, why, the fix, its history, and its examples side by side (ValueError: a bad id)."""
+    detail = get_issue(store, issue_id)
+    if detail is None:
+        return None
+    return {"issue": detail.row.state, "detail": detail, "trend": trend_label(detail.row.trend),
+            "history_fig": charts.history_figure(detail.history),
+            "representatives": _examples(store, settings, detail.representatives),
+            "boundary": _examples(store, settings, detail.boundary)}
+
+
+# -- cluster map ------------------------------------------------------------------------------------
+
+def map_page(store: Store, run_id: str | None) -> dict[str, Any]:
+    points = load_projection(store, run_id)
+    listing = issue_list(store)
+    titles = {r.issue_id: r.state.title for r in listing.issues}
+    noise = sum(1 for p in points if p.issue_id is None)
+    return {"points": len(points), "noise": noise, "issues": len({p.issue_id for p in points if p.issue_id}),
+            "run_id": run_id or (listing.run.run_id if listing.run else None), "run": listing.run,
+            "map_fig": charts.map_figure(points, titles) if points else None}
+
+
+# -- trace ------------------------------------------------------------------------------------------
+
+@dataclass
+class SpanView:
+    span: SpanDetail
+    summarization: bool
+    source: Markup | None
+    summary: Markup | None
+    scores: list[ScoreRecord]  # the latest judgement of each rubric
+    earlier: list[ScoreRecord]  # judgements by other judge versions, newest first
+    attributes: list[tuple[str, str]] = field(default_factory=list)
+
+    def attr(self, key: str) -> str:
+        return self.span.attributes.get(key, "")
+
+    @property
+    def judge_cost(self) -> float:
+        return sum(s.cost_usd for s in self.scores)
+
+
+def _short(value: str) -> str:
+    return value if len(value) <= _LONG_ATTRIBUTE else value[:_LONG_ATTRIBUTE - 1] + "…"
+
+
+def trace_page(store: Store, settings: Settings, trace_id: str) -> dict[str, Any] | None:
+    """A trace's spans; for each summarization span its texts with the evidence marked and every rubric's
+    verdict (ValueError: not a trace id)."""
+    spans = get_trace(store, trace_id)
+    if not spans:
+        return None
+    scores = list_scores(store, trace_id=spans[0].trace_id, limit=1000)
+    views = []
+    for span in spans:
+        mine = [s for s in scores if s.span_id == span.span_id]  # newest first
+        latest: dict[str, ScoreRecord] = {}
+        for s in mine:
+            latest.setdefault(s.rubric, s)
+        ordered = [latest[r] for r in (*RUBRICS, *sorted(set(latest) - set(RUBRICS))) if r in latest]
+        earlier = [s for s in mine if latest.get(s.rubric) is not s]
+        source = span.attributes.get(settings.source_key, "")
+        summary = span.attributes.get(settings.summary_key, "")
+        phrases = evidence_phrases(*(s.evidence for s in ordered))
+        text_keys = {settings.source_key, settings.summary_key}
+        views.append(SpanView(
+            span, span.attributes.get(semconv.TASK) == semconv.TASK_SUMMARIZATION,
+            highlight(source, phrases) if source else None, highlight(summary, phrases) if summary else None,
+            ordered, earlier, [(k, _short(v)) for k, v in sorted(span.attributes.items()) if k not in text_keys]))
+    return {"trace_id": spans[0].trace_id, "spans": views, "semconv": semconv}
+
+
+# -- compare ----------------------------------------------------------------------------------------
+
+def compare_page(store: Store, choice: FilterChoice) -> dict[str, Any]:
+    f = choice.filters
+    by_prompt = compare(store, f, "prompt_version")
+    by_model = compare(store, f, "model")
+    return {"choice": choice, "options": filter_options(store), "by_prompt": by_prompt, "by_model": by_model,
+            "prompt_fig": charts.compare_figure(by_prompt) if by_prompt else None,
+            "model_fig": charts.compare_figure(by_model) if by_model else None}

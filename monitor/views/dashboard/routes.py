@@ -1,0 +1,184 @@
+"""The dashboard's routes: pages rendered with Jinja2 from the store in this process, its static assets,
+and plotly.js from the installed ``plotly`` package (nothing from the internet, no build step).
+
+    routes = dashboard_routes(store, settings)   # what `sumwatch up` serves at /
+
+A query or path value a page cannot use answers a 400 page saying why; an issue, trace or item that is
+not there answers a 404 page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ...rubrics.verdicts import RUBRICS
+from ...settings import Settings
+from ...store.connection import Store
+from ..auth import csrf_token, form_fields
+from . import pages
+from .labelling import label, queue_page
+from .query import BadRequest, filter_choice, issue_query, run_id_param
+
+HERE = Path(__file__).parent
+STATIC_PREFIX = "/static/dashboard"
+PLOTLY_PATH = "/static/plotly.min.js"
+NAV = (("/", "Overview"), ("/issues", "Issues"), ("/map", "Cluster map"), ("/labelling", "Labelling"),
+       ("/compare", "Compare"))
+
+
+def plotly_js() -> Path:
+    """plotly.js as the ``plotly`` package ships it."""
+    import plotly
+
+    path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    if not path.is_file():
+        raise RuntimeError(f"plotly.js is missing from the installed plotly package ({path}); reinstall plotly")
+    return path
+
+
+def _environment() -> Environment:
+    env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True),
+                      trim_blocks=True, lstrip_blocks=True)
+    env.globals.update(csrf_token=csrf_token, nav=NAV, static=STATIC_PREFIX, plotly=PLOTLY_PATH)
+    env.filters.update(pct=_pct, usd=_usd, num=_num, when=_when, duration=_duration)
+    return env
+
+
+def _pct(value: float | None, places: int = 1) -> str:
+    return "–" if value is None else f"{value * 100:.{places}f}%"
+
+
+def _usd(value: float) -> str:
+    if not value:
+        return "$0"
+    return f"${value:,.4f}" if value < 1 else f"${value:,.2f}"
+
+
+def _num(value: float | int | None) -> str:
+    if value is None:
+        return "–"
+    return f"{value:,}" if isinstance(value, int) else f"{value:,.3f}".rstrip("0").rstrip(".")
+
+
+def _when(value: datetime | str | None) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return value
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _duration(seconds: int) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{seconds // size} {unit}"
+    return f"{seconds} s"
+
+
+def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
+    """The pages (``/``, ``/issues``, ``/issues/{issue_id}``, ``/map``, ``/traces/{trace_id}``, ``/labelling``,
+    ``/compare``), the label action, and the static assets."""
+    env = _environment()
+
+    def render(request: Request, template: str, code: int = 200, **context: Any) -> HTMLResponse:
+        body = env.get_template(template).render(request=request, path=request.url.path, **context)
+        return HTMLResponse(body, status_code=code, headers={"Cache-Control": "no-store"})
+
+    def problem(request: Request, status: int, message: str) -> HTMLResponse:
+        title = {400: "Bad request", 404: "Not found"}.get(status, "Error")
+        return render(request, "error.html", status, title=title, status=status, message=message)
+
+    def page(template: str, build: Callable[[Request], dict[str, Any] | None], missing: str = "") -> Any:
+        def handler(request: Request) -> Response:  # sync: Starlette runs it in its thread pool
+            try:
+                context = build(request)
+            except BadRequest as exc:
+                return problem(request, 400, str(exc))
+            except ValueError as exc:  # an id of the wrong form, from the store's readers
+                return problem(request, 400, str(exc))
+            if context is None:
+                return problem(request, 404, missing.format(**request.path_params))
+            return render(request, template, **context)
+
+        return handler
+
+    def overview(request: Request) -> dict[str, Any]:
+        return pages.overview(store, filter_choice(request.query_params))
+
+    def issues(request: Request) -> dict[str, Any]:
+        return pages.issues_page(store, issue_query(request.query_params, RUBRICS))
+
+    def issue(request: Request) -> dict[str, Any] | None:
+        return pages.issue_page(store, settings, request.path_params["issue_id"])
+
+    def cluster_map(request: Request) -> dict[str, Any]:
+        return pages.map_page(store, run_id_param(request.query_params))
+
+    def trace(request: Request) -> dict[str, Any] | None:
+        return pages.trace_page(store, settings, request.path_params["trace_id"])
+
+    def compare(request: Request) -> dict[str, Any]:
+        return pages.compare_page(store, filter_choice(request.query_params))
+
+    def labelling(request: Request) -> dict[str, Any]:
+        return queue_page(store, request.query_params.get("rubric") or None)
+
+    def calibration_table(request: Request) -> dict[str, Any]:
+        return {"calibration": queue_page(store, None)["calibration"]}
+
+    async def label_action(request: Request) -> Response:
+        """POST /labelling/{item_id} with ``verdict`` (the CSRF check ran in the auth middleware): JSON for
+        the page's keyboard labelling (``Accept: application/json``), else back to the queue."""
+        item_id = request.path_params["item_id"]
+        fields = await form_fields(request)
+        wants_json = "application/json" in request.headers.get("accept", "")
+        try:
+            item = await run_in_threadpool(label, store, item_id, fields.get("verdict", ""))
+        except BadRequest as exc:
+            if wants_json:
+                return JSONResponse({"error": str(exc)}, status_code=400)
+            return problem(request, 400, str(exc))
+        except KeyError:
+            if wants_json:
+                return JSONResponse({"error": f"no corpus item {item_id}"}, status_code=404)
+            return problem(request, 404, f"There is no corpus item {item_id}.")
+        if wants_json:
+            return JSONResponse({"item_id": item.item_id, "status": item.status, "verdict": item.human_verdict})
+        rubric = fields.get("rubric", "")
+        return RedirectResponse("/labelling" + (f"?rubric={rubric}" if rubric in RUBRICS else ""), status_code=303)
+
+    plotly_file = plotly_js()
+
+    def plotly_asset(request: Request) -> FileResponse:
+        return FileResponse(plotly_file, media_type="text/javascript",
+                            headers={"Cache-Control": "public, max-age=86400"})
+
+    return [
+        Route("/", page("overview.html", overview)),
+        Route("/issues", page("issues.html", issues)),
+        Route("/issues/{issue_id}", page("issue.html", issue, "There is no issue {issue_id} in the last run.")),
+        Route("/map", page("map.html", cluster_map)),
+        Route("/traces/{trace_id}", page("trace.html", trace, "There is no trace {trace_id}.")),
+        Route("/labelling", page("labelling.html", labelling)),
+        Route("/labelling/table", page("calibration.html", calibration_table)),
+        Route("/labelling/{item_id}", label_action, methods=["POST"]),
+        Route("/compare", page("compare.html", compare)),
+        Route(PLOTLY_PATH, plotly_asset),
+        Mount(STATIC_PREFIX, StaticFiles(directory=HERE / "static"), name="dashboard-static"),
+    ]
+

@@ -1,0 +1,157 @@
+// sumwatch dashboard: hands each page's Plotly figures to Plotly.newPlot, and wires the filter bars,
+// keyboard labelling and the issue export button. No chart is drawn here.
+(function () {
+  "use strict";
+
+  function csrfToken() {
+    var meta = document.querySelector('meta[name="csrf-token"]');
+    return meta ? meta.content : "";
+  }
+
+  function drawCharts() {
+    if (typeof Plotly === "undefined") return;
+    document.querySelectorAll("[data-figure]").forEach(function (el) {
+      var spec = JSON.parse(document.getElementById(el.dataset.figure).textContent);
+      Plotly.newPlot(el, spec.data, spec.layout, spec.config).then(function () {
+        el.dataset.drawn = "1";
+        if (el.dataset.clickLinks) {
+          // each point's customdata is the path of its trace page
+          el.on("plotly_click", function (event) {
+            var point = event.points && event.points[0];
+            if (point && typeof point.customdata === "string" && point.customdata.charAt(0) === "/") {
+              window.location.href = point.customdata;
+            }
+          });
+        }
+      });
+    });
+  }
+
+  function autoSubmit() {
+    document.querySelectorAll("form[data-autosubmit] select").forEach(function (select) {
+      select.addEventListener("change", function () { select.form.submit(); });
+    });
+  }
+
+  function post(url, fields) {
+    var body = new URLSearchParams(fields);
+    body.set("csrf_token", csrfToken());
+    return fetch(url, {method: "POST", credentials: "same-origin", body: body,
+                       headers: {"X-CSRF-Token": csrfToken(), "Accept": "application/json"}});
+  }
+
+  function labelling() {
+    var queue = document.getElementById("queue");
+    if (!queue) return;
+    var current = 0;
+    function items() { return Array.prototype.slice.call(queue.querySelectorAll(".queue-item:not(.done)")); }
+    function select(index) {
+      var list = items();
+      queue.querySelectorAll(".queue-item.current").forEach(function (el) { el.classList.remove("current"); });
+      if (!list.length) return;
+      current = Math.max(0, Math.min(index, list.length - 1));
+      list[current].classList.add("current");
+      list[current].scrollIntoView({block: "nearest", behavior: "smooth"});
+    }
+    function refreshTable() {
+      fetch("/labelling/table", {credentials: "same-origin"}).then(function (r) { return r.text(); }).then(function (html) {
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        var table = doc.getElementById("calibration-table");
+        var holder = document.getElementById("calibration");
+        if (table && holder) holder.replaceChildren(table);
+      });
+    }
+    function label(item, verdict) {
+      var status = item.querySelector(".status");
+      status.textContent = "saving…";
+      post("/labelling/" + encodeURIComponent(item.dataset.item), {verdict: verdict}).then(function (r) {
+        return r.json().catch(function () { return {error: "HTTP " + r.status}; }).then(function (body) {
+          if (!r.ok) { status.textContent = body.error || ("HTTP " + r.status); return; }
+          item.classList.add("done");
+          item.classList.remove("current");
+          status.textContent = body.status === "rejected" ? "rejected" : "labelled " + body.verdict;
+          var left = items().length;
+          document.getElementById("queue-count").textContent = left + " waiting";
+          select(current);
+          refreshTable();
+        });
+      }, function (err) { status.textContent = "not saved: " + err; });
+    }
+    queue.querySelectorAll("form.verdicts").forEach(function (form) {
+      form.addEventListener("submit", function (event) {
+        event.preventDefault();
+        var item = form.closest(".queue-item");
+        if (event.submitter) label(item, event.submitter.value);
+      });
+    });
+    queue.addEventListener("click", function (event) {
+      var item = event.target.closest(".queue-item:not(.done)");
+      if (item) select(items().indexOf(item));
+    });
+    document.addEventListener("keydown", function (event) {
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
+      var tag = (event.target.tagName || "").toLowerCase();
+      if (tag === "input" || tag === "select" || tag === "textarea") return;
+      var list = items();
+      var item = list[current];
+      var key = event.key;
+      if (key === "j" || key === "ArrowDown") { select(current + 1); }
+      else if (key === "k" || key === "ArrowUp") { select(current - 1); }
+      else if (!item) { return; }
+      else if (key === "p") { label(item, item.dataset.pass); }
+      else if (key === "f") { label(item, item.dataset.fail); }
+      else if (key === "r") { label(item, "rejected"); }
+      else if (key === "s") { select(current + 1); }
+      else if (/^[1-9]$/.test(key)) {
+        var verdict = item.dataset.verdicts.split(" ")[Number(key) - 1];
+        if (!verdict) return;
+        label(item, verdict);
+      } else { return; }
+      event.preventDefault();
+    });
+    select(0);
+  }
+
+  function exportButton() {
+    var button = document.querySelector("[data-export-url]");
+    if (!button) return;
+    button.addEventListener("click", function () {
+      var out = document.getElementById(button.dataset.output);
+      button.disabled = true;
+      out.textContent = "exporting…";
+      post(button.dataset.exportUrl, {}).then(function (r) {
+        return r.json().catch(function () { return {}; }).then(function (body) {
+          button.disabled = false;
+          if (r.status === 404 || r.status === 405) { out.textContent = "No tracker export is set up on this server."; return; }
+          if (!r.ok) { out.textContent = body.error || ("export failed: HTTP " + r.status); return; }
+          out.textContent = body.message || "exported";
+          if (typeof body.url === "string" && /^https?:\/\//.test(body.url)) {
+            var link = document.createElement("a");
+            link.href = body.url;
+            link.textContent = body.url;
+            link.target = "_blank";
+            link.rel = "noopener";
+            out.textContent = "exported: ";
+            out.appendChild(link);
+          }
+        });
+      }, function (err) { button.disabled = false; out.textContent = "export failed: " + err; });
+    });
+  }
+
+  // a long source scrolls inside its box: bring the first marked phrase into view
+  function showMarks() {
+    document.querySelectorAll(".pair .body").forEach(function (body) {
+      var mark = body.querySelector("mark");
+      if (mark && body.scrollHeight > body.clientHeight) {
+        body.scrollTop = Math.max(0, mark.offsetTop - 40);  // .body is positioned: offsetTop is within it
+      }
+    });
+  }
+
+  drawCharts();
+  showMarks();
+  autoSubmit();
+  labelling();
+  exportButton();
+})();
