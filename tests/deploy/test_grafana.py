@@ -1,0 +1,46 @@
+"""Every Grafana panel's SQL, macros expanded as grafana-clickhouse-datasource expands them, on one node: the demo
+traced and scored (rules tier) into chDB, and one clustering run's issue written through the store's own code.
+The slow cluster test (test_cluster_chdb.py) runs the same panels after a real clustering run."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+import pytest
+from grafana_sql import expand, panel_queries
+
+from sumwatch.monitor.demo.run import run_demo, score_demo
+from sumwatch.monitor.store.issues import IssueState, save_states
+from sumwatch.monitor.store.runs import CLUSTER_RUNS_TABLE, RUN_COLUMNS
+
+
+@pytest.fixture
+def demo_store(store, rules_cascade):
+    demo = run_demo(store, n=40, service="checkout")
+    score_demo(store, rules_cascade, demo.run_id)
+    now = datetime.now(timezone.utc)
+    save_states(store, [IssueState(1, "SW-1", "Numbers that differ from the source", "d", "rc", "fix", "high",
+                                   "factuality", "numerically_wrong", ["revenue"], "new", 5, 5, 0.1, 0, now, now,
+                                   np.zeros(4, dtype=np.float32))], "run-1", now)
+    store.insert(CLUSTER_RUNS_TABLE, [("run-1", now, now, now - timedelta(days=1), now, 5, 5, 0, 1, 1, 0, 0,
+                                       "keywords", "all-MiniLM-L6-v2", 1.0)], RUN_COLUMNS)
+    return store
+
+
+def test_every_panel_returns_rows(demo_store):
+    now = datetime.now(timezone.utc)
+    counts = {title: len(demo_store.query_rows(expand(sql, now - timedelta(hours=1), now + timedelta(minutes=5), 60)))
+              for title, sql in panel_queries()}
+    assert len(counts) >= 8 and all(counts.values()), counts
+
+
+def test_the_time_range_filters(demo_store):
+    past = datetime.now(timezone.utc) - timedelta(days=30)
+    title, sql = panel_queries()[0]
+    assert demo_store.query_rows(expand(sql, past - timedelta(hours=1), past, 60)) == []
+
+
+def test_an_unknown_macro_is_not_silently_sent():
+    with pytest.raises(ValueError, match="macro"):
+        expand("SELECT $__timeGroup(Timestamp, '1m')", datetime.now(timezone.utc), datetime.now(timezone.utc), 60)
