@@ -188,12 +188,15 @@ def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=None, default=str) + "\n")
 
 
-def table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], *, caption: str = "") -> Table:
-    """A table whose last column wraps and whose other columns (ids, numbers) never do."""
+def table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], *, caption: str = "",
+          text_width: int = 24) -> Table:
+    """A table readable at 80 columns: the last column (a title, summary or evidence) keeps at least
+    ``text_width`` characters and wraps between words; the others keep their width when the terminal has room
+    and wrap (ids fold) when it has not, so no value is cut short with an ellipsis."""
     table = Table(title=title, caption=caption or None, show_lines=False, header_style="bold")
     for i, col in enumerate(columns):
         last = i == len(columns) - 1
-        table.add_column(col, overflow="fold" if last else "ellipsis", no_wrap=not last)
+        table.add_column(col, overflow="fold", no_wrap=False, min_width=text_width if last else None)
     for row in rows:
         table.add_row(*("" if v is None else str(v) for v in row))
     return table

@@ -112,9 +112,10 @@ def corpus_list(rubric: str | None = RubricFilter, status: str | None = StatusFi
         print_json([i.to_json() for i in items[:limit]])
         return
     out.print(table(f"{len(items)} corpus items" + (f" (showing {limit})" if len(items) > limit else ""),
-                     ["id", "rubric", "status", "human", "proposed", "bucket", "origin", "summary"],
-                     [(i.item_id, i.rubric, i.status, i.human_verdict, i.proposed_verdict, i.bucket, i.origin,
-                       " ".join(i.text.split())[:80]) for i in items[:limit]]))
+                     ["id\nrubric\nstatus", "human\nproposed", "bucket · origin / summary"],
+                     [(f"{i.item_id}\n{i.rubric}\n{i.status}", f"{i.human_verdict or '-'}\n{i.proposed_verdict or '-'}",
+                       f"{escape(i.bucket)} · {escape(i.origin)}\n[dim]{escape(' '.join(i.text.split())[:160])}[/dim]")
+                      for i in items[:limit]], text_width=30))
 
 
 @corpus_app.command("label")

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
+from rich.markup import escape
 from rich.progress import TaskID
 from rich.table import Table
 
@@ -84,10 +85,13 @@ def print_run(report: ClusterRunReport) -> None:
 def issue_table(title: str, rows: Sequence[IssueRow], caption: str = "") -> Table:
     from ..issues.reads import trend_label
 
-    return table(title, ["id", "status", "severity", "rubric", "traces", "share", "trend", "title / fix"],
-                 [(s.issue_id, s.status, s.severity, s.rubric, s.traces, f"{s.share:.0%}" if s.members else "-",
-                   trend_label(r.trend or [s.members]), f"{s.title}\n[dim]fix: {s.fix}[/dim]")
-                  for r in rows for s in (r.state,)], caption=caption)
+    # five columns, the short ones stacked, so the title keeps most of an 80-column terminal
+    return table(title, ["issue", "rubric", "traces", "trend", "title / fix"],
+                 [(f"{s.issue_id}\n{s.status}\n{s.severity}", f"{s.rubric}\n[dim]{escape(s.failure_mode)}[/dim]",
+                   f"{s.traces}\n{f'{s.share:.0%}' if s.members else '-'}",
+                   trend_label(r.trend or [s.members]).replace(" ", "\n", 1),
+                   f"{escape(s.title)}\n[dim]fix: {escape(s.fix)}[/dim]")
+                  for r in rows for s in (r.state,)], caption=caption, text_width=28)
 
 
 issues_app = typer.Typer(invoke_without_command=True, help="Issues found by clustering failing traces.")
@@ -144,10 +148,11 @@ def issues_show(ctx: typer.Context, issue_id: str = typer.Argument(..., help="Is
     examples = ([("representative", e) for e in detail.representatives]
                 + [("boundary", e) for e in detail.boundary])
     if examples:
-        out.print(table(f"examples from run {detail.seen_in_run}", ["role", "trace id", "membership", "verdict",
-                                                                    "evidence"],
-                        [(role, e.trace_id, f"{e.membership:.2f}", f"{e.rubric} {e.verdict}", e.evidence[:240])
-                         for role, e in examples]))
+        out.print(table(f"examples from run {detail.seen_in_run}", ["role\nmembership", "rubric\nverdict",
+                                                                    "trace id / evidence"],
+                        [(f"{role}\n{e.membership:.2f}", f"{e.rubric}\n{e.verdict}",
+                          f"{e.trace_id}\n[dim]{escape(e.evidence[:240])}[/dim]") for role, e in examples],
+                        text_width=34))
     if detail.trace_ids:
         out.print(f"trace ids ({len(detail.trace_ids)}): " + " ".join(detail.trace_ids[:50])
                   + (" ..." if len(detail.trace_ids) > 50 else ""), highlight=False)

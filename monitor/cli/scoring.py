@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from ._shared import (
     DbOption,
@@ -91,7 +92,7 @@ def scores(trace: str | None = typer.Option(None, "--trace", help="Only this tra
     if not rows:
         out.print("no scores yet: run `sumwatch sample`")
         return
-    out.print(table(f"{len(rows)} scores", ["trace id", "rubric", "verdict", "score", "failure mode", "tier",
-                                             "evidence"],
-                     [(r.trace_id, r.rubric, r.verdict, f"{r.score:.2f}", r.failure_mode, r.tier,
-                       (r.error or r.evidence)[:100]) for r in rows]))
+    out.print(table(f"{len(rows)} scores", ["rubric\nverdict", "score\ntier", "trace id / failure mode / evidence"],
+                     [(f"{r.rubric}\n{r.verdict}", f"{r.score:.2f}\n{r.tier}",
+                       f"{r.trace_id}" + (f" · {escape(r.failure_mode)}" if r.failure_mode else "")
+                       + f"\n[dim]{escape((r.error or r.evidence)[:160])}[/dim]") for r in rows], text_width=34))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from ._shared import (
     DbOption,
@@ -39,12 +40,13 @@ def traces(ctx: typer.Context, limit: int = limit_option(20, "How many spans, ne
         out.print("no summarization spans yet: run `sumwatch demo`, `sumwatch ingest FILE`, or point an "
                   "exporter at `sumwatch up`")
         return
+    # short values stacked in four columns, so the 32-character trace id and the summary fit in 80 columns
     out.print(table(f"latest {len(rows)} summarization spans",
-                     ["time (UTC)", "trace id", "service", "domain", "band", "words in→out", "status", "ms",
-                      "summary"],
-                     [(r.timestamp[:19].replace("T", " "), r.trace_id, r.service, r.domain, r.band,
-                       f"{r.source_words}→{r.summary_words}", r.status, r.duration_ms,
-                       r.summary_preview[:70] + ("…" if len(r.summary_preview) > 70 else "")) for r in rows]))
+                     ["time (UTC)", "service\ndomain\nband", "words\nstatus\nms", "trace id / summary"],
+                     [(r.timestamp[:19].replace("T", "\n"), f"{escape(r.service)}\n{escape(r.domain)}\n{r.band}",
+                       f"{r.source_words}→{r.summary_words}\n{r.status}\n{r.duration_ms}",
+                       f"{r.trace_id}\n[dim]{escape(r.summary_preview[:140])}"
+                       f"{'…' if len(r.summary_preview) > 140 else ''}[/dim]") for r in rows], text_width=34))
 
 
 @traces_app.command("show")
