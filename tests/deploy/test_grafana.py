@@ -44,3 +44,21 @@ def test_the_time_range_filters(demo_store):
 def test_an_unknown_macro_is_not_silently_sent():
     with pytest.raises(ValueError, match="macro"):
         expand("SELECT $__timeGroup(Timestamp, '1m')", datetime.now(timezone.utc), datetime.now(timezone.utc), 60)
+
+
+def test_rates_match_the_scores_counted_directly(demo_store):
+    now = datetime.now(timezone.utc)
+    panels = dict(panel_queries())
+
+    def panel(title: str) -> list[tuple]:
+        return demo_store.query_rows(expand(panels[title], now - timedelta(hours=1), now + timedelta(minutes=5), 60))
+
+    direct = demo_store.query_rows(
+        "SELECT ServiceName, Rubric, count(), round(avg(Passed), 3) FROM sumwatch_scores FINAL "
+        "WHERE Error = '' GROUP BY ServiceName, Rubric ORDER BY ServiceName, Rubric")
+    assert panel("Pass rate per service and rubric") == direct
+    failing = demo_store.query_rows(
+        "SELECT count(), round(avg(f), 3) FROM (SELECT TraceId, SpanId, max(NOT Passed) AS f "
+        "FROM sumwatch_scores FINAL WHERE Error = '' GROUP BY TraceId, SpanId)")[0]
+    assert [row[2:] for row in panel("Failing share by prompt version and model")] == [failing]
+    assert [row[:2] for row in panel("Failing share by prompt version and model")] == [("demo-v1", "demo-summarizer-1")]
