@@ -1,11 +1,16 @@
 """The dashboard in headless Chromium through the real server on 127.0.0.1: the overview and its filters,
-an issue with its evidence marked, a click on the cluster map, and labelling with the keyboard."""
+an issue with its evidence marked, a click on the cluster map, labelling with the keyboard, and a map of
+20,000 points."""
 
 import re
+import time
+from datetime import datetime, timezone
 
+import numpy as np
 import pytest
 
 from sumwatch.monitor.store.corpus import LABELLED, NEEDS_LABEL, load_items
+from sumwatch.monitor.store.projections import ProjectionPoint, save_projection
 
 pytestmark = pytest.mark.slow
 
@@ -112,3 +117,21 @@ def test_labelling_with_the_keyboard_changes_the_corpus_and_the_calibration_tabl
     page.reload()
     assert page.locator(f".queue-item[data-item='{item_id}']").count() == 0
     assert page.locator("#queue-count").inner_text() == f"{len(waiting_before) - 2} waiting"
+
+
+def test_the_map_draws_20000_points_in_webgl(page, dataset):
+    _, store, _ = dataset
+    xy = np.random.default_rng(3).normal(size=(20_000, 2))
+    text = "factuality numerically_wrong (number mismatch). summary: \"rose 21%\" | source: \"rose 12%\". " * 3
+    save_projection(store, "bulk-20k", datetime.now(timezone.utc), [
+        ProjectionPoint(f"{i:032x}", f"{i:016x}", "factuality", float(x), float(y),
+                        f"SW-{i % 300 + 1}" if i % 10 else None, text) for i, (x, y) in enumerate(xy)])
+    started = time.perf_counter()
+    page.goto("/map?run=bulk-20k")
+    page.wait_for_function(DRAWN, timeout=30_000)
+    seconds = time.perf_counter() - started
+    drawn = page.evaluate("() => document.getElementById('cluster-map')._fullData"
+                          ".map(t => [t.type, t.x.length, t.name])")
+    assert sum(n for _, n, _ in drawn) == 20_000 and {t for t, _, _ in drawn} == {"scattergl"}
+    assert any(name.startswith("noise (2000)") for _, _, name in drawn)
+    assert seconds < 10, f"the 20,000-point map took {seconds:.1f} s to draw"

@@ -1,0 +1,132 @@
+"""The dashboard's pages over HTTP from the real server: every page and asset served from this process,
+clear 400 and 404 pages for bad input, the issue list's sort and filters, compare's counts, and the label
+action behind the CSRF check."""
+
+import re
+from pathlib import Path
+
+import httpx
+import pytest
+from served_dashboard import serve
+
+from sumwatch.monitor.store.corpus import NEEDS_LABEL, load_items
+from sumwatch.monitor.store.scores import list_scores
+from sumwatch.monitor.views.dashboard.routes import plotly_js
+
+PAGES = ["/", "/issues", "/issues?status=all", "/map", "/labelling", "/compare", "/?range=24h&service=digest"]
+
+
+@pytest.fixture
+def client(server):
+    with httpx.Client(base_url=server.endpoint, timeout=30) as c:
+        yield c
+
+
+def test_every_page_renders_and_loads_its_assets_from_this_server_only(client, dataset):
+    _, store, report = dataset
+    trace_id = list_scores(store, failing_only=True, limit=1)[0].trace_id
+    for path in [*PAGES, f"/issues/{report.issues[0].issue_id}", f"/traces/{trace_id}"]:
+        answer = client.get(path)
+        assert answer.status_code == 200, path
+        assert answer.headers["content-type"].startswith("text/html")
+        assets = re.findall(r'<(?:script|link)[^>]+(?:src|href)="([^"]+)"', answer.text)
+        assert assets and all(a.startswith("/static/") for a in assets), (path, assets)
+        assert "cdn" not in answer.text.lower()
+        for asset in assets:
+            assert client.get(asset).status_code == 200, asset
+    plotly = client.get("/static/plotly.min.js")
+    assert plotly.status_code == 200 and len(plotly.content) == Path(plotly_js()).stat().st_size
+    assert plotly.headers["content-type"].startswith("text/javascript")
+
+
+@pytest.mark.parametrize("path, status, says", [
+    ("/issues/SW-banana", 400, "an issue id looks like SW-12"),
+    ("/issues/SW-9999", 404, "no issue SW-9999"),
+    ("/traces/not-a-trace", 400, "trace id must be 32 hex characters"),
+    ("/traces/" + "0" * 32, 404, "no trace 00000000000000000000000000000000"),
+    ("/?range=2y", 400, "range must be one of"),
+    ("/compare?service=" + "x" * 300, 400, "service must be printable text"),
+    ("/issues?sort=colour", 400, "sort must be one of"),
+    ("/issues?status=sleeping", 400, "status must be one of"),
+    ("/map?run=../../etc", 400, "run must be a clustering run id"),
+    ("/labelling?rubric=tone", 400, "rubric must be one of"),
+])
+def test_bad_input_gets_a_page_that_says_what_is_wrong(client, path, status, says):
+    answer = client.get(path)
+    assert answer.status_code == status
+    assert says.lower() in answer.text.lower()
+    assert "Traceback" not in answer.text and "<h1>" in answer.text
+
+
+def _column(html: str, name: str) -> list[str]:
+    rows = re.findall(r'<tr data-issue="(SW-\d+)">(.*?)</tr>', html, re.S)
+    cells = {"id": 0, "rubric": 3, "traces": 4}
+    return [re.sub(r"<[^>]+>", "", re.findall(r"<td[^>]*>(.*?)</td>", body, re.S)[cells[name]]).strip()
+            for _, body in rows]
+
+
+def test_the_issue_list_sorts_and_filters(client, dataset):
+    _, _, report = dataset
+    up = [int(n) for n in _column(client.get("/issues?sort=traces&dir=asc").text, "traces")]
+    down = [int(n) for n in _column(client.get("/issues?sort=traces&dir=desc").text, "traces")]
+    assert up == sorted(up) and down == sorted(down, reverse=True) and len(up) == len(report.issues)
+    by_id = _column(client.get("/issues?sort=id&dir=asc").text, "id")
+    assert by_id == sorted(by_id, key=lambda i: int(i.split("-")[1]))
+    rubric = report.issues[0].rubric
+    only = _column(client.get(f"/issues?rubric={rubric}").text, "rubric")
+    assert only and set(only) == {rubric} and len(only) == sum(i.rubric == rubric for i in report.issues)
+    title = report.issues[0].title
+    found = _column(client.get("/issues", params={"q": title}).text, "id")
+    assert report.issues[0].issue_id in found
+    # a column header sorts by it; the sorted one flips its direction
+    html = client.get("/issues?sort=traces&dir=desc").text
+    assert 'href="/issues?status=open&amp;sort=traces&amp;dir=asc"' in html
+
+
+def test_compare_counts_each_group_with_its_interval(client):
+    html = client.get("/compare?range=all&service=alerts").text
+    table = html.split('id="by-prompt"')[1].split("</table>")[0]
+    rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td><td class=\"num\">(\d+)</td><td class=\"num\">(\d+)</td>",
+                      table)
+    assert {(group, rubric) for group, rubric, _, _ in rows} == {
+        ("demo-v1", r) for r in ("completeness", "conciseness", "factuality", "groundedness")}
+    assert all(int(total) == 20 and 0 <= int(passed) <= 20 for _, _, passed, total in rows)
+    assert "95% interval" in table
+
+
+def _csrf(client) -> str:
+    client.get("/labelling")
+    return client.cookies["sumwatch_csrf"]
+
+
+def test_labelling_needs_the_csrf_token_and_checks_the_verdict(client, server, dataset):
+    _, store, _ = dataset
+    item = load_items(store, status=NEEDS_LABEL)[-1]
+    origin = {"origin": server.endpoint}
+    refused = client.post(f"/labelling/{item.item_id}", data={"verdict": item.proposed_verdict}, headers=origin)
+    assert refused.status_code == 403 and "CSRF" in refused.text
+    token = _csrf(client)
+    headers = {**origin, "x-csrf-token": token, "accept": "application/json"}
+    bad = client.post(f"/labelling/{item.item_id}", data={"verdict": "excellent"}, headers=headers)
+    assert bad.status_code == 400 and "verdict must be one of" in bad.json()["error"]
+    missing = client.post("/labelling/abc123", data={"verdict": "correct"}, headers=headers)
+    assert missing.status_code == 404
+    assert load_items(store, item_id=item.item_id)[0].status == NEEDS_LABEL  # nothing changed so far
+    # a plain form post (no script): the field carries the token, the answer goes back to the queue
+    done = client.post(f"/labelling/{item.item_id}", data={"verdict": "rejected", "csrf_token": token},
+                       headers=origin)
+    assert done.status_code == 303 and done.headers["location"] == "/labelling"
+    assert load_items(store, item_id=item.item_id)[0].status == "rejected"
+
+
+def test_with_an_api_token_pages_ask_for_the_login_and_assets_stay_public(dataset):
+    settings, store, _ = dataset
+    secured = serve(store, settings.with_(api_token="dashboard-token-1"))
+    try:
+        with httpx.Client(base_url=secured.endpoint) as c:
+            answer = c.get("/issues")
+            assert answer.status_code == 303 and answer.headers["location"].startswith("/login")
+            assert c.get("/static/plotly.min.js").status_code == 200
+            assert c.get("/issues", headers={"authorization": "Bearer dashboard-token-1"}).status_code == 200
+    finally:
+        secured.stop()
