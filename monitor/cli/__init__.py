@@ -9,10 +9,20 @@ from __future__ import annotations
 
 import typer
 
-from . import calibration, db, demo, doctor, ingest, issues, judges, scoring, serve, traces
+from . import _shared, calibration, db, demo, doctor, ingest, issues, judges, scoring, serve, traces
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="Watch LLM summarization: trace, store, score, cluster.")
+
+
+@app.callback()
+def options(token: str | None = typer.Option(
+        None, "--token", help="API token of the `sumwatch up` that holds the database, when a command goes "
+                              "through it (default SUMWATCH_API_TOKEN).")) -> None:
+    """Watch LLM summarization: trace, store, score, cluster."""
+    _shared.api_token_flag[0] = token
+
+
 app.add_typer(db.db_app, name="db")
 app.add_typer(traces.traces_app, name="traces")
 app.add_typer(calibration.corpus_app, name="corpus")

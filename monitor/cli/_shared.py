@@ -94,7 +94,12 @@ def readable_file(path: Path) -> Path:
     return path
 
 
+# the global --token option (`sumwatch --token T issues`), set before any command runs
+api_token_flag: list[str | None] = [None]
+
+
 def load_settings(db: str | None, home: Path | None, **more: Any) -> Settings:
+    more.setdefault("api_token", api_token_flag[0])
     try:
         return Settings.from_env(clickhouse_url=db, home=home, **more)
     except ValueError as exc:
@@ -138,7 +143,7 @@ def clickhouse_reason(exc: Exception) -> str:
 
 
 @contextmanager
-def open_reader(settings: Settings) -> Iterator[Reader]:
+def open_reader(settings: Settings, note: str = "reading through it") -> Iterator[Reader]:
     """The store, or the running `sumwatch up` that holds it: the same calls and records either way.
     What the server answers instead of records (401, 5xx, no answer) exits 3 with one line."""
     from ..store.connection import StoreBusyError
@@ -152,7 +157,7 @@ def open_reader(settings: Settings) -> Iterator[Reader]:
         else:
             yield reader
             return
-        err.print(f"(the database is held by the sumwatch server at {api}; reading through it)")
+        err.print(f"(the database is held by the sumwatch server at {api}; {note})")
         remote = stack.enter_context(closing(RemoteReader(api, settings.api_token)))
         try:
             yield remote
@@ -161,6 +166,16 @@ def open_reader(settings: Settings) -> Iterator[Reader]:
         except json.JSONDecodeError:
             fail(f"the server at {api} did not answer as a sumwatch server (not JSON); is another program on "
                  f"that port?", 3)
+
+
+def refused(exc: Exception) -> NoReturn:
+    """Exit as the command does when it opens the store itself: a request the server refused (400) with its
+    reason; any other server error goes on to :func:`open_reader`, which names the server."""
+    from ..views.readers import RemoteError
+
+    if isinstance(exc, RemoteError) and exc.status == 400 and exc.reason:
+        fail(exc.reason)
+    raise exc
 
 
 def remote_problem(error: str, api: str, *, token_set: bool) -> str:

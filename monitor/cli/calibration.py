@@ -20,10 +20,11 @@ from ._shared import (
     flag,
     limit_option,
     load_settings,
-    open_store,
+    open_reader,
     out,
     print_json,
     readable_file,
+    refused,
     table,
     write_text,
 )
@@ -64,16 +65,25 @@ def calibrate(rubric: str = RubricOption,
     """Cohen's kappa of the judge against the human verdicts; exits 1 when it fell below the baseline."""
     from ..calibration.corpus import seed_starter_corpora
     from ..calibration.gate import calibrate as run_calibration
+    from ..views.readers import RemoteError, RemoteReader, StoreReader, calibration_report_from_json
 
     _check_rubric(rubric)
     settings = load_settings(db, home)
-    cascade = build_judges(settings, mode)
-    with open_store(settings) as store:
-        seed_starter_corpora(store, [rubric])
-        try:
-            report = run_calibration(store, cascade, rubric, judge_version=judge_version, record=record)
-        except ValueError as exc:
-            fail(str(exc))
+    with open_reader(settings, note="calibrating through it") as reader:
+        if isinstance(reader, RemoteReader):
+            body = {"rubric": rubric, "mode": mode, "judge_version": judge_version, "record": record}
+            try:
+                report = calibration_report_from_json(reader.post("/api/actions/calibrate", body, wait=True))
+            except RemoteError as exc:
+                refused(exc)
+        else:
+            assert isinstance(reader, StoreReader)
+            cascade = build_judges(settings, mode)
+            seed_starter_corpora(reader.store, [rubric])
+            try:
+                report = run_calibration(reader.store, cascade, rubric, judge_version=judge_version, record=record)
+            except ValueError as exc:
+                fail(str(exc))
     gate = report.gate
     if json_:
         print_json(report.to_json())
@@ -100,18 +110,14 @@ def corpus_list(rubric: str | None = RubricFilter, status: str | None = StatusFi
                 limit: int = limit_option(50, "How many items to show"),
                 db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Corpus items (promoted ones wait as needs_label)."""
-    from ..calibration.corpus import seed_starter_corpora
-    from ..store.corpus import load_items
-
     _check_rubric(rubric)
     _check_status(status)
-    with open_store(load_settings(db, home)) as store:
-        seed_starter_corpora(store)
-        items = load_items(store, rubric=rubric, status=status)
+    with open_reader(load_settings(db, home)) as reader:
+        total, items = reader.corpus(rubric=rubric, status=status, limit=limit)
     if json_:
         print_json([i.to_json() for i in items[:limit]])
         return
-    out.print(table(f"{len(items)} corpus items" + (f" (showing {limit})" if len(items) > limit else ""),
+    out.print(table(f"{total} corpus items" + (f" (showing {limit})" if total > limit else ""),
                      ["id\nrubric\nstatus", "human\nproposed", "bucket · origin / summary"],
                      [(f"{i.item_id}\n{i.rubric}\n{i.status}", f"{i.human_verdict or '-'}\n{i.proposed_verdict or '-'}",
                        f"{escape(i.bucket)} · {escape(i.origin)}\n[dim]{escape(' '.join(i.text.split())[:160])}[/dim]")
@@ -125,11 +131,9 @@ def corpus_label(item_id: str = typer.Argument(..., help="Item id (from `corpus 
                  note: str | None = typer.Option(None, "--note", help="Free text kept with the label."),
                  db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Label a corpus item; labelled items count in `calibrate`."""
-    from ..calibration.corpus import label_item
-
-    with open_store(load_settings(db, home)) as store:
+    with open_reader(load_settings(db, home), note="labelling through it") as reader:
         try:
-            item = label_item(store, item_id, verdict, bucket=bucket, note=note)
+            item = reader.label(item_id, verdict, bucket=bucket, note=note)
         except (KeyError, ValueError) as exc:
             fail(str(exc.args[0] if exc.args else exc))
     if json_:
@@ -144,16 +148,19 @@ def corpus_export(rubric: str | None = RubricFilter, status: str | None = Status
                                                      help="File to write, in a folder that exists (default: stdout)."),
                   db: str | None = DbOption, home: Path | None = HomeOption) -> None:
     """Write corpus items as JSONL."""
-    from ..calibration.corpus import export_jsonl, seed_starter_corpora
-    from ..store.corpus import load_items
+    from ..calibration.corpus import export_jsonl
+    from ..settings import MAX_LIST_LIMIT
 
     _check_rubric(rubric)
     _check_status(status)
     if output is not None:
         check_writable(output)
-    with open_store(load_settings(db, home)) as store:
-        seed_starter_corpora(store)
-        text = export_jsonl(load_items(store, rubric=rubric, status=status))
+    with open_reader(load_settings(db, home)) as reader:
+        total, items = reader.corpus(rubric=rubric, status=status)
+    if total > len(items):
+        fail(f"{total} items match, more than the {MAX_LIST_LIMIT:,} one export takes: export one rubric or "
+             f"status at a time")
+    text = export_jsonl(items)
     if output is None:
         sys.stdout.write(text)
     else:
@@ -169,12 +176,24 @@ def corpus_import(file: Path = typer.Argument(..., help="JSONL of corpus items."
                   db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Add or update corpus items; bad lines are reported by number and skipped, the good ones stored; exit 1
     when any line was skipped, unless --allow-partial."""
-    from ..calibration.corpus import import_jsonl
+    from ..calibration.corpus import ImportReport, import_jsonl
+    from ..views.readers import RemoteError, RemoteReader, StoreReader
 
     readable_file(file)
-    with open_store(load_settings(db, home)) as store:
+    with open_reader(load_settings(db, home), note="importing through it") as reader:
         try:
-            report = import_jsonl(store, file)
+            if isinstance(reader, RemoteReader):
+                try:
+                    answer = reader.upload("/api/corpus/import", file.read_bytes())
+                except RemoteError as exc:
+                    if exc.status == 400:
+                        fail(f"cannot read {file}: {exc.reason}")
+                    raise
+                report = ImportReport(answer["added"], answer["updated"],
+                                      [(s["line"], s["reason"]) for s in answer["skipped"]])
+            else:
+                assert isinstance(reader, StoreReader)
+                report = import_jsonl(reader.store, file)
         except OSError as exc:
             fail(f"cannot read {file}: {exc.strerror or exc}")
         except RecursionError:

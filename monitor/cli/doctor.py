@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ._shared import DbOption, HomeOption, JsonOption, err, load_settings, open_store, out, print_json
+from ._shared import DbOption, HomeOption, JsonOption, err, load_settings, open_reader, out, print_json
 
 
 def doctor(db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
@@ -15,13 +15,11 @@ def doctor(db: str | None = DbOption, home: Path | None = HomeOption, json_: boo
     from sumwatch.clustering.llm_client import ping
 
     from ..scoring.judges import llm_connection
-    from ..store.migrations import MIGRATIONS
-    from ..store.traces import count_spans
 
     settings = load_settings(db, home)
-    with open_store(settings) as store:
-        version = max(m.version for m in MIGRATIONS)
-        spans = count_spans(store)
+    with open_reader(settings) as reader:
+        status = reader.status()
+    version, spans = status.schema_version, status.spans
     connection = llm_connection(settings)
     result = ping(connection) if connection is not None else None
     if json_:

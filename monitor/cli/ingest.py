@@ -15,7 +15,7 @@ from ._shared import (
     fail,
     flag,
     load_settings,
-    open_store,
+    open_reader,
     out,
     print_json,
     progress_bars,
@@ -30,15 +30,28 @@ def ingest(file: Path = typer.Argument(..., help="JSONL file: one {source, summa
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Backfill: each line becomes a summarization span. Bad lines are reported and skipped, the good ones
     stored; exit 1 when any line was skipped, unless --allow-partial."""
-    from ..ingest.backfill import ingest_file
+    from ..ingest.backfill import BadLine, IngestReport, ingest_file
+    from ..views.readers import RemoteError, RemoteReader, StoreReader
 
     readable_file(file)
     settings = load_settings(db, home)
-    with open_store(settings) as store, progress_bars() as progress:
-        task = progress.add_task(f"ingesting {file.name}", total=None)
+    with open_reader(settings, note="ingesting through it") as reader:
         try:
-            report = ingest_file(store, file,
-                                 on_progress=lambda stored, bad: progress.update(task, completed=stored))
+            if isinstance(reader, RemoteReader):
+                try:
+                    answer = reader.upload("/api/ingest", file.read_bytes())
+                except RemoteError as exc:
+                    if exc.status == 400:
+                        fail(f"cannot read {file}: {exc.reason}")
+                    raise
+                report = IngestReport(str(file), answer["stored"],
+                                      [BadLine(b["line"], b["reason"]) for b in answer["skipped"]])
+            else:
+                assert isinstance(reader, StoreReader)
+                with progress_bars() as progress:
+                    task = progress.add_task(f"ingesting {file.name}", total=None)
+                    report = ingest_file(reader.store, file,
+                                         on_progress=lambda stored, bad: progress.update(task, completed=stored))
         except OSError as exc:
             fail(f"cannot read {file}: {exc.strerror or exc}")
         except RecursionError:

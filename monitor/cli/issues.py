@@ -21,10 +21,10 @@ from ._shared import (
     flag,
     load_settings,
     open_reader,
-    open_store,
     out,
     print_json,
     progress_bars,
+    refused,
     table,
 )
 
@@ -40,9 +40,19 @@ def cluster(window: str | None = typer.Option(None, "--window", help="How far ba
             db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """One clustering run: failing spans of the window become named, tracked issues; representatives are
     promoted to the calibration corpora."""
+    from ..views.readers import RemoteError, RemoteReader, StoreReader, cluster_report_from_json
+
     settings = load_settings(db, home, cluster_window=window)
-    with open_store(settings) as store:
-        report = run_clustering_with_progress(store, settings)
+    with open_reader(settings, note="clustering through it") as reader:
+        if isinstance(reader, RemoteReader):
+            try:
+                report = cluster_report_from_json(reader.post("/api/actions/cluster", {"window": window},
+                                                              wait=True))
+            except RemoteError as exc:
+                refused(exc)
+        else:
+            assert isinstance(reader, StoreReader)
+            report = run_clustering_with_progress(reader.store, settings)
     if json_:
         print_json(report.to_json())
         return

@@ -16,10 +16,11 @@ from ._shared import (
     flag,
     limit_option,
     load_settings,
-    open_store,
+    open_reader,
     out,
     print_json,
     progress_bars,
+    refused,
     table,
 )
 
@@ -45,19 +46,31 @@ def sample(all_spans: bool = flag(False, "--all",
                                            "(default SUMWATCH_EVAL_EVENTS, off)."),
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Score unscored summarization spans on the four rubrics (one pass)."""
-    from ..scoring.sampler import Sampler
+    from ..scoring.sampler import PassReport, Sampler
+    from ..views.readers import RemoteError, RemoteReader, StoreReader
 
     settings = load_settings(db, home)
-    cascade = build_judges(settings, mode)
-    with open_store(settings) as store, progress_bars() as progress:
-        try:
-            sampler = Sampler.from_settings(store, cascade, settings, rate=rate, shard=_shard(shard),
-                                            eval_events=events)
-        except ValueError as exc:
-            fail(str(exc))
-        task = progress.add_task("scoring", total=None)
-        report = sampler.run_pass(all_spans=all_spans, limit=limit,
-                                  on_progress=lambda seen, scored: progress.update(task, completed=scored))
+    shard_pair = _shard(shard)
+    with open_reader(settings, note="scoring through it") as reader:
+        if isinstance(reader, RemoteReader):
+            body = {"all": all_spans, "rate": rate, "shard": f"{shard_pair[0]}/{shard_pair[1]}", "limit": limit,
+                    "mode": mode, "events": events}
+            try:
+                report = PassReport(**reader.post("/api/actions/score", body, wait=True))
+            except RemoteError as exc:
+                refused(exc)
+        else:
+            assert isinstance(reader, StoreReader)
+            cascade = build_judges(settings, mode)
+            with progress_bars() as progress:
+                try:
+                    sampler = Sampler.from_settings(reader.store, cascade, settings, rate=rate, shard=shard_pair,
+                                                    eval_events=events)
+                except ValueError as exc:
+                    fail(str(exc))
+                task = progress.add_task("scoring", total=None)
+                report = sampler.run_pass(all_spans=all_spans, limit=limit,
+                                          on_progress=lambda seen, scored: progress.update(task, completed=scored))
     if json_:
         print_json(report.to_json())
         return
@@ -75,7 +88,6 @@ def scores(trace: str | None = typer.Option(None, "--trace", help="Only this tra
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """List rubric scores, newest first."""
     from ..rubrics.verdicts import RUBRICS
-    from ..store.scores import list_scores
     from ..store.traces import normalize_trace_id
 
     if rubric is not None and rubric not in RUBRICS:
@@ -84,8 +96,8 @@ def scores(trace: str | None = typer.Option(None, "--trace", help="Only this tra
         trace = normalize_trace_id(trace) if trace is not None else None
     except ValueError as exc:
         fail(str(exc))
-    with open_store(load_settings(db, home)) as store:
-        rows = list_scores(store, trace_id=trace, rubric=rubric, failing_only=failing, limit=limit)
+    with open_reader(load_settings(db, home)) as reader:
+        rows = reader.scores(trace_id=trace, rubric=rubric, failing=failing, limit=limit)
     if json_:
         print_json([r.to_json() for r in rows])
         return

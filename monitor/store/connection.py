@@ -14,6 +14,7 @@ import errno
 import fcntl
 import json
 import os
+import shlex
 import sys
 import threading
 from collections.abc import Sequence
@@ -133,7 +134,14 @@ def _release(path: Path) -> None:
 
 
 def _purpose() -> str:
-    return " ".join([Path(sys.argv[0]).name] + sys.argv[1:3]) if sys.argv and sys.argv[0] else "python"
+    """The holder's whole command line, as a person would type it again (a --token value left out)."""
+    if not sys.argv or not sys.argv[0]:
+        return "python"
+    words, hide = [Path(sys.argv[0]).name], False
+    for word in sys.argv[1:]:
+        words.append("***" if hide else "--token=***" if word.startswith("--token=") else word)
+        hide = word == "--token"
+    return shlex.join(words)
 
 
 class Store:

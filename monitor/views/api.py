@@ -27,9 +27,10 @@ from ..settings import MAX_LIST_LIMIT, Settings
 from ..store.connection import Store
 from ..store.issue_members import Example
 from ..store.runs import RunInfo, list_runs
-from ..store.scores import ScoreRecord, list_scores
+from ..store.scores import Agreement, ScoreRecord, judge_agreement, list_scores
 from ..store.traces import SpanDetail, TraceRow, get_trace, list_traces, normalize_trace_id
 from .openapi import BOOLEAN, OPENAPI_PATH, ApiError, Endpoint, Param, Schemas, integer, openapi_document, string
+from .readers import StoreStatus, store_status
 
 if TYPE_CHECKING:
     from ..rubrics.cascade import Cascade
@@ -151,6 +152,12 @@ def read_endpoints(store: Store, schemas: Schemas) -> list[Endpoint]:
             raise ApiError(404, f"no issue {args['issue_id']}")
         return found
 
+    def agreement(request: Request, args: dict[str, Any]) -> Any:
+        return judge_agreement(store, judge_version=args["judge_version"])
+
+    def status(request: Request, args: dict[str, Any]) -> Any:
+        return store_status(store)
+
     row, listing, detail = issue_schemas(schemas)
     del row
     trace_id = Param("trace_id", TRACE_ID, "32-hex trace id")
@@ -175,6 +182,12 @@ def read_endpoints(store: Store, schemas: Schemas) -> list[Endpoint]:
                  (Param("run_id", string(), "Run id"),), errors=(404,), tag="runs"),
         Endpoint("GET", "/api/issues", "Issues as the last clustering run left them", issues, listing,
                  (Param("resolved", BOOLEAN, "Include resolved issues", True),), tag="issues"),
+        Endpoint("GET", "/api/judges", "Agreement of the cheap tiers with the LLM, per rubric, route and finding",
+                 agreement, {"type": "array", "items": schemas.define(Agreement.__name__, schemas.fields(
+                     Agreement, agreement={"type": ["number", "null"]}))},
+                 (Param("judge_version", string(), "Only this judge version"),), tag="scores"),
+        Endpoint("GET", "/api/status", "The database's schema version and the spans stored", status,
+                 schemas.ref(StoreStatus), errors=(), tag="meta"),
         Endpoint("GET", "/api/issues/{issue_id}", "One issue: description, cause, fix, examples, history", issue,
                  detail, (Param("issue_id", string(), "Issue id, like SW-3"),), errors=(400, 404), tag="issues",
                  head=True),

@@ -23,6 +23,7 @@ from ..issues.reads import IssueView
 from ..scoring.sampler import PassReport, Sampler
 from ..settings import Settings, parse_duration
 from ..store.connection import Store
+from .api_corpus import skipped_schema
 from .openapi import ApiError, Endpoint, Schemas
 
 if TYPE_CHECKING:
@@ -108,6 +109,18 @@ def action_endpoints(store: Store, settings: Settings, schemas: Schemas, judges:
         clusterer = build_clusterer(run_settings)  # a ValueError (settings it cannot use) answers 400
         return runner.run("cluster", lambda: run_clustering(store, run_settings, clusterer=clusterer))
 
+    def ingest(request: Request, args: dict[str, Any]) -> Any:
+        from ..ingest.backfill import ingest_file
+        from .api_corpus import _as_file
+
+        with _as_file(args["body"]) as path:
+            try:
+                report = ingest_file(store, path)
+            except RecursionError:
+                raise ApiError(400, "a line is JSON nested too deeply to parse (lines before it may be "
+                                    "stored)") from None
+        return {"stored": report.stored, "skipped": [{"line": b.line, "reason": b.reason} for b in report.bad]}
+
     def actions(request: Request, args: dict[str, Any]) -> Any:
         return {"running": runner.running, "last": {k: v.to_json() for k, v in runner.last.items()}}
 
@@ -133,6 +146,9 @@ def action_endpoints(store: Store, settings: Settings, schemas: Schemas, judges:
                  schemas.ref(PassReport), body=score_body, errors=busy, tag="actions"),
         Endpoint("POST", "/api/actions/cluster", "Cluster now: one clustering run, answered when it is done",
                  cluster, run_report, body=cluster_body, errors=busy, tag="actions"),
+        Endpoint("POST", "/api/ingest", "Backfill: each JSON line becomes a summarization span (bad lines are "
+                                        "skipped and reported by number)", ingest,
+                 skipped_schema(stored={"type": "integer"}), raw_body="application/x-ndjson", tag="actions"),
         Endpoint("GET", "/api/actions", "The action running now and the last run of each", actions, listing,
                  errors=(), tag="actions"),
     ]

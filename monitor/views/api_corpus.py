@@ -8,11 +8,16 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 
-from ..calibration.corpus import label_item, seed_starter_corpora
+from ..calibration.corpus import import_jsonl, label_item, seed_starter_corpora
 from ..calibration.gate import CalibrationReport, calibrate
 from ..store.baselines import latest_baseline
 from ..store.connection import Store
@@ -52,6 +57,15 @@ def corpus_endpoints(store: Store, schemas: Schemas, judges: Judges) -> list[End
     def run_calibration(request: Request, args: dict[str, Any]) -> Any:
         return _calibrate(store, judges, args, record=bool(args["record"] if args["record"] is not None else True))
 
+    def import_items(request: Request, args: dict[str, Any]) -> Any:
+        with _as_file(args["body"]) as path:
+            try:
+                report = import_jsonl(store, path)
+            except RecursionError:
+                raise ApiError(400, "a line is JSON nested too deeply to parse; nothing was imported") from None
+        return {"added": report.added, "updated": report.updated,
+                "skipped": [{"line": n, "reason": r} for n, r in report.bad]}
+
     def baseline(request: Request, args: dict[str, Any]) -> Any:
         found = latest_baseline(store, args["rubric"])
         if found is None:
@@ -87,6 +101,10 @@ def corpus_endpoints(store: Store, schemas: Schemas, judges: Judges) -> list[End
                  items, listing, (Param("rubric", RUBRIC, "Only this rubric"),
                                   Param("status", string(*STATUSES), "Only items with this status"),
                                   limit_param(50, "items")), tag="corpus"),
+        Endpoint("POST", "/api/corpus/import", "Add or update items from JSON Lines (bad lines are skipped and "
+                                                "reported by number)", import_items, skipped_schema(
+                                                    added={"type": "integer"}, updated={"type": "integer"}),
+                 raw_body="application/x-ndjson", tag="corpus"),
         Endpoint("GET", "/api/corpus/{item_id}", "One corpus item", item, schemas.ref(CorpusItem), (item_id,),
                  errors=(404,), tag="corpus"),
         Endpoint("POST", "/api/corpus/{item_id}/label", "Label an item (it counts in calibration from now on)",
@@ -105,3 +123,24 @@ def _calibrate(store: Store, judges: Judges, args: dict[str, Any], *, record: bo
     rubric = args["rubric"]
     seed_starter_corpora(store, [rubric])
     return calibrate(store, judges(args["mode"]), rubric, judge_version=args["judge_version"], record=record)
+
+
+@contextmanager
+def _as_file(body: bytes) -> Iterator[Path]:
+    """The uploaded lines as a file, for the readers that take a path (removed afterwards)."""
+    fd, name = tempfile.mkstemp(prefix="sumwatch-upload-", suffix=".jsonl")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(body)
+        yield Path(name)
+    finally:
+        os.unlink(name)
+
+
+def skipped_schema(**counts: Any) -> dict[str, Any]:
+    """The answer of an upload: its counts and the lines it skipped, with the reason."""
+    skipped = {"type": "array", "items": {"type": "object", "additionalProperties": False,
+                                          "required": ["line", "reason"],
+                                          "properties": {"line": {"type": "integer"}, "reason": {"type": "string"}}}}
+    props = {**counts, "skipped": skipped}
+    return {"type": "object", "additionalProperties": False, "required": list(props), "properties": props}

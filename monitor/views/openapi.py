@@ -88,6 +88,8 @@ class Endpoint:
     tag: str = ""
     description: str = ""
     head: bool = False  # also documents HEAD (Starlette answers it for every GET): 200 or 404, no body
+    # a body that is not JSON (JSON Lines, say): the handler gets its bytes as args["body"]
+    raw_body: str | None = None
 
     def path_params(self) -> list[str]:
         return [p.strip("{}") for p in self.path.split("/") if p.startswith("{")]
@@ -97,7 +99,9 @@ class Endpoint:
             try:
                 args = {p.name: parse_param(p, request.path_params.get(p.name, request.query_params.get(p.name)))
                         for p in self.params}
-                if self.body is not None:
+                if self.raw_body is not None:
+                    args["body"] = await request.body()
+                elif self.body is not None:
                     args.update(check_body(self.body, await _json_body(request)))
                 result = await run_in_threadpool(self.handler, request, args)
             except ApiError as exc:
@@ -285,7 +289,9 @@ def openapi_document(endpoints: Sequence[Endpoint], schemas: Schemas, *, version
         }
         if e.description:
             operation["description"] = e.description
-        if e.body is not None:
+        if e.raw_body is not None:
+            operation["requestBody"] = {"required": True, "content": {e.raw_body: {"schema": {"type": "string"}}}}
+        elif e.body is not None:
             operation["requestBody"] = {"required": bool(e.body.get("required")),
                                         "content": {"application/json": {"schema": e.body}}}
         paths.setdefault(e.path, {})[e.method.lower()] = operation
