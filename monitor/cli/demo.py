@@ -29,9 +29,13 @@ def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization c
          cluster: bool = flag(True, "--cluster/--no-cluster", help="Cluster failing spans into issues "
                                                                    "(after scoring)."),
          mode: str | None = typer.Option(None, "--mode", help="Judge mode: off | ambiguous | always."),
+         serve: bool = flag(False, "--serve", help="Then serve the dashboard (and API and receiver) on the demo's "
+                                                   "data until Ctrl-C, as `sumwatch up --no-worker` does."),
+         port: int | None = typer.Option(None, "--port", help="Port for --serve (default 4318; 0 takes a free one)."),
          db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """The whole loop on a realistic workload with planted failures: trace a decorated summarizer, score the
-    spans, cluster the failures into named issues, promote examples for labelling."""
+    spans, cluster the failures into named issues, promote examples for labelling; --serve then opens the
+    dashboard on it."""
     from ..demo.run import run_demo, score_demo
 
     settings = load_settings(db, home)
@@ -52,6 +56,8 @@ def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization c
     if json_:
         print_json({**result.to_json(), "scoring": scoring.to_json() if scoring else None,
                      "clustering": clustering.to_json() if clustering else None})
+        if serve:
+            serve_dashboard(port, db, home)
         return
     out.print(f"demo run {result.run_id}: {result.generated} summarization calls traced, "
               f"{result.stored} spans stored in {settings.database} on {settings.safe_url}")
@@ -86,3 +92,13 @@ def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization c
                   "`sumwatch traces show TRACE_ID`")
     else:
         out.print("next: `sumwatch traces`, `sumwatch scores --failing`, `sumwatch traces show TRACE_ID`")
+    if serve:
+        serve_dashboard(port, db, home)
+
+
+def serve_dashboard(port: int | None, db: str | None, home: Path | None) -> None:
+    """`sumwatch up --no-worker` on the demo's database: it prints the dashboard's URL and runs until Ctrl-C."""
+    from .serve import up
+
+    out.print("serving the demo's data: open the dashboard URL below (Ctrl-C to stop)")
+    up(host=None, port=port, with_worker=False, db=db, home=home)
