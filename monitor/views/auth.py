@@ -157,7 +157,8 @@ class AuthMiddleware:
             body, receive = await _buffer_body(receive)
             if body is None:
                 return receive, "form too large"
-            given = (parse_qs(body.decode("latin-1")).get(CSRF_FIELD) or [None])[0]
+            fields = parse_qs(body.decode("latin-1")).get(CSRF_FIELD)
+            given = fields[0] if fields else None
         if not expected or not given or not hmac.compare_digest(given.encode(), expected.encode()):
             return receive, f"missing or wrong CSRF token ({CSRF_HEADER} header or {CSRF_FIELD} field)"
         return receive, None

@@ -258,8 +258,8 @@ class Schemas:
             args = [a for a in get_args(hint) if a is not Ellipsis]
             return {"type": "array", "items": self.of(args[0])} if args else {"type": "array"}
         if origin is dict or hint is dict:
-            args = get_args(hint)
-            return {"type": "object", "additionalProperties": self.of(args[1])} if args else {"type": "object"}
+            pair = get_args(hint)
+            return {"type": "object", "additionalProperties": self.of(pair[1])} if pair else {"type": "object"}
         if dataclasses.is_dataclass(hint) and isinstance(hint, type):
             return self.ref(hint)
         if typing.is_typeddict(hint):
