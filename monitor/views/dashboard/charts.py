@@ -9,6 +9,7 @@ Pure functions: records in, JSON-ready dicts out.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -21,7 +22,7 @@ PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b
            "#2f4b7c", "#a05195", "#d45087", "#f95d6a", "#ff7c43", "#00876c", "#6a4c93", "#1982c4", "#8ac926")
 NOISE_COLOR = "#c4c4c4"
 MAP_LEGEND_ISSUES = 24  # issues with a trace (and legend entry) of their own; the rest share one trace
-HOVER_CHARS = 160
+HOVER_CHARS = 150
 
 Figure = dict[str, Any]
 
@@ -142,25 +143,17 @@ def compare_figure(rows: Sequence[CompareRow]) -> Figure:
             "config": _config()}
 
 
+_LINES = re.compile(r".{1,60}(?=\s|$)|\S{61,}")  # lines of up to 60 characters, broken at spaces
+
+
 def _hover(text: str) -> str:
+    """The failure text for a hover box: one line of at most ``HOVER_CHARS``, wrapped at about 60 characters,
+    and literal (Plotly reads a small HTML subset in hover text)."""
     flat = " ".join(text.split())
     if len(flat) > HOVER_CHARS:
         flat = flat[:HOVER_CHARS - 1] + "…"
-    # wrap for the hover box; Plotly reads <br> in hover text
-    words, lines, line = flat.split(" "), [], ""
-    for word in words:
-        if line and len(line) + len(word) > 60:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    lines.append(line)
-    return "<br>".join(_plain(x) for x in lines)
-
-
-def _plain(text: str) -> str:
-    # hover text is read as Plotly's small HTML subset: keep the failure text literal
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    flat = flat.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return "<br>".join(line.strip() for line in _LINES.findall(flat))
 
 
 def map_figure(points: Sequence[ProjectionPoint], titles: Mapping[str, str] | None = None) -> Figure:
@@ -182,6 +175,7 @@ def map_figure(points: Sequence[ProjectionPoint], titles: Mapping[str, str] | No
         members = buckets.get(key)
         if not members:
             continue
+        color: str | list[str]
         if key == "~noise":
             name, color = f"noise ({len(members)})", NOISE_COLOR
         elif key == "~other":
@@ -192,7 +186,7 @@ def map_figure(points: Sequence[ProjectionPoint], titles: Mapping[str, str] | No
             name = f"{key} {title[:40]}".strip() + f" ({len(members)})"
             color = color_of(own[key])
         data.append({"type": "scattergl", "mode": "markers", "name": name,
-                     "x": [round(p.x, 4) for p in members], "y": [round(p.y, 4) for p in members],
+                     "x": [round(p.x, 3) for p in members], "y": [round(p.y, 3) for p in members],
                      "customdata": [f"/traces/{p.trace_id}#span-{p.span_id}" for p in members],
                      "text": [f"<b>{p.issue_id or 'noise'}</b> {p.rubric}<br>{_hover(p.text)}" for p in members],
                      "hovertemplate": "%{text}<extra></extra>",

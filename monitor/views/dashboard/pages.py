@@ -7,6 +7,7 @@ template's context. Query strings are checked in :mod:`.query`; records come fro
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -21,12 +22,15 @@ from ...rubrics.verdicts import RUBRICS
 from ...settings import Settings
 from ...store.connection import Store
 from ...store.issue_members import Example
+from ...store.issues import issue_states
 from ...store.projections import load_projection
+from ...store.runs import latest_run
 from ...store.scores import ScoreRecord, list_scores
 from ...store.stats import compare, filter_options, issue_sparklines, judge_cost, pass_rate_series, volume_series
 from ...store.traces import SpanDetail, get_trace, span_texts
 from . import charts
 from .evidence import evidence_phrases, highlight
+from .figures import figure_json
 from .query import FilterChoice, IssueQuery, coarsen_start, display_bucket
 
 OVERVIEW_ISSUES = 12  # open issues listed (with a sparkline each) on the overview
@@ -155,14 +159,40 @@ def issue_page(store: Store, settings: Settings, issue_id: str) -> dict[str, Any
 
 # -- cluster map ------------------------------------------------------------------------------------
 
-def map_page(store: Store, run_id: str | None) -> dict[str, Any]:
-    points = load_projection(store, run_id)
-    listing = issue_list(store)
-    titles = {r.issue_id: r.state.title for r in listing.issues}
-    noise = sum(1 for p in points if p.issue_id is None)
-    return {"points": len(points), "noise": noise, "issues": len({p.issue_id for p in points if p.issue_id}),
-            "run_id": run_id or (listing.run.run_id if listing.run else None), "run": listing.run,
-            "map_fig": charts.map_figure(points, titles) if points else None}
+class MapCache:
+    """The latest finished run's map, built once: a finished run's points and issues never change, and its
+    20,000 points take most of a page's time budget to read and lay out."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._run: str | None = None
+        self._context: dict[str, Any] = {}
+
+    def get(self, run_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            return self._context if run_id == self._run else None
+
+    def put(self, run_id: str, context: dict[str, Any]) -> None:
+        with self._lock:
+            self._run, self._context = run_id, context
+
+
+def map_page(store: Store, run_id: str | None, cache: MapCache | None = None) -> dict[str, Any]:
+    """The failures of ``run_id`` (default: the latest finished run) in 2D, with their issues' titles; the
+    figure comes serialized (``map_json``)."""
+    run = latest_run(store)
+    shown = run_id or (run.run_id if run else None)
+    finished = run is not None and shown == run.run_id
+    if shown and finished and cache is not None and (hit := cache.get(shown)):
+        return hit
+    points = load_projection(store, shown) if shown else []
+    titles = {s.issue_id: s.title for s in issue_states(store, shown)} if shown else {}
+    context = {"points": len(points), "noise": sum(1 for p in points if p.issue_id is None),
+               "issues": len({p.issue_id for p in points if p.issue_id}), "run_id": shown,
+               "map_json": figure_json(charts.map_figure(points, titles)) if points else None}
+    if shown and finished and cache is not None:
+        cache.put(shown, context)
+    return context
 
 
 # -- trace ------------------------------------------------------------------------------------------

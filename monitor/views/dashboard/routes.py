@@ -26,6 +26,7 @@ from ...settings import Settings
 from ...store.connection import Store
 from ..auth import csrf_token, form_fields
 from . import pages
+from .figures import figure_json
 from .labelling import label, queue_page
 from .query import BadRequest, filter_choice, issue_query, run_id_param
 
@@ -50,7 +51,7 @@ def _environment() -> Environment:
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True),
                       trim_blocks=True, lstrip_blocks=True)
     env.globals.update(csrf_token=csrf_token, nav=NAV, static=STATIC_PREFIX, plotly=PLOTLY_PATH)
-    env.filters.update(pct=_pct, usd=_usd, num=_num, when=_when, duration=_duration)
+    env.filters.update(pct=_pct, usd=_usd, num=_num, when=_when, duration=_duration, figure=figure_json)
     return env
 
 
@@ -77,7 +78,7 @@ def _when(value: datetime | str | None) -> str:
         try:
             value = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
-            return value
+            return str(value)
     if value.tzinfo is None:
         value = value.replace(tzinfo=timezone.utc)
     return value.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
@@ -94,6 +95,7 @@ def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
     """The pages (``/``, ``/issues``, ``/issues/{issue_id}``, ``/map``, ``/traces/{trace_id}``, ``/labelling``,
     ``/compare``), the label action, and the static assets."""
     env = _environment()
+    map_cache = pages.MapCache()
 
     def render(request: Request, template: str, code: int = 200, **context: Any) -> HTMLResponse:
         body = env.get_template(template).render(request=request, path=request.url.path, **context)
@@ -127,7 +129,7 @@ def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
         return pages.issue_page(store, settings, request.path_params["issue_id"])
 
     def cluster_map(request: Request) -> dict[str, Any]:
-        return pages.map_page(store, run_id_param(request.query_params))
+        return pages.map_page(store, run_id_param(request.query_params), map_cache)
 
     def trace(request: Request) -> dict[str, Any] | None:
         return pages.trace_page(store, settings, request.path_params["trace_id"])

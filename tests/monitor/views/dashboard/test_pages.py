@@ -3,6 +3,7 @@ clear 400 and 404 pages for bad input, the issue list's sort and filters, compar
 action behind the CSRF check."""
 
 import re
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import httpx
@@ -10,7 +11,10 @@ import pytest
 from served_dashboard import serve
 
 from sumwatch.monitor.store.corpus import NEEDS_LABEL, load_items
+from sumwatch.monitor.store.projections import ProjectionPoint, save_projection
+from sumwatch.monitor.store.runs import CLUSTER_RUNS_TABLE, RUN_COLUMNS
 from sumwatch.monitor.store.scores import list_scores
+from sumwatch.monitor.views.dashboard.pages import MapCache, map_page
 from sumwatch.monitor.views.dashboard.routes import plotly_js
 
 PAGES = ["/", "/issues", "/issues?status=all", "/map", "/labelling", "/compare", "/?range=24h&service=digest"]
@@ -130,3 +134,24 @@ def test_with_an_api_token_pages_ask_for_the_login_and_assets_stay_public(datase
             assert c.get("/issues", headers={"authorization": "Bearer dashboard-token-1"}).status_code == 200
     finally:
         secured.stop()
+
+
+def _finished_run(store, run_id: str, at: datetime, points: int) -> None:
+    save_projection(store, run_id, at, [ProjectionPoint(f"{i:032x}", f"{i:016x}", "factuality", i, i, None, "t")
+                                        for i in range(points)])
+    store.insert(CLUSTER_RUNS_TABLE, [(run_id, at, at, at, at, points, 0, points, 0, 0, 0, 0, "KeywordNamer", "m",
+                                       1.0)], RUN_COLUMNS)
+
+
+def test_the_map_of_the_latest_run_is_built_once_and_a_new_run_replaces_it(store):
+    cache = MapCache()
+    t0 = datetime(2026, 3, 2, tzinfo=timezone.utc)
+    assert map_page(store, None, cache)["map_json"] is None  # no run yet: the page says so
+    _finished_run(store, "run-a", t0, 3)
+    first = map_page(store, None, cache)
+    assert (first["run_id"], first["points"], first["noise"]) == ("run-a", 3, 3)
+    assert map_page(store, None, cache) is first  # read once
+    _finished_run(store, "run-b", t0 + timedelta(hours=1), 5)
+    second = map_page(store, None, cache)
+    assert (second["run_id"], second["points"]) == ("run-b", 5)
+    assert map_page(store, "run-a", cache)["points"] == 3  # an older run, asked for by id
