@@ -43,12 +43,11 @@ def test_up_serves_otlp_then_stops_cleanly_on_sigterm(tmp_path):
             assert proc.poll() is None and time.monotonic() < deadline, "sumwatch up did not start"
             time.sleep(0.2)
 
-        backfill = tmp_path / "backfill.jsonl"
-        backfill.write_text('{"source": "a long source text", "summary": "short"}\n')
-        busy = subprocess.run([SUMWATCH, "ingest", str(backfill)], env=env, capture_output=True, text=True,
-                              timeout=60)
+        # a command that needs the database itself names the holder's whole command line
+        busy = subprocess.run([SUMWATCH, "db", "migrate"], env=env, capture_output=True, text=True, timeout=60)
         assert busy.returncode == 3
-        assert f"is in use by process {proc.pid}" in busy.stderr and f"127.0.0.1:{port}" in busy.stderr
+        assert f"is in use by process {proc.pid} (`sumwatch up --port {port}`)" in busy.stderr
+        assert f"127.0.0.1:{port}" in busy.stderr
 
         provider, memory = memory_provider()
 

@@ -113,3 +113,12 @@ def test_the_served_api_wants_the_api_token_not_the_ingest_token(served):
     assert opened.status_code == 200 and len(opened.json()) == 4
     login = httpx.get(server.endpoint + "/login", timeout=10)
     assert login.status_code == 200 and CSRF_COOKIE in login.headers["set-cookie"]
+
+
+@pytest.mark.parametrize("value", ["short", "has a space in it", "tab\there-long-enough", "é" * 10])
+def test_an_api_token_that_cannot_travel_in_a_header_is_refused_naming_its_variable(value):
+    from sumwatch.monitor.settings import Settings, SettingsError
+
+    with pytest.raises(SettingsError, match="^SUMWATCH_API_TOKEN must be 8 to 512 visible ASCII characters"):
+        Settings.from_env(env={"SUMWATCH_API_TOKEN": value})
+    assert Settings.from_env(env={"SUMWATCH_API_TOKEN": "x" * 8}).api_token == "x" * 8
