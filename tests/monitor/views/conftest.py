@@ -78,6 +78,7 @@ def api(store, settings, issue_state, rules_cascade):
     from sumwatch.monitor.demo.run import run_demo
     from sumwatch.monitor.scoring.sampler import Sampler
     from sumwatch.monitor.store.corpus import CorpusItem, save_items
+    from sumwatch.monitor.views.dashboard import dashboard_routes
 
     demo = run_demo(store, n=4)
     trace_ids = [e["trace_id"] for e in demo.examples]
@@ -91,7 +92,8 @@ def api(store, settings, issue_state, rules_cascade):
     secured = settings.with_(api_token=TOKEN)
     judges = {"off": rules_cascade, "always": gate}
     routes = api_routes(store, secured, judges=lambda mode: judges.get(mode or "off", rules_cascade))
-    server = ReceiverServer(secured, store, extra_routes=routes + login_routes(secured),
+    routes += login_routes(secured) + dashboard_routes(store, secured)  # every route `sumwatch up` serves
+    server = ReceiverServer(secured, store, extra_routes=routes,
                             middleware=[auth_middleware(secured)]).start()
     yield server, trace_ids, gate
     gate.release.set()
