@@ -18,6 +18,7 @@ from .connection import Store, StoreError
 from .corpus import CORPUS
 from .ddl import MIGRATIONS_TABLE, Table, Target, migrations_table_ddl, tables_ddl
 from .embeddings import EMBEDDINGS
+from .exports import EXPORTS
 from .issue_members import ISSUE_MEMBERS
 from .issues import ISSUES
 from .projections import PROJECTIONS
@@ -55,6 +56,7 @@ MIGRATIONS: tuple[Migration, ...] = (
               _tables(EMBEDDINGS, CLUSTER_RUNS, ISSUES, ISSUE_MEMBERS)),
     Migration(4, "dashboard: cluster map projections, span facts (view from otel_traces, backfilled)",
               lambda t: tables_ddl(t, PROJECTIONS, SPAN_FACTS) + facts_view_ddl(t)),
+    Migration(5, "exports: one external ticket per issue and target", _tables(EXPORTS)),
     Migration(6, "retention: expired scores leave as whole parts", retention_ddl),
     Migration(7, "dashboard: score facts (the latest judgement per span and rubric, view from the scores)",
               lambda t: tables_ddl(t, SCORE_FACTS) + score_facts_view_ddl(t)),

@@ -1,0 +1,36 @@
+"""Every export target by name: the one place a new tracker is added.
+
+    tracker = build_target("github", config)       # a Tracker, or ValueError with one line per problem
+    TARGETS["linear"].kind                         # "ticket" or "alert"
+"""
+
+from __future__ import annotations
+
+from .config import ExportConfig
+from .github import GitHub
+from .jira import Jira
+from .linear import Linear
+from .markdown import Markdown
+from .slack import Slack
+from .tracker import Tracker
+from .webhook import Webhook
+
+TARGETS: dict[str, type[Tracker]] = {t.name: t for t in (GitHub, Linear, Jira, Markdown, Slack, Webhook)}
+
+
+def target_names() -> list[str]:
+    return list(TARGETS)
+
+
+def target_problems(name: str, config: ExportConfig) -> list[str]:
+    """One line per problem with ``name`` or its settings; empty when it can be used."""
+    if name not in TARGETS:
+        return [f"unknown export target {name!r}: use one of {', '.join(TARGETS)}"]
+    return TARGETS[name].problems(config)
+
+
+def build_target(name: str, config: ExportConfig) -> Tracker:
+    problems = target_problems(name, config)
+    if problems:
+        raise ValueError("; ".join(problems))
+    return TARGETS[name](config)

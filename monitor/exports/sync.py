@@ -1,0 +1,207 @@
+"""Export issues to a target and keep their tickets in sync; alerts for new and regressed issues.
+
+    results = export_issues(store, config, "github", ["SW-3"])                 # by hand
+    results = export_issues(store, config, "linear", statuses=["new", "regressed"], min_severity="high")
+    results = after_clustering(store, config, run_id)                          # the rules, after each run
+
+One ticket per (issue, target), recorded in ``sumwatch_exports``. A ticket that exists is read back (closed in
+the tracker?), then: a regressed issue reopens it with a comment, a resolved one comments (and closes it with
+``SUMWATCH_EXPORT_CLOSE_RESOLVED``), and counts and trend are updated. A failed request is recorded on the row
+with its reason and tried again on the next export, never in a loop.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..issues.reads import IssueRow, get_issue, list_issues, parse_issue_id
+from ..store.connection import Store
+from ..store.exports import FAILED, PENDING, SYNCED, ExportRow, load_exports, save_export
+from .config import ExportConfig, severity_rank
+from .payload import IssuePayload, build_payload
+from .registry import build_target
+from .tracker import ALERT, CLOSED, Ticket, Tracker
+from .transport import ExportError, PermanentError, Uncertain, scrubber
+
+_log = logging.getLogger("sumwatch.exports")
+ALERT_EVENTS = ("new", "regressed")
+
+
+@dataclass
+class ExportResult:
+    """What one export did: ``action`` is created, updated, reopened, resolved, closed, alerted, skipped,
+    failed or would-create / would-update / would-alert (``--dry-run``, with ``request``)."""
+
+    target: str
+    issue_id: str
+    action: str
+    external_id: str = ""
+    url: str = ""
+    tracker_state: str = ""
+    error: str = ""
+    request: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        if data["request"] is None:
+            del data["request"]
+        return data
+
+
+def select_issues(rows: Sequence[IssueRow], *, issue_ids: Sequence[str] | None = None,
+                  statuses: Sequence[str] | None = None, min_severity: str | None = None,
+                  min_traces: int = 0) -> list[IssueRow]:
+    """The issues a command or rule names: by id, or by status, severity and traces (pure)."""
+    if issue_ids:
+        wanted = {parse_issue_id(i) for i in issue_ids}
+        return [r for r in rows if r.state.number in wanted]
+    floor = severity_rank(min_severity) if min_severity else -1
+    return [r for r in rows if (not statuses or r.state.status in statuses)
+            and severity_rank(r.state.severity) >= floor and r.state.traces >= min_traces]
+
+
+def export_issues(store: Store, config: ExportConfig, target: str, issue_ids: Sequence[str] | None = None, *,
+                  statuses: Sequence[str] | None = None, min_severity: str | None = None, min_traces: int = 0,
+                  dry_run: bool = False, tracker: Tracker | None = None, event: str = "export"
+                  ) -> list[ExportResult]:
+    """Export the chosen issues of the last clustering run to ``target`` (ValueError: a bad target or
+    settings, or an issue id that is not there)."""
+    own = tracker is None
+    tracker = tracker or build_target(target, config)
+    run, rows = list_issues(store)
+    chosen = select_issues(rows, issue_ids=issue_ids, statuses=statuses, min_severity=min_severity,
+                           min_traces=min_traces)
+    if issue_ids:
+        found = {r.state.number for r in chosen}
+        missing = [i for i in issue_ids if parse_issue_id(i) not in found]
+        if missing:
+            raise ValueError(f"no issue {', '.join(missing)} in the last clustering run (see `sumwatch issues`)")
+    known = load_exports(store, numbers=[r.state.number for r in chosen], target=target) if chosen else {}
+    run_id = run.run_id if run else ""
+    results = []
+    try:
+        for row in chosen:
+            detail = get_issue(store, row.issue_id)
+            if detail is None:
+                continue
+            payload = build_payload(store, detail, config)
+            record = known.get((payload.number, target)) or ExportRow(payload.number, target)
+            results.append(_export_one(store, tracker, config, payload, record, run_id, dry_run, event))
+    finally:
+        if own:
+            tracker.close()
+    return results
+
+
+def _export_one(store: Store, tracker: Tracker, config: ExportConfig, payload: IssuePayload, record: ExportRow,
+                run_id: str, dry_run: bool, event: str) -> ExportResult:
+    result = ExportResult(tracker.name, payload.issue_id, "", record.external_id, record.url, record.tracker_state)
+    if tracker.kind == ALERT:
+        if record.run_id == run_id and record.phase == SYNCED:
+            result.action = "skipped"  # already told about this issue in this run
+            return result
+        if dry_run:
+            result.action, result.request = "would-alert", tracker.preview(payload, event)
+            return result
+    elif dry_run:
+        result.action = "would-update" if record.external_id else "would-create"
+        result.request = tracker.preview(payload, event)
+        return result
+    scrub = scrubber(config)
+    try:
+        if tracker.kind == ALERT:
+            tracker.send(payload, payload.status if event == "alert" else event)
+            result.action = "alerted"
+        else:
+            ticket, result.action = _sync_ticket(store, tracker, payload, record)
+            record.external_id, record.url, record.tracker_state = ticket.external_id, ticket.url, ticket.state
+            result.external_id, result.url, result.tracker_state = ticket.external_id, ticket.url, ticket.state
+        record.phase, record.error = SYNCED, ""
+    except ExportError as exc:
+        record.phase, record.error = FAILED, scrub(str(exc))
+        result.action, result.error = "failed", record.error
+        _log.warning("export of %s to %s failed: %s", payload.issue_id, tracker.name, record.error)
+    record.issue_status, record.run_id, record.members = payload.status, run_id, payload.members
+    save_export(store, record)
+    return result
+
+
+def _sync_ticket(store: Store, tracker: Tracker, payload: IssuePayload, record: ExportRow) -> tuple[Ticket, str]:
+    if not record.external_id:
+        return _create_once(store, tracker, payload, record), "created"
+    ticket = tracker.fetch(Ticket(record.external_id, record.url, record.tracker_state))
+    action = "updated"
+    if payload.status == "regressed" and record.issue_status != "regressed":
+        if ticket.state == CLOSED:
+            ticket = tracker.set_open(ticket, True)
+        tracker.comment(ticket, f"sumwatch: {payload.issue_id} regressed: {payload.counts_line()}. "
+                                f"{payload.issue_url}".strip())
+        action = "reopened"
+    elif payload.status == "resolved" and record.issue_status != "resolved":
+        tracker.comment(ticket, f"sumwatch: {payload.issue_id} is resolved: no failures of it in the last runs. "
+                                f"{payload.issue_url}".strip())
+        action = "resolved"
+        if tracker.config.export_close_resolved and ticket.state != CLOSED:
+            ticket, action = tracker.set_open(ticket, False), "closed"
+    return tracker.update(ticket, payload), action
+
+
+def _create_once(store: Store, tracker: Tracker, payload: IssuePayload, record: ExportRow) -> Ticket:
+    """Create the ticket, or find the one an earlier attempt made: a row left ``pending`` (a create that was
+    sent and never confirmed) or a create that timed out is looked up by the marker before it is sent again."""
+    if record.phase == PENDING and record.attempts:
+        found = tracker.find(payload)
+        if found is not None:
+            return found
+    for _ in range(tracker.config.export_max_attempts):
+        record.phase, record.attempts = PENDING, record.attempts + 1
+        save_export(store, record)
+        try:
+            return tracker.create(payload)
+        except Uncertain as exc:
+            _log.info("%s; looking for the ticket before creating it again", exc)
+            found = tracker.find(payload)
+            if found is not None:
+                return found
+    raise PermanentError(f"{tracker.name}: creating {payload.issue_id} timed out "
+                         f"{tracker.config.export_max_attempts} times")
+
+
+def after_clustering(store: Store, config: ExportConfig) -> list[ExportResult]:
+    """The automatic exports and alerts of the rules in ``config``, after a clustering run. A target whose
+    settings are missing is logged and skipped; the others still run."""
+    results: list[ExportResult] = []
+    jobs = [(t, "export") for t in _names(config.export_targets)] + [(t, "alert") for t in _names(config.alert_targets)]
+    for name, kind in jobs:
+        try:
+            if kind == "export":
+                results += export_issues(store, config, name, statuses=config.statuses(),
+                                         min_severity=config.export_min_severity, min_traces=config.export_min_traces)
+            else:
+                results += export_issues(store, config, name, statuses=list(ALERT_EVENTS),
+                                         min_severity=config.alert_min_severity, event="alert")
+        except ValueError as exc:
+            _log.warning("automatic %s to %s skipped: %s", kind, name, exc)
+    return results
+
+
+def _names(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
+def issue_exports(store: Store, issue_id: str) -> list[ExportRow]:
+    """Every external ticket of one issue, with its link, tracker state (closed there?) and last error: for
+    ``sumwatch issues show`` and the dashboard's issue page."""
+    number = parse_issue_id(issue_id)
+    return [row for (n, _), row in load_exports(store, numbers=[number]).items() if n == number]
+
+
+def exports_by_issue(store: Store) -> dict[str, list[ExportRow]]:
+    """Every issue's tickets, keyed by issue id (``SW-3``): for issue lists."""
+    out: dict[str, list[ExportRow]] = {}
+    for row in load_exports(store).values():
+        out.setdefault(row.issue_id, []).append(row)
+    return out
