@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typer
 
-from . import _shared, calibration, db, demo, doctor, ingest, issues, judges, scoring, serve, traces
+from . import _shared, calibration, db, demo, doctor, export, ingest, issues, judges, scoring, serve, traces
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="Watch LLM summarization: trace, store, score, cluster.")
@@ -37,6 +37,7 @@ app.command()(calibration.calibrate)
 app.command()(demo.demo)
 app.command()(doctor.doctor)
 app.command()(judges.judges)
+app.command()(export.export)
 
 
 def main() -> None:

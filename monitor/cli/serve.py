@@ -15,6 +15,7 @@ from ..store.connection import Store
 from ._shared import DbOption, HomeOption, err, fail, flag, load_settings, open_store, out
 
 if TYPE_CHECKING:
+    from ..exports.config import ExportConfig
     from ..jobs.worker import JobStats, Worker
 
 
@@ -25,6 +26,7 @@ def up(host: str | None = typer.Option(None, "--host", help="Bind address (defau
                                      "(the embedded database allows one process)."),
        db: str | None = DbOption, home: Path | None = HomeOption) -> None:
     """Serve OTLP/HTTP at /v1/traces and write spans into ClickHouse; run the scheduled jobs too."""
+    from ..exports.routes import export_routes
     from ..ingest.receiver import ReceiverServer
     from ..views.api import api_routes
     from ..views.auth import auth_middleware, login_routes
@@ -39,6 +41,7 @@ def up(host: str | None = typer.Option(None, "--host", help="Bind address (defau
     with open_store(settings, api=endpoint) as store:
         jobs = build_worker(store, settings) if with_worker else None
         routes = api_routes(store, settings) + login_routes(settings) + dashboard_routes(store, settings)
+        routes += export_routes(store, settings, export_config())  # behind auth_middleware like every /api route
         server = ReceiverServer(settings, store, extra_routes=routes, middleware=[auth_middleware(settings)])
         auth = "bearer token required" if settings.ingest_token else "no auth (set SUMWATCH_INGEST_TOKEN)"
         api_auth = "API token required" if settings.api_token else "API open (set SUMWATCH_API_TOKEN)"
@@ -56,6 +59,16 @@ def up(host: str | None = typer.Option(None, "--host", help="Bind address (defau
                 jobs.stop(wait=True)
         err.print(f"stopped; {server.writer.rows_written} spans written in {server.writer.inserts} inserts"
                   + (f"; jobs: {job_summary(jobs.stats)}" if jobs is not None else ""))
+
+
+def export_config() -> ExportConfig:
+    """The tracker settings (SUMWATCH_GITHUB_TOKEN, ...); a bad one exits 2 with one line."""
+    from ..exports.config import ExportConfig
+
+    try:
+        return ExportConfig.from_env()
+    except ValueError as exc:
+        fail(str(exc))
 
 
 def check_port(host: str, port: int) -> int:

@@ -12,7 +12,7 @@ from .jira import Jira
 from .linear import Linear
 from .markdown import Markdown
 from .slack import Slack
-from .tracker import Tracker
+from .tracker import ALERT, Tracker
 from .webhook import Webhook
 
 TARGETS: dict[str, type[Tracker]] = {t.name: t for t in (GitHub, Linear, Jira, Markdown, Slack, Webhook)}
@@ -34,3 +34,16 @@ def build_target(name: str, config: ExportConfig) -> Tracker:
     if problems:
         raise ValueError("; ".join(problems))
     return TARGETS[name](config)
+
+
+def rule_problems(config: ExportConfig) -> list[str]:
+    """Problems with the automatic export and alert rules' targets (checked when the worker starts)."""
+    names = [n.strip() for n in f"{config.export_targets},{config.alert_targets}".split(",") if n.strip()]
+    lines = [p for name in dict.fromkeys(names) for p in target_problems(name, config)]
+    lines += [f"SUMWATCH_ALERT_TARGETS: {n} keeps tickets; alerts go to slack or webhook"
+              for n in _names(config.alert_targets) if n in TARGETS and TARGETS[n].kind != ALERT]
+    return lines
+
+
+def _names(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip()]

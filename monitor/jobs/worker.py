@@ -26,6 +26,9 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
+from ..exports.config import ExportConfig
+from ..exports.registry import rule_problems
+from ..exports.sync import after_clustering
 from ..issues.job import build_clusterer, run_clustering
 from ..rubrics.cascade import Cascade
 from ..scoring.sampler import Sampler
@@ -77,7 +80,7 @@ class Worker:
     """The sampler and the clustering job on an APScheduler background scheduler (UTC)."""
 
     def __init__(self, store: Store, settings: Settings, *, cascade: Cascade | None = None,
-                 clusterer: Any = None) -> None:
+                 clusterer: Any = None, exports: ExportConfig | None = None) -> None:
         # every setting is checked here, before anything runs: a bad cron fails the start, not a job
         sampler_trigger = interval_trigger(settings.sampler_interval_s)
         cluster_trigger = crontab_trigger(settings.cluster_cron)
@@ -88,6 +91,11 @@ class Worker:
         self._store, self.settings = store, settings
         self._sampler = Sampler.from_settings(store, cascade, settings)
         self._clusterer = clusterer if clusterer is not None else build_clusterer(settings)
+        # tracker rules (SUMWATCH_EXPORT_TARGETS, SUMWATCH_ALERT_TARGETS), run after each clustering run
+        self._exports = exports if exports is not None else ExportConfig.from_env()
+        problems = rule_problems(self._exports)
+        if problems:
+            raise ValueError("; ".join(problems))
         self._stats = {SAMPLER_JOB: JobStats(), CLUSTERING_JOB: JobStats()}
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -184,8 +192,12 @@ class Worker:
             # progress comes before anything is written, so stopping there leaves no trace of the run
             r = run_clustering(self._store, self.settings, clusterer=self._clusterer,
                                on_progress=self._check_stopping)
+            exported = after_clustering(self._store, self._exports)  # failures are on the export rows
+            done = [e for e in exported if e.action not in ("failed", "skipped")]
             return (f"clustering: {r.failures} failing spans -> {len(r.issues)} issues ({r.new_issues} new, "
-                    f"{len(r.resolved)} resolved), {r.promoted} promoted, run {r.run_id}, in {r.seconds:.2f}s")
+                    f"{len(r.resolved)} resolved), {r.promoted} promoted, run {r.run_id}, in {r.seconds:.2f}s"
+                    + (f"; exports: {len(done)} sent, {len(exported) - len(done)} failed or skipped"
+                       if exported else ""))
 
         self._run(CLUSTERING_JOB, run, lambda: "clustering: stopped before writing; the run is discarded")
 

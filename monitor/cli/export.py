@@ -1,0 +1,104 @@
+"""`sumwatch export`: issues to a tracker (GitHub, Linear, Jira, Markdown) or an alert channel (Slack, webhook).
+
+    sumwatch export SW-3 --to github
+    sumwatch export --status new,regressed --min-severity high --to linear --json
+    sumwatch export SW-3 --to jira --dry-run          # prints the request, sends nothing
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+
+from ._shared import (
+    DbOption,
+    HomeOption,
+    JsonOption,
+    err,
+    fail,
+    flag,
+    load_settings,
+    open_reader,
+    out,
+    print_json,
+    table,
+)
+
+
+def export(issue_ids: list[str] = typer.Argument(None, help="Issue ids, like SW-3 (default: every issue the "
+                                                            "filters pick)."),
+           to: str = typer.Option(..., "--to", help="Target: github, linear, jira, markdown, slack or webhook."),
+           status: str | None = typer.Option(None, "--status", help="Only issues with these statuses, like "
+                                                                  "new,regressed."),
+           min_severity: str | None = typer.Option(None, "--min-severity", help="Only issues at least this severe "
+                                                                              "(low, medium, high, critical)."),
+           min_traces: int = typer.Option(0, "--min-traces", min=0, help="Only issues with at least this many "
+                                                                         "traces."),
+           dry_run: bool = flag(False, "--dry-run", help="Print what would be sent; send nothing."),
+           db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
+    """Export issues of the last clustering run: one ticket per issue and target, updated when exported again."""
+    from ..exports.config import SEVERITIES, STATUSES, ExportConfig
+    from ..exports.registry import target_problems
+    from ..exports.sync import export_issues
+    from ..issues.reads import parse_issue_id
+    from ..views.readers import RemoteError, RemoteReader, StoreReader
+
+    settings = load_settings(db, home)
+    try:
+        config = ExportConfig.from_env()
+    except ValueError as exc:
+        fail(str(exc))
+    problems = target_problems(to, config)
+    for problem in problems[:-1]:
+        err.print(f"[red]error:[/red] {escape(problem)}", highlight=False)
+    if problems:
+        fail(problems[-1])
+    statuses = [s.strip() for s in status.split(",") if s.strip()] if status else None
+    bad = [s for s in statuses or [] if s not in STATUSES]
+    if bad:
+        fail(f"--status takes {', '.join(STATUSES)}, got {bad[0]!r}")
+    if min_severity is not None and min_severity not in SEVERITIES:
+        fail(f"--min-severity takes {', '.join(SEVERITIES)}, got {min_severity!r}")
+    for issue_id in issue_ids or []:
+        try:
+            parse_issue_id(issue_id)
+        except ValueError as exc:
+            fail(str(exc))
+    with open_reader(settings, note="exporting through it") as reader:
+        if isinstance(reader, RemoteReader):
+            if not issue_ids or statuses or min_severity or min_traces:
+                fail("the database is held by `sumwatch up`: export issues by id through it (sumwatch export SW-3 "
+                     "--to ...), or stop it to export by filters")
+            data: list[dict] = []
+            for issue_id in issue_ids:
+                try:
+                    data += reader.post(f"/api/issues/{issue_id}/export", {"to": to, "dry_run": dry_run},
+                                        wait=True)["results"]
+                except RemoteError as exc:
+                    if exc.status in (400, 404) and exc.reason:
+                        fail(exc.reason, 1 if exc.status == 404 else 2)
+                    raise
+        else:
+            assert isinstance(reader, StoreReader)
+            try:
+                results = export_issues(reader.store, config, to, issue_ids or None, statuses=statuses,
+                                        min_severity=min_severity, min_traces=min_traces, dry_run=dry_run)
+            except ValueError as exc:
+                fail(str(exc), 1)
+            data = [r.to_json() for r in results]
+    if json_:
+        print_json(data)
+    elif dry_run:
+        for item in data:
+            out.print(f"[bold]{item['issue_id']}[/bold] -> {item['target']} ({item['action']}):", highlight=False)
+            print_json(item.get("request"))
+    elif not data:
+        out.print("no issue matched (see `sumwatch issues`)")
+    else:
+        out.print(table(f"export to {to}", ["issue", "action", "state", "ticket / error"],
+                        [(d["issue_id"], d["action"], d["tracker_state"] or "-",
+                          escape(d["error"] or d["url"] or d["external_id"])) for d in data]))
+    if any(d["action"] == "failed" for d in data):
+        raise typer.Exit(1)

@@ -1,0 +1,60 @@
+"""The dashboard's export button and the issue page's ticket list, over HTTP.
+
+    POST /api/issues/{issue_id}/export  {"to": "github", "dry_run": false}  -> {"results": [ExportResult...]}
+    GET  /api/issues/{issue_id}/exports                                  -> {"exports": [ExportRow...]}
+
+Mounted by ``sumwatch up`` behind the same API token and CSRF check as every other state-changing route.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from ..issues.reads import parse_issue_id
+from ..settings import Settings
+from ..store.connection import Store
+from .config import ExportConfig
+from .sync import export_issues, issue_exports
+
+
+def export_routes(store: Store, settings: Settings, config: ExportConfig | None = None) -> list[Route]:
+    """The routes; ``config`` defaults to the environment's (read once, here)."""
+    config = config or ExportConfig.from_env()
+    lock = threading.Lock()  # one export at a time: two clicks must not race to create the same ticket
+
+    async def export(request: Request) -> JSONResponse:
+        issue_id = request.path_params["issue_id"]
+        try:
+            parse_issue_id(issue_id)
+            body: Any = await request.json()
+        except ValueError as exc:
+            return JSONResponse({"error": str(exc) if "issue id" in str(exc) else "the body must be JSON"}, 400)
+        if not isinstance(body, dict) or not isinstance(body.get("to"), str):
+            return JSONResponse({"error": 'the body must be {"to": "<target>"}'}, 400)
+
+        def run() -> list[dict[str, Any]]:
+            with lock:
+                results = export_issues(store, config, body["to"], [issue_id], dry_run=bool(body.get("dry_run")))
+            return [r.to_json() for r in results]
+        try:
+            results = await run_in_threadpool(run)
+        except ValueError as exc:
+            status = 404 if str(exc).startswith("no issue") else 400
+            return JSONResponse({"error": str(exc)}, status)
+        return JSONResponse({"results": results})
+
+    async def exports(request: Request) -> JSONResponse:
+        try:
+            rows = await run_in_threadpool(issue_exports, store, request.path_params["issue_id"])
+        except ValueError as exc:
+            return JSONResponse({"error": str(exc)}, 400)
+        return JSONResponse({"exports": [r.to_json() for r in rows]})
+
+    return [Route("/api/issues/{issue_id}/export", export, methods=["POST"]),
+            Route("/api/issues/{issue_id}/exports", exports, methods=["GET"])]
