@@ -26,13 +26,24 @@ traces_app = typer.Typer(invoke_without_command=True, help="Summarization spans.
 @traces_app.callback()
 def traces(ctx: typer.Context, limit: int = limit_option(20, "How many spans, newest first"),
            service: str | None = typer.Option(None, "--service", help="Only this service."),
+           domain: str | None = typer.Option(None, "--domain", help="Only this domain."),
+           band: str | None = typer.Option(None, "--band", help="Only this length band (tldr, short, ...)."),
+           since: str | None = typer.Option(None, "--since", help="Only spans this recent, like 24h or 7d."),
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """List recent summarization spans (`traces show ID` for one)."""
     if ctx.invoked_subcommand is not None:
         ctx.obj = (db, home)
         return
+    from datetime import datetime, timedelta, timezone
+
+    from ..settings import parse_duration
+
+    try:
+        start = datetime.now(timezone.utc) - timedelta(seconds=parse_duration(since)) if since else None
+    except ValueError as exc:
+        fail(f"--since: {exc}")
     with open_reader(load_settings(db, home)) as reader:
-        rows = reader.list_traces(limit=limit, service=service)
+        rows = reader.list_traces(limit=limit, service=service, domain=domain, band=band, since=start)
     if json_:
         print_json([r.to_json() for r in rows])
         return

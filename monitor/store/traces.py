@@ -196,11 +196,17 @@ def count_spans(store: Store) -> int:
     return int(store.query_rows(f"SELECT uniqExact(TraceId, SpanId) FROM {TRACES_TABLE}")[0][0])
 
 
-def list_traces(store: Store, limit: int = 20, service: str | None = None) -> list[TraceRow]:
+def list_traces(store: Store, limit: int = 20, service: str | None = None, *, domain: str | None = None,
+                band: str | None = None, since: datetime | None = None) -> list[TraceRow]:
+    """The newest summarization spans, each once; only those of ``service``, ``domain``, ``band`` and from
+    ``since`` on when given."""
     if limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")
-    where = _is_summarization() + (" AND ServiceName = {service:String}" if service else "")
     a = "SpanAttributes"
+    where = (_is_summarization() + (" AND ServiceName = {service:String}" if service else "")
+             + (f" AND {a}['{semconv.DOMAIN}'] = {{domain:String}}" if domain else "")
+             + (f" AND {a}['{semconv.SUMMARIZATION_BAND}'] = {{band:String}}" if band else "")
+             + (" AND Timestamp >= fromUnixTimestamp64Nano({since:Int64})" if since else ""))
     rows = first_spans(
         store,
         f"""SELECT TraceId, SpanId, toTimeZone(Timestamp, 'UTC'), ServiceName,
@@ -209,7 +215,9 @@ def list_traces(store: Store, limit: int = 20, service: str | None = None) -> li
                StatusCode, Duration, substring({a}['{semconv.OUTPUT_VALUE}'], 1, 200)
         FROM {TRACES_TABLE} WHERE {where}
         ORDER BY Timestamp DESC LIMIT {{prefix:UInt64}}""",
-        {"service": service or ""}, limit)
+        {"service": service or "", "domain": domain or "", "band": band or "",
+         # nanoseconds, held in Int64 (years 1678 to 2262): a time beyond is the nearest end
+         "since": max(-(2**63), min(2**63 - 1, int(since.timestamp() * 1e9))) if since else 0}, limit)
     return [TraceRow(_iso(ts), tid, sid, svc, band, domain, doc, int(sw), int(mw), status,
                      round(dur / 1e6, 3), " ".join(preview.split()))
             for tid, sid, ts, svc, band, domain, doc, sw, mw, status, dur, preview in rows]

@@ -15,6 +15,7 @@ client the CLI uses when the lock file names a running server.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -98,6 +99,17 @@ def _version() -> str:
         return "0"
 
 
+def parse_time(name: str, text: str | None) -> datetime | None:
+    """An ISO 8601 time parameter (``Z`` or an offset; UTC when it names none); ApiError(400) otherwise."""
+    if not text:
+        return None
+    try:
+        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise ApiError(400, f"{name} must be an ISO 8601 time like 2026-11-20T12:00:00Z, got {text[:40]!r}") from None
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
 def issue_schemas(schemas: Schemas) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """(IssueRow, IssueList, IssueDetail) refs: an issue's JSON is its view's fields plus what each adds."""
     trend = {"type": "array", "items": {"type": "integer"},
@@ -117,7 +129,8 @@ def issue_schemas(schemas: Schemas) -> tuple[dict[str, Any], dict[str, Any], dic
 
 def read_endpoints(store: Store, schemas: Schemas) -> list[Endpoint]:
     def traces(request: Request, args: dict[str, Any]) -> Any:
-        return list_traces(store, limit=args["limit"], service=args["service"])
+        return list_traces(store, limit=args["limit"], service=args["service"], domain=args["domain"],
+                           band=args["band"], since=parse_time("since", args["since"]))
 
     def trace(request: Request, args: dict[str, Any]) -> Any:
         spans = get_trace(store, args["trace_id"])
@@ -165,7 +178,11 @@ def read_endpoints(store: Store, schemas: Schemas) -> list[Endpoint]:
     return [
         Endpoint("GET", "/api/traces", "Recent summarization spans, newest first", traces,
                  schemas.array(TraceRow),
-                 (limit_param(20, "spans"), Param("service", string(), "Only this service")), tag="traces"),
+                 (limit_param(20, "spans"), Param("service", string(), "Only this service"),
+                  Param("domain", string(), "Only this domain (sumwatch.domain)"),
+                  Param("band", string(), "Only this length band (tldr, short, ...)"),
+                  Param("since", {"type": "string", "format": "date-time"},
+                        "Only spans from this time on (ISO 8601; UTC when it names no zone)")), tag="traces"),
         Endpoint("GET", "/api/traces/{trace_id}", "One trace's spans with every attribute and event", trace,
                  schemas.array(SpanDetail), (trace_id,), errors=(400, 404), tag="traces"),
         Endpoint("GET", "/api/traces/{trace_id}/scores", "The rubric scores of one trace, newest first",

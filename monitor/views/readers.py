@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from contextlib import suppress
 from dataclasses import asdict, dataclass, fields
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
@@ -31,7 +32,8 @@ if TYPE_CHECKING:
 class Reader(Protocol):
     """What the CLI reads: the same calls and records whether the store is open here or behind a server."""
 
-    def list_traces(self, limit: int = 20, service: str | None = None) -> list[TraceRow]: ...
+    def list_traces(self, limit: int = 20, service: str | None = None, *, domain: str | None = None,
+                    band: str | None = None, since: datetime | None = None) -> list[TraceRow]: ...
 
     def get_trace(self, trace_id: str) -> list[SpanDetail]: ...
 
@@ -75,8 +77,9 @@ class StoreReader:
     def store(self) -> Store:
         return self._store
 
-    def list_traces(self, limit: int = 20, service: str | None = None) -> list[TraceRow]:
-        return list_traces(self._store, limit=limit, service=service)
+    def list_traces(self, limit: int = 20, service: str | None = None, *, domain: str | None = None,
+                    band: str | None = None, since: datetime | None = None) -> list[TraceRow]:
+        return list_traces(self._store, limit=limit, service=service, domain=domain, band=band, since=since)
 
     def get_trace(self, trace_id: str) -> list[SpanDetail]:
         return get_trace(self._store, trace_id)
@@ -167,8 +170,11 @@ class RemoteReader:
                               response.status_code, reason)
         return response.json()
 
-    def list_traces(self, limit: int = 20, service: str | None = None) -> list[TraceRow]:
-        data = self._get("/api/traces", {"limit": limit, **({"service": service} if service else {})})
+    def list_traces(self, limit: int = 20, service: str | None = None, *, domain: str | None = None,
+                    band: str | None = None, since: datetime | None = None) -> list[TraceRow]:
+        params = {"limit": limit, "service": service, "domain": domain, "band": band,
+                  "since": since.isoformat() if since else None}
+        data = self._get("/api/traces", {k: v for k, v in params.items() if v})
         return [_record(TraceRow, d) for d in data]
 
     def get_trace(self, trace_id: str) -> list[SpanDetail]:
@@ -222,8 +228,6 @@ def _record(cls: type, data: dict[str, Any]) -> Any:
 
 def cluster_report_from_json(data: dict[str, Any]) -> ClusterRunReport:
     """A clustering run's report as the API serves it; its issues are views (no centroid)."""
-    from datetime import datetime
-
     from ..issues.job import ClusterRunReport
     from ..issues.reads import IssueView
 

@@ -159,7 +159,8 @@ def test_commands_that_change_the_store_print_the_same_through_the_server(two_st
 
 
 @pytest.mark.parametrize("args", [
-    ["traces"], ["traces", "--json", "-n", "3"], ["traces", "--service", "digest"], ["scores"],
+    ["traces"], ["traces", "--json", "-n", "3"], ["traces", "--service", "digest"],
+    ["traces", "--domain", "finance", "--band", "tldr", "--since", "3650d", "--json"], ["scores"],
     ["scores", "--failing", "--rubric", "factuality", "--json"], ["issues"], ["issues", "--json"],
     ["issues", "show", "SW-1"], ["issues", "show", "SW-1", "--json"], ["issues", "show", "SW-99"],
     ["corpus", "list", "-n", "5"], ["corpus", "list", "--status", "needs_label", "--json"],

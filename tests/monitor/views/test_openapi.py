@@ -49,7 +49,14 @@ def test_real_answers_of_every_read_route_match_their_schemas(api):
     get = lambda path, **params: httpx.get(server.endpoint + path, params=params, headers=HEADERS, timeout=30)  # noqa: E731
 
     assert len(_check(document, "GET", "/api/traces", get("/api/traces", limit=10))) == 4
-    _check(document, "GET", "/api/traces", get("/api/traces", service="nobody"))
+    assert _check(document, "GET", "/api/traces", get("/api/traces", service="nobody")) == []
+    spans = get("/api/traces").json()
+    domain, band = spans[0]["domain"], spans[0]["band"]
+    kept = _check(document, "GET", "/api/traces", get("/api/traces", domain=domain, band=band))
+    assert kept and {(t["domain"], t["band"]) for t in kept} == {(domain, band)}
+    assert len(get("/api/traces", since="2000-01-01T00:00:00Z").json()) == 4
+    assert get("/api/traces", since="2999-01-01T00:00:00").json() == []  # no zone: UTC
+    _check(document, "GET", "/api/traces", get("/api/traces", since="yesterday"), 400)
     spans = _check(document, "GET", "/api/traces/{trace_id}", get(f"/api/traces/{trace_ids[0]}"))
     assert spans[0]["trace_id"] == trace_ids[0]
     _check(document, "GET", "/api/traces/{trace_id}", get(f"/api/traces/{'ab' * 16}"), 404)
