@@ -29,7 +29,7 @@ def free_port() -> int:
 @pytest.mark.slow
 def test_up_serves_otlp_then_stops_cleanly_on_sigterm(tmp_path):
     env = {**os.environ, "SUMWATCH_HOME": str(tmp_path / "home"), "SUMWATCH_INGEST_TOKEN": "tok",
-           "SUMWATCH_API_TOKEN": "api-token"}
+           "SUMWATCH_API_TOKEN": "api-token", "SUMWATCH_EMBEDDINGS": "false"}
     port = free_port()
     proc = subprocess.Popen([SUMWATCH, "up", "--port", str(port)], env=env, stderr=subprocess.PIPE, text=True)
     try:
@@ -71,6 +71,16 @@ def test_up_serves_otlp_then_stops_cleanly_on_sigterm(tmp_path):
         assert json.loads(shown.stdout)[0]["attributes"]["output.value"] == "short"
         missing = subprocess.run([SUMWATCH, "traces", "show", "0" * 32], env=env, capture_output=True, text=True)
         assert missing.returncode == 1 and "no trace" in missing.stderr
+        # an action through the server: one sampler pass, answered with its report, then its scores listed
+        scored = subprocess.run([SUMWATCH, "sample", "--json"], env=env, capture_output=True, text=True, timeout=120)
+        assert scored.returncode == 0 and "scoring through it" in scored.stderr, scored.stderr
+        assert json.loads(scored.stdout)["judge_version"]
+        listed_scores = subprocess.run([SUMWATCH, "scores", "--json", "-n", "100"], env=env, capture_output=True,
+                                       text=True, timeout=60)
+        assert len(json.loads(listed_scores.stdout)) == 16  # 4 spans x 4 rubrics, by the worker or the pass
+        wrong = subprocess.run([SUMWATCH, "--token", "wrong-token", "sample"], env=env, capture_output=True,
+                               text=True, timeout=60)
+        assert wrong.returncode == 3 and "Traceback" not in wrong.stderr and "401 unauthorized" in wrong.stderr
         unauthorized = httpx.get(f"http://127.0.0.1:{port}/api/traces")
         assert unauthorized.status_code == 401
         no_token = {k: v for k, v in env.items() if k != "SUMWATCH_API_TOKEN"}
