@@ -115,6 +115,10 @@ def test_compare_gives_counts_rates_and_wilson_intervals_per_group(workload):
     by_model = stats.compare(workload, stats.Filters(service="alerts"), by="model")
     assert {(r.group, r.rubric, r.total) for r in by_model} == {("gpt-4.1", "factuality", 20),
                                                                 ("gpt-4.1", "conciseness", 20)}
+    both = stats.compare_all(workload, stats.Filters(service="alerts"))
+    assert both["model"] == by_model
+    assert both["prompt_version"] == stats.compare(workload, stats.Filters(service="alerts"), by="prompt_version")
+    assert [(r.group, r.total) for r in both["prompt_version"]] == [("v4", 20), ("v4", 20)]
     with pytest.raises(ValueError):
         stats.compare(workload, stats.Filters(), by="service")  # type: ignore[arg-type]
 
