@@ -65,7 +65,7 @@ class GitHub(Tracker):
         answer = self.http.request("GET", f"{self.config.github_api_url.rstrip('/')}/search/issues",
                                    params={"q": query})
         for item in answer.json().get("items", []):
-            if payload.marker in (item.get("body") or ""):
+            if payload.marker_comment in (item.get("body") or ""):
                 return self._ticket(item)
         return None
 

@@ -76,7 +76,7 @@ class Markdown(Tracker):
     def find(self, payload: IssuePayload) -> Ticket | None:
         path = self._path(payload.issue_id)
         text = self._read(path)
-        return self._ticket(path, text) if payload.marker in text else None
+        return self._ticket(path, text) if payload.marker_comment in text else None
 
     def update(self, ticket: Ticket, payload: IssuePayload) -> Ticket:
         path = self._path(payload.issue_id)

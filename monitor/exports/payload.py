@@ -73,6 +73,11 @@ class IssuePayload:
     def marker(self) -> str:
         return f"sumwatch:{self.issue_id}"
 
+    @property
+    def marker_comment(self) -> str:
+        """The marker as a Markdown body carries it, whole (``sumwatch:SW-1`` is also in ``sumwatch:SW-12``)."""
+        return f"<!-- {self.marker} -->"
+
     def summary_line(self) -> str:
         return (f"{self.severity} · {self.status} · {self.rubric} / {self.failure_mode} · {self.traces} traces "
                 f"({self.share:.0%} of failures) · trend {self.trend_text}")
@@ -89,7 +94,7 @@ class IssuePayload:
             text = self._markdown(excerpt)
             if len(text) <= limit:
                 return text
-        return clip(self._markdown(0), limit - len(self.marker) - 12) + f"\n\n<!-- {self.marker} -->"
+        return clip(self._markdown(0), limit - len(self.marker_comment) - 2) + "\n\n" + self.marker_comment
 
     def _markdown(self, excerpt: int | None) -> str:
         def cut(text: str) -> str:
@@ -108,7 +113,7 @@ class IssuePayload:
                     lines += ["**Summary:**", "", _quote(cut(rep.summary)), ""]
                 if rep.source:
                     lines += ["**Source (excerpt):**", "", _quote(cut(rep.source)), ""]
-        lines.append(f"<!-- {self.marker} -->")
+        lines.append(self.marker_comment)
         return "\n".join(lines)
 
 

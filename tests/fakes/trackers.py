@@ -145,14 +145,16 @@ class FakeTrackers:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def duplicates(self) -> int:
-        """Tickets beyond the first for one sumwatch issue, in each tracker; repeated webhook deliveries."""
+    def duplicates(self, target: str | None = None) -> int:
+        """Tickets beyond the first for one sumwatch issue, in each tracker (or ``target``); repeated webhook
+        deliveries; Slack messages beyond one per issue and event."""
         texts = ([("github", i["body"]) for i in self.github.values()]
                  + [("linear", i["description"]) for i in self.linear.values()]
                  + [("jira", " ".join(i["fields"]["labels"])) for i in self.jira.values()])
         counts = Counter((t, m.group(1)) for t, text in texts if (m := MARKER.search(text)))
-        deliveries = Counter(m["delivery"] for m in self.webhook)
-        return sum(c - 1 for c in counts.values()) + sum(c - 1 for c in deliveries.values())
+        counts.update(("webhook", m["delivery"]) for m in self.webhook)
+        counts.update(("slack", m["blocks"][0]["text"]["text"]) for m in self.slack)
+        return sum(c - 1 for (t, _), c in counts.items() if target in (None, t))
 
     # -- plumbing ------------------------------------------------------------------------------
     async def _begin(self, request: Request, target: str, op: str, auth_ok: bool

@@ -193,3 +193,12 @@ def test_dry_run_sends_nothing(issues, fake, tmp_path):
     results = export_issues(issues, _config(fake, tmp_path), "jira", ["SW-1"], dry_run=True)
     assert results[0].action == "would-create" and results[0].request["json"]["fields"]["summary"].startswith("[SW-1]")
     assert not fake.requests and issue_exports(issues, "SW-1") == []
+
+
+def test_a_timed_out_create_is_not_mistaken_for_an_issue_whose_id_extends_it(issues, fake, tmp_path, runs, issue):
+    runs(2, [issue(1), issue(10)])
+    config = _config(fake, tmp_path, export_timeout_s=0.3)
+    export_issues(issues, config, "github", ["SW-10"])
+    fake.fault = lambda t, op: Fault(delay=0.6) if op == "create" and len(fake.github) == 1 else None
+    result = export_issues(issues, config, "github", ["SW-1"])[0]
+    assert result.external_id == "2" and "<!-- sumwatch:SW-1 -->" in fake.github[2]["body"]
