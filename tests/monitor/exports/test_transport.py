@@ -1,0 +1,37 @@
+"""Pacing, Retry-After and text cut to a tracker's limits, without a network."""
+
+import email.utils
+import time
+
+from sumwatch.monitor.exports.config import ExportConfig
+from sumwatch.monitor.exports.payload import clip
+from sumwatch.monitor.exports.transport import Pacer, retry_after
+
+
+def test_the_pacer_spaces_requests_evenly():
+    waits = []
+    pacer = Pacer(600)  # one every 0.1 s
+    for _ in range(4):
+        pacer.wait(sleep=waits.append)
+    assert len(waits) == 3 and sum(waits) >= 0.25  # the first goes at once
+    Pacer(None).wait(sleep=lambda s: (_ for _ in ()).throw(AssertionError("no pace, no wait")))
+
+
+def test_github_is_paced_at_80_a_minute_by_default():
+    from sumwatch.monitor.exports.github import GitHub
+
+    http = GitHub(ExportConfig(github_token="t" * 10, github_repo="a/b")).http
+    assert abs(http._pacer.interval - 60 / 80) < 1e-9
+    assert GitHub(ExportConfig(export_pace="github=600")).http._pacer.interval == 0.1
+
+
+def test_retry_after_takes_seconds_and_http_dates():
+    assert retry_after("2") == 2.0 and retry_after("0.05") == 0.05 and retry_after(None) is None
+    now = time.time()
+    assert 29 <= retry_after(email.utils.formatdate(now + 30, usegmt=True), now=now) <= 31
+    assert retry_after("soon") is None
+
+
+def test_clip_keeps_the_limit_and_cuts_at_a_word():
+    text = "word " * 100
+    assert len(clip(text, 50)) <= 50 and clip(text, 50).endswith("word…") and clip("short", 50) == "short"
