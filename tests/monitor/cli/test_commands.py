@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 from sumwatch.monitor.cli import app
 
 COMMANDS = ["up", "worker", "ingest", "sample", "scores", "cluster", "calibrate", "demo", "doctor", "judges",
-            "db", "traces", "corpus", "issues"]
+            "export", "db", "traces", "corpus", "issues"]
 SUBCOMMANDS = {"db": ["migrate", "ddl"], "traces": ["show"], "corpus": ["list", "label", "export", "import"],
                "issues": ["show"]}
 
