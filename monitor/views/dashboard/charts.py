@@ -89,13 +89,12 @@ def pass_rate_figure(series: Mapping[str, Sequence[tuple[datetime, int, int]]], 
 
 
 def sparkline_figure(values: Sequence[int]) -> Figure:
-    """A small line of an issue's traces in each of the last runs, without axes."""
+    """Small bars of an issue's traces in each of the last runs, without axes."""
     axis = {"visible": False, "fixedrange": True}
-    return {"data": [{"type": "scatter", "mode": "lines+markers", "y": list(values),
-                      "line": {"color": PALETTE[2], "width": 2}, "marker": {"size": 3},
-                      "fill": "tozeroy", "fillcolor": "rgba(225,87,89,0.15)", "hoverinfo": "y"}],
+    return {"data": [{"type": "bar", "y": list(values), "marker": {"color": PALETTE[2]}, "hoverinfo": "y"}],
             "layout": {"margin": {"l": 0, "r": 0, "t": 2, "b": 2}, "height": 28, "width": 120, "showlegend": False,
-                       "xaxis": axis, "yaxis": {**axis, "rangemode": "tozero"},
+                       "bargap": 0.25, "xaxis": {**axis, "range": [-0.5, max(len(values), 6) - 0.5]},
+                       "yaxis": {**axis, "rangemode": "tozero"},
                        "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)"},
             "config": {"staticPlot": True, "displayModeBar": False}}
 
@@ -112,6 +111,7 @@ def history_figure(history: Sequence[Mapping[str, Any]]) -> Figure:
                      "hovertemplate": f"%{{x}}: %{{y}} failures ({status})<extra></extra>"})
     # one bar per run, in run order, however far apart the runs were
     return {"data": data, "layout": _layout(barmode="stack", hovermode="closest", showlegend=True,
+                                            bargap=max(0.2, 1 - 0.12 * len(order)),  # a lone run is no wall
                                             xaxis={"type": "category", "categoryorder": "array",
                                                    "categoryarray": order},
                                             yaxis={"title": {"text": "failures"}, "rangemode": "tozero"}),
@@ -182,8 +182,7 @@ def map_figure(points: Sequence[ProjectionPoint], titles: Mapping[str, str] | No
             name, color = f"other issues ({len(members)})", [color_of(len(own) + _number(p.issue_id or ""))
                                                               for p in members]
         else:
-            title = titles.get(key, "")
-            name = f"{key} {title[:40]}".strip() + f" ({len(members)})"
+            name = f"{key} {_clip(titles.get(key, ''), 40)}".strip() + f" ({len(members)})"
             color = color_of(own[key])
         data.append({"type": "scattergl", "mode": "markers", "name": name,
                      "x": [round(p.x, 3) for p in members], "y": [round(p.y, 3) for p in members],
@@ -196,6 +195,12 @@ def map_figure(points: Sequence[ProjectionPoint], titles: Mapping[str, str] | No
                                             legend={"orientation": "v", "x": 1.01, "y": 1},
                                             margin={"l": 8, "r": 8, "t": 8, "b": 8}),
             "config": _config(scrollZoom=True)}
+
+
+def _clip(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0].rstrip(" ,;:(") + "…"
 
 
 def _number(issue_id: str) -> int:
