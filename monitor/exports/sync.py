@@ -19,7 +19,7 @@ from typing import Any
 
 from ..issues.reads import IssueRow, get_issue, list_issues, parse_issue_id
 from ..store.connection import Store
-from ..store.exports import FAILED, PENDING, SYNCED, ExportRow, load_exports, save_export
+from ..store.exports import FAILED, PENDING, SYNCED, ExportRow, exports_of, load_exports, save_export
 from .config import ExportConfig, severity_rank
 from .payload import IssuePayload, build_payload
 from .registry import build_target
@@ -195,8 +195,7 @@ def _names(text: str) -> list[str]:
 def issue_exports(store: Store, issue_id: str) -> list[ExportRow]:
     """Every external ticket of one issue, with its link, tracker state (closed there?) and last error: for
     ``sumwatch issues show`` and the dashboard's issue page."""
-    number = parse_issue_id(issue_id)
-    return [row for (n, _), row in load_exports(store, numbers=[number]).items() if n == number]
+    return exports_of(store, parse_issue_id(issue_id))
 
 
 def exports_by_issue(store: Store) -> dict[str, list[ExportRow]]:

@@ -116,3 +116,9 @@ def load_exports(store: Store, *, numbers: list[int] | None = None, target: str 
         out[(int(n), tgt)] = ExportRow(int(n), tgt, ext, url, phase, state, status, run, int(members), error,
                                        int(attempts), as_utc(created), as_utc(updated))
     return out
+
+
+def exports_of(store: Store, number: int) -> list[ExportRow]:
+    """The tickets of issue ``number`` (SW-3 -> 3) in every target: link, tracker state and last error, for the
+    issue views (``issues show``, the API's issue detail, the dashboard's issue page)."""
+    return [row for (n, _), row in load_exports(store, numbers=[number]).items() if n == number]
