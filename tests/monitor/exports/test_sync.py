@@ -202,3 +202,14 @@ def test_a_timed_out_create_is_not_mistaken_for_an_issue_whose_id_extends_it(iss
     fake.fault = lambda t, op: Fault(delay=0.6) if op == "create" and len(fake.github) == 1 else None
     result = export_issues(issues, config, "github", ["SW-1"])[0]
     assert result.external_id == "2" and "<!-- sumwatch:SW-1 -->" in fake.github[2]["body"]
+
+
+def test_a_create_left_pending_by_a_killed_process_is_found_not_sent_again(issues, fake, tmp_path):
+    from sumwatch.monitor.store.exports import ExportRow, save_export
+
+    config = _config(fake, tmp_path)
+    export_issues(issues, config, "github", ["SW-1"])  # the tracker has the ticket ...
+    save_export(issues, ExportRow(1, "github", phase="pending", attempts=1))  # ... the row never learnt its id
+    result = export_issues(issues, config, "github", ["SW-1"])[0]
+    assert result.action == "created" and result.external_id == "1" and len(fake.github) == 1
+    assert [r.op for r in fake.requests][-1] == "find" and issue_exports(issues, "SW-1")[0].external_id == "1"
