@@ -213,3 +213,18 @@ def test_a_create_left_pending_by_a_killed_process_is_found_not_sent_again(issue
     result = export_issues(issues, config, "github", ["SW-1"])[0]
     assert result.action == "created" and result.external_id == "1" and len(fake.github) == 1
     assert [r.op for r in fake.requests][-1] == "find" and issue_exports(issues, "SW-1")[0].external_id == "1"
+
+
+def test_huge_texts_are_cut_to_every_trackers_limits(issues, fake, tmp_path, runs, issue):
+    from dataclasses import replace
+
+    huge = replace(issue(1), title="T" * 400, description="word " * 30_000, fix="fix " * 5_000)
+    runs(2, [huge])
+    config = _config(fake, tmp_path)
+    for target in ("github", "linear", "jira", "slack", "webhook", "markdown"):
+        result = export_issues(issues, config, target, ["SW-1"])[0]
+        assert result.action in ("created", "alerted"), (target, result.error)
+    assert not fake.problems
+    assert len(fake.github[1]["title"]) <= 256 and len(fake.github[1]["body"]) <= 65_536
+    assert "<!-- sumwatch:SW-1 -->" in fake.github[1]["body"]
+    assert all(len(b["text"]["text"]) <= 3000 for b in fake.slack[0]["blocks"] if b["type"] == "section")
