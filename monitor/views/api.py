@@ -30,7 +30,18 @@ from ..store.issue_members import Example
 from ..store.runs import RunInfo, list_runs
 from ..store.scores import Agreement, ScoreRecord, judge_agreement, list_scores
 from ..store.traces import SpanDetail, TraceRow, get_trace, list_traces, normalize_trace_id
-from .openapi import BOOLEAN, OPENAPI_PATH, ApiError, Endpoint, Param, Schemas, integer, openapi_document, string
+from .openapi import (
+    BOOLEAN,
+    OPENAPI_PATH,
+    ApiError,
+    Endpoint,
+    Param,
+    Schemas,
+    integer,
+    openapi_document,
+    string,
+    with_app_routes,
+)
 from .readers import StoreStatus, store_status
 
 if TYPE_CHECKING:
@@ -52,9 +63,13 @@ def api_routes(store: Store, settings: Settings, *, judges: Judges | None = None
     """Every /api route, the OpenAPI document among them."""
     endpoints, schemas = api_endpoints(store, settings, judges=judges)
     document = openapi_document(endpoints, schemas, version=_version())
+    served: list[dict[str, Any]] = []
 
     def openapi(request: Request) -> JSONResponse:
-        return JSONResponse(document)
+        # the routes of the app this runs in, read once: other rooms mount /api routes too (exports)
+        if not served:
+            served.append(with_app_routes(document, request.app.routes))
+        return JSONResponse(served[0])
 
     return [Route(OPENAPI_PATH, openapi)] + [e.route() for e in endpoints]
 

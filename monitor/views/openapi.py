@@ -319,5 +319,38 @@ def openapi_document(endpoints: Sequence[Endpoint], schemas: Schemas, *, version
 
 
 def _operation_id(e: Endpoint) -> str:
-    words = [w.strip("{}") for w in e.path.removeprefix("/api/").split("/") if w]
-    return e.method.lower() + "_" + "_".join(words).replace("-", "_").replace(".", "_")
+    return _op_id(e.method, e.path)
+
+
+def _op_id(method: str, path: str) -> str:
+    words = [w.strip("{}") for w in path.removeprefix("/api/").split("/") if w]
+    return method.lower() + "_" + "_".join(words).replace("-", "_").replace(".", "_")
+
+
+def with_app_routes(document: dict[str, Any], routes: Sequence[Any]) -> dict[str, Any]:
+    """The document plus every /api route of the running app that the route table does not hold (routes
+    another room mounts), so the document always lists them all. Such a route's endpoint may carry an
+    ``openapi`` dict (an OpenAPI operation); without one it is described from its docstring, answering JSON."""
+    paths = {path: dict(ops) for path, ops in document["paths"].items()}
+    for route in routes:
+        if not isinstance(route, Route) or not route.path.startswith("/api/"):
+            continue
+        for method in sorted((route.methods or set()) - {"HEAD"}):
+            ops = paths.setdefault(route.path, {})
+            if method.lower() not in ops:
+                ops[method.lower()] = _app_operation(route, method)
+    return {**document, "paths": paths}
+
+
+def _app_operation(route: Route, method: str) -> dict[str, Any]:
+    given = getattr(route.endpoint, "openapi", None)
+    doc = (route.endpoint.__doc__ or "").strip().splitlines()
+    errors = [400, 401, 404] + ([403] if method != "GET" else [])
+    operation: dict[str, Any] = {
+        "summary": doc[0] if doc else f"{method} {route.path}", "operationId": _op_id(method, route.path),
+        "parameters": [{"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+                       for name in route.param_convertors],
+        "responses": {"200": {"description": "OK", "content": {"application/json": {"schema": {}}}},
+                      **{str(code): {"description": _STATUS_TEXT[code],
+                                     "content": {"application/json": {"schema": _ERROR}}} for code in errors}}}
+    return {**operation, **given} if isinstance(given, dict) else operation

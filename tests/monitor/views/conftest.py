@@ -76,6 +76,7 @@ class _Gate:
 def api(store, settings, issue_state, rules_cascade):
     """(server, trace ids, the gate): demo traces scored by the rules, one clustering run, two items to label."""
     from sumwatch.monitor.demo.run import run_demo
+    from sumwatch.monitor.exports.routes import export_routes
     from sumwatch.monitor.scoring.sampler import Sampler
     from sumwatch.monitor.store.corpus import CorpusItem, save_items
     from sumwatch.monitor.views.dashboard import dashboard_routes
@@ -92,7 +93,8 @@ def api(store, settings, issue_state, rules_cascade):
     secured = settings.with_(api_token=TOKEN)
     judges = {"off": rules_cascade, "always": gate}
     routes = api_routes(store, secured, judges=lambda mode: judges.get(mode or "off", rules_cascade))
-    routes += login_routes(secured) + dashboard_routes(store, secured)  # every route `sumwatch up` serves
+    routes += login_routes(secured) + dashboard_routes(store, secured) + export_routes(store, secured)
+    # (every route `sumwatch up` serves)
     server = ReceiverServer(secured, store, extra_routes=routes,
                             middleware=[auth_middleware(secured)]).start()
     yield server, trace_ids, gate

@@ -38,6 +38,7 @@ def test_the_document_is_valid_openapi_and_lists_every_api_route_of_the_running_
     documented = {(path, method.upper()) for path, ops in document["paths"].items() for method in ops
                   if method != "head"}
     assert served == documented and len(served) >= 17
+    assert ("/api/issues/{issue_id}/export", "POST") in documented  # routes another room mounts are listed too
     assert httpx.get(server.endpoint + "/api/openapi.json", timeout=10).status_code == 401  # it wants the token too
     page = httpx.get(server.endpoint + "/issues", timeout=10)  # a dashboard page: to the login form
     assert page.status_code == 303 and page.headers["location"] == "/login?next=%2Fissues"
