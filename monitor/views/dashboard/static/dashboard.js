@@ -112,28 +112,38 @@
     select(0);
   }
 
+  // POST /api/issues/{id}/export {"to": target}: one result per target, each with its action and ticket URL
   function exportButton() {
     var button = document.querySelector("[data-export-url]");
     if (!button) return;
     button.addEventListener("click", function () {
       var out = document.getElementById(button.dataset.output);
+      var target = document.getElementById(button.dataset.targetSelect).value;
       button.disabled = true;
-      out.textContent = "exporting…";
-      post(button.dataset.exportUrl, {}).then(function (r) {
+      out.textContent = "exporting to " + target + "…";
+      fetch(button.dataset.exportUrl, {method: "POST", credentials: "same-origin", body: JSON.stringify({to: target}),
+                                       headers: {"Content-Type": "application/json", "Accept": "application/json",
+                                                 "X-CSRF-Token": csrfToken()}}).then(function (r) {
         return r.json().catch(function () { return {}; }).then(function (body) {
           button.disabled = false;
-          if (r.status === 404 || r.status === 405) { out.textContent = "No tracker export is set up on this server."; return; }
+          if (r.status === 404 && !body.error) { out.textContent = "No tracker export on this server."; return; }
           if (!r.ok) { out.textContent = body.error || ("export failed: HTTP " + r.status); return; }
-          out.textContent = body.message || "exported";
-          if (typeof body.url === "string" && /^https?:\/\//.test(body.url)) {
-            var link = document.createElement("a");
-            link.href = body.url;
-            link.textContent = body.url;
-            link.target = "_blank";
-            link.rel = "noopener";
-            out.textContent = "exported: ";
-            out.appendChild(link);
-          }
+          out.textContent = "";
+          (body.results || []).forEach(function (result) {
+            var line = document.createElement("span");
+            line.textContent = result.target + ": " + result.action + (result.error ? " (" + result.error + ") " : " ");
+            out.appendChild(line);
+            if (typeof result.url === "string" && /^https?:\/\//.test(result.url)) {
+              var link = document.createElement("a");
+              link.href = result.url;
+              link.textContent = result.external_id || result.url;
+              link.target = "_blank";
+              link.rel = "noopener";
+              out.appendChild(link);
+            } else if (result.url) {
+              out.appendChild(document.createTextNode(result.url));
+            }
+          });
         });
       }, function (err) { button.disabled = false; out.textContent = "export failed: " + err; });
     });

@@ -41,12 +41,16 @@ def build_dataset(store, settings, cascade, services: dict[str, int] = SERVICES,
     return run_clustering(store, settings, embedder=WordEmbedder())
 
 
-def serve(store, settings):
-    """The server as `sumwatch up` builds it: receiver, API, login, dashboard, auth and CSRF middleware."""
+def serve(store, settings, export_config=None):
+    """The server as `sumwatch up` builds it: receiver, API, login, dashboard, tracker exports, auth and CSRF
+    middleware."""
+    from sumwatch.monitor.exports.config import ExportConfig
+    from sumwatch.monitor.exports.routes import export_routes
     from sumwatch.monitor.ingest.receiver import ReceiverServer
     from sumwatch.monitor.views.api import api_routes
     from sumwatch.monitor.views.auth import auth_middleware, login_routes
     from sumwatch.monitor.views.dashboard import dashboard_routes
 
     routes = api_routes(store, settings) + login_routes(settings) + dashboard_routes(store, settings)
+    routes += export_routes(store, settings, export_config or ExportConfig())
     return ReceiverServer(settings, store, extra_routes=routes, middleware=[auth_middleware(settings)]).start()

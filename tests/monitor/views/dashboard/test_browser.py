@@ -1,6 +1,6 @@
 """The dashboard in headless Chromium through the real server on 127.0.0.1: the overview and its filters,
-an issue with its evidence marked, a click on the cluster map, labelling with the keyboard, and a map of
-20,000 points."""
+an issue with its evidence marked, a click on the cluster map, labelling with the keyboard, a map of
+20,000 points, and the issue's export button."""
 
 import re
 import time
@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 import pytest
+from served_dashboard import serve
 
 from sumwatch.monitor.store.corpus import LABELLED, NEEDS_LABEL, load_items
 from sumwatch.monitor.store.projections import ProjectionPoint, save_projection
@@ -135,3 +136,26 @@ def test_the_map_draws_20000_points_in_webgl(page, dataset):
     assert sum(n for _, n, _ in drawn) == 20_000 and {t for t, _, _ in drawn} == {"scattergl"}
     assert any(name.startswith("noise (2000)") for _, _, name in drawn)
     assert seconds < 10, f"the 20,000-point map took {seconds:.1f} s to draw"
+
+
+def test_the_export_button_files_the_issue_with_the_chosen_tracker(browser, dataset, tmp_path):
+    from sumwatch.monitor.exports.config import ExportConfig
+
+    settings, store, report = dataset
+    issue = report.issues[0]
+    exporting = serve(store, settings, ExportConfig(markdown_dir=str(tmp_path)))
+    context = browser.new_context(base_url=exporting.endpoint)
+    try:
+        page = context.new_page()
+        page.goto(f"/issues/{issue.issue_id}")
+        page.select_option("#export-target", "markdown")
+        page.click("#export-issue")
+        page.wait_for_function("() => /markdown: /.test(document.getElementById('export-result').textContent)")
+        assert "markdown: created" in page.locator("#export-result").inner_text()
+        assert issue.title in (tmp_path / f"{issue.issue_id}.md").read_text()
+        page.select_option("#export-target", "github")  # not configured here: the tracker's reason is shown
+        page.click("#export-issue")
+        page.wait_for_function("() => /github/i.test(document.getElementById('export-result').textContent)")
+    finally:
+        context.close()
+        exporting.stop()

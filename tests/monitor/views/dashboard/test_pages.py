@@ -1,6 +1,6 @@
 """The dashboard's pages over HTTP from the real server: every page and asset served from this process,
-clear 400 and 404 pages for bad input, the issue list's sort and filters, compare's counts, and the label
-action behind the CSRF check."""
+clear 400 and 404 pages for bad input, the issue list's sort and filters, compare's counts, the label
+action behind the CSRF check, and the map of the latest run read once."""
 
 import re
 from datetime import datetime, timedelta, timezone
