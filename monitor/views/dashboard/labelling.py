@@ -21,6 +21,7 @@ from ...store.connection import Store
 from ...store.corpus import LABELLED, NEEDS_LABEL, REJECTED, CorpusItem, load_items
 from .query import BadRequest
 
+QUEUE_PAGE = 100  # items on the page at once (each carries its source); the next ones come after a reload
 LIVE_VERSION = "proposals"  # the judge version a live report names: the proposed verdicts themselves
 
 
@@ -67,8 +68,8 @@ def queue_page(store: Store, rubric: str | None) -> dict[str, Any]:
     if rubric is not None and rubric not in RUBRICS:
         raise BadRequest(f"rubric must be one of {', '.join(RUBRICS)}, got {rubric[:40]!r}")
     items = load_items(store, rubric=rubric, status=NEEDS_LABEL)
-    return {"items": [_queue_item(i) for i in items], "rubric": rubric or "", "rubrics": RUBRICS,
-            "calibration": calibration_rows(store)}
+    return {"items": [_queue_item(i) for i in items[:QUEUE_PAGE]], "waiting": len(items), "rubric": rubric or "",
+            "rubrics": RUBRICS, "calibration": calibration_rows(store)}
 
 
 def label(store: Store, item_id: str, verdict: str) -> CorpusItem:

@@ -70,8 +70,8 @@
           item.classList.add("done");
           item.classList.remove("current");
           status.textContent = body.status === "rejected" ? "rejected" : "labelled " + body.verdict;
-          var left = items().length;
-          document.getElementById("queue-count").textContent = left + " waiting";
+          var count = document.getElementById("queue-count");
+          count.textContent = Math.max(0, parseInt(count.textContent, 10) - 1) + " waiting";
           select(current);
           refreshTable();
         });

@@ -10,10 +10,11 @@ import httpx
 import pytest
 from served_dashboard import serve
 
-from sumwatch.monitor.store.corpus import NEEDS_LABEL, load_items
+from sumwatch.monitor.store.corpus import NEEDS_LABEL, CorpusItem, load_items, save_items
 from sumwatch.monitor.store.projections import ProjectionPoint, save_projection
 from sumwatch.monitor.store.runs import CLUSTER_RUNS_TABLE, RUN_COLUMNS
 from sumwatch.monitor.store.scores import list_scores
+from sumwatch.monitor.views.dashboard.labelling import QUEUE_PAGE, queue_page
 from sumwatch.monitor.views.dashboard.pages import MapCache, map_page
 from sumwatch.monitor.views.dashboard.routes import plotly_js
 
@@ -155,3 +156,14 @@ def test_the_map_of_the_latest_run_is_built_once_and_a_new_run_replaces_it(store
     second = map_page(store, None, cache)
     assert (second["run_id"], second["points"]) == ("run-b", 5)
     assert map_page(store, "run-a", cache)["points"] == 3  # an older run, asked for by id
+
+
+def test_the_queue_shows_the_first_hundred_waiting_items_and_counts_them_all(store):
+    save_items(store, [CorpusItem(rubric="factuality", source=f"Revenue rose {i}% in May.",
+                                  summary=f"Revenue fell {i}%.", status=NEEDS_LABEL, proposed_verdict="polarity_wrong")
+                       for i in range(105)])
+    context = queue_page(store, "factuality")
+    assert (len(context["items"]), context["waiting"]) == (QUEUE_PAGE, 105)
+    first = context["items"][0]
+    assert first.verdicts[0] == "correct" and first.fail_verdict == "polarity_wrong"
+    assert queue_page(store, "conciseness")["waiting"] == 0
