@@ -167,3 +167,17 @@ def test_the_queue_shows_the_first_hundred_waiting_items_and_counts_them_all(sto
     first = context["items"][0]
     assert first.verdicts[0] == "correct" and first.fail_verdict == "polarity_wrong"
     assert queue_page(store, "conciseness")["waiting"] == 0
+
+
+def test_an_empty_store_shows_every_page_with_what_to_do_next(store, settings):
+    empty = serve(store, settings)
+    try:
+        with httpx.Client(base_url=empty.endpoint) as c:
+            says = {"/": "no clustering run has finished yet", "/issues": "no clustering run has finished yet",
+                    "/map": "No map yet", "/labelling": "Nothing waiting", "/compare": "No judged spans"}
+            for path, text in says.items():
+                answer = c.get(path)
+                assert answer.status_code == 200 and text in answer.text, path
+            assert c.get("/issues/SW-1").status_code == 404
+    finally:
+        empty.stop()
