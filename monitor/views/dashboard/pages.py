@@ -79,13 +79,16 @@ def overview(store: Store, choice: FilterChoice) -> dict[str, Any]:
     volume = _coarse_volume(volume, bucket)
     rates = {r: _coarse_rates(points, bucket) for r, points in rates.items()}
     totals = [RubricTotal(r, sum(p for _, p, _ in pts), sum(t for _, _, t in pts)) for r, pts in sorted(rates.items())]
-    listing = issue_list(store, include_resolved=False)
-    shown = listing.issues[:OVERVIEW_ISSUES]
+    run = latest_run(store)
+    # open issues by size, as the issue list orders them; their trend is the sparkline below
+    states = sorted((s for s in issue_states(store, run.run_id) if s.status != "resolved"),
+                    key=lambda s: (-s.members, s.number)) if run else []
+    shown = [IssueRow.of(s, []) for s in states[:OVERVIEW_ISSUES]]
     sparks = issue_sparklines(store, [r.issue_id for r in shown])
     return {"choice": choice, "options": filter_options(store), "bucket_s": bucket,
             "spans": sum(n for _, n in volume), "totals": totals, "cost": judge_cost(store, f),
             "volume_fig": charts.volume_figure(volume, bucket), "rates_fig": charts.pass_rate_figure(rates, bucket),
-            "run": listing.run, "open_issues": shown, "open_count": len(listing.issues),
+            "run": run, "open_issues": shown, "open_count": len(states),
             "sparks": {i: charts.sparkline_figure(v) for i, v in sparks.items()}}
 
 

@@ -181,3 +181,12 @@ def test_an_empty_store_shows_every_page_with_what_to_do_next(store, settings):
             assert c.get("/issues/SW-1").status_code == 404
     finally:
         empty.stop()
+
+
+def test_the_overview_lists_the_open_issues_largest_first(client, dataset):
+    _, _, report = dataset
+    table = client.get("/?range=all").text.split('<table class="issues compact">')[1].split("</table>")[0]
+    listed = list(dict.fromkeys(re.findall(r'href="/issues/(SW-\d+)"', table)))
+    expected = [i.issue_id for i in sorted(report.issues, key=lambda i: (-i.members, i.number))][:12]
+    assert listed == expected
+    assert table.count('class="sparkline"') == len(expected)
