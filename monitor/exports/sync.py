@@ -65,10 +65,11 @@ def select_issues(rows: Sequence[IssueRow], *, issue_ids: Sequence[str] | None =
 
 def export_issues(store: Store, config: ExportConfig, target: str, issue_ids: Sequence[str] | None = None, *,
                   statuses: Sequence[str] | None = None, min_severity: str | None = None, min_traces: int = 0,
-                  dry_run: bool = False, tracker: Tracker | None = None, event: str = "export"
-                  ) -> list[ExportResult]:
+                  dry_run: bool = False, tracker: Tracker | None = None, event: str = "export",
+                  keep_in_sync: bool = False) -> list[ExportResult]:
     """Export the chosen issues of the last clustering run to ``target`` (ValueError: a bad target or
-    settings, or an issue id that is not there)."""
+    settings, or an issue id that is not there). ``keep_in_sync`` adds every issue that already has a ticket
+    there, whatever the filters say: counts, trend, reopening and resolving follow it."""
     own = tracker is None
     tracker = tracker or build_target(target, config)
     run, rows = list_issues(store)
@@ -79,6 +80,10 @@ def export_issues(store: Store, config: ExportConfig, target: str, issue_ids: Se
         missing = [i for i in issue_ids if parse_issue_id(i) not in found]
         if missing:
             raise ValueError(f"no issue {', '.join(missing)} in the last clustering run (see `sumwatch issues`)")
+    if keep_in_sync and tracker.kind != ALERT:
+        ticketed = {n for (n, _), row in load_exports(store, target=target).items() if row.external_id}
+        picked = {r.state.number for r in chosen}
+        chosen += [r for r in rows if r.state.number in ticketed and r.state.number not in picked]
     known = load_exports(store, numbers=[r.state.number for r in chosen], target=target) if chosen else {}
     run_id = run.run_id if run else ""
     results = []
@@ -179,7 +184,8 @@ def after_clustering(store: Store, config: ExportConfig) -> list[ExportResult]:
         try:
             if kind == "export":
                 results += export_issues(store, config, name, statuses=config.statuses(),
-                                         min_severity=config.export_min_severity, min_traces=config.export_min_traces)
+                                         min_severity=config.export_min_severity, min_traces=config.export_min_traces,
+                                         keep_in_sync=True)
             else:
                 results += export_issues(store, config, name, statuses=list(ALERT_EVENTS),
                                          min_severity=config.alert_min_severity, event="alert")

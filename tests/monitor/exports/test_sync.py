@@ -228,3 +228,14 @@ def test_huge_texts_are_cut_to_every_trackers_limits(issues, fake, tmp_path, run
     assert len(fake.github[1]["title"]) <= 256 and len(fake.github[1]["body"]) <= 65_536
     assert "<!-- sumwatch:SW-1 -->" in fake.github[1]["body"]
     assert all(len(b["text"]["text"]) <= 3000 for b in fake.slack[0]["blocks"] if b["type"] == "section")
+
+
+def test_the_rules_keep_exported_tickets_in_sync_after_their_status_moves_on(issues, fake, tmp_path, runs, issue):
+    config = _config(fake, tmp_path, export_targets="github", export_statuses="new", export_close_resolved=True)
+    assert [r.action for r in after_clustering(issues, config)] == ["created"]  # SW-1 is new
+    runs(2, [issue(1, "ongoing", members=12), issue(2, "ongoing", "low")])
+    assert [(r.issue_id, r.action) for r in after_clustering(issues, config)] == [("SW-1", "updated")]
+    assert "12 traces" in fake.github[1]["body"]
+    runs(3, [issue(1, "resolved", members=0), issue(2, "ongoing", "low")])
+    assert [(r.issue_id, r.action) for r in after_clustering(issues, config)] == [("SW-1", "closed")]
+    assert fake.github[1]["state"] == "closed" and len(fake.github) == 1
