@@ -40,7 +40,7 @@ def export(issue_ids: list[str] = typer.Argument(None, help="Issue ids, like SW-
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Export issues of the last clustering run: one ticket per issue and target, updated when exported again."""
     from ..exports.config import SEVERITIES, STATUSES, ExportConfig
-    from ..exports.registry import target_problems
+    from ..exports.registry import TARGETS, target_problems
     from ..exports.sync import export_issues
     from ..issues.reads import parse_issue_id
     from ..views.readers import RemoteError, RemoteReader, StoreReader
@@ -50,11 +50,8 @@ def export(issue_ids: list[str] = typer.Argument(None, help="Issue ids, like SW-
         config = ExportConfig.from_env()
     except ValueError as exc:
         fail(str(exc))
-    problems = target_problems(to, config)
-    for problem in problems[:-1]:
-        err.print(f"[red]error:[/red] {escape(problem)}", highlight=False)
-    if problems:
-        fail(problems[-1])
+    if to not in TARGETS:
+        fail(target_problems(to, config)[0])
     statuses = [s.strip() for s in status.split(",") if s.strip()] if status else None
     bad = [s for s in statuses or [] if s not in STATUSES]
     if bad:
@@ -66,7 +63,7 @@ def export(issue_ids: list[str] = typer.Argument(None, help="Issue ids, like SW-
             parse_issue_id(issue_id)
         except ValueError as exc:
             fail(str(exc))
-    with open_reader(settings, note="exporting through it") as reader:
+    with open_reader(settings, note="exporting through it, with its tracker settings") as reader:
         if isinstance(reader, RemoteReader):
             if not issue_ids or statuses or min_severity or min_traces:
                 fail("the database is held by `sumwatch up`: export issues by id through it (sumwatch export SW-3 "
@@ -82,6 +79,11 @@ def export(issue_ids: list[str] = typer.Argument(None, help="Issue ids, like SW-
                     raise
         else:
             assert isinstance(reader, StoreReader)
+            problems = target_problems(to, config)
+            for problem in problems[:-1]:
+                err.print(f"[red]error:[/red] {escape(problem)}", highlight=False)
+            if problems:
+                fail(problems[-1])
             try:
                 results = export_issues(reader.store, config, to, issue_ids or None, statuses=statuses,
                                         min_severity=min_severity, min_traces=min_traces, dry_run=dry_run)
