@@ -1,0 +1,48 @@
+"""`sumwatch export` while `sumwatch up` holds the embedded database: it goes through the server's export route,
+behind its API token."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+SUMWATCH = str(Path(sys.executable).with_name("sumwatch"))
+
+
+@pytest.mark.slow
+def test_export_goes_through_the_server_that_holds_the_database(tmp_path):
+    env = {**os.environ, "SUMWATCH_HOME": str(tmp_path / "home"), "SUMWATCH_API_TOKEN": "up-token-12345",
+           "SUMWATCH_MARKDOWN_DIR": str(tmp_path)}
+    proc = subprocess.Popen([SUMWATCH, "up", "--port", "0", "--no-worker"], env=env, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        endpoint = proc.stderr.readline().split(" on ", 1)[1].split("/v1/traces", 1)[0]
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{endpoint}/healthz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, "sumwatch up did not start"
+            time.sleep(0.2)
+        assert httpx.post(f"{endpoint}/api/issues/SW-1/export", json={"to": "markdown"}).status_code == 401
+
+        def export(*args, **more):
+            return subprocess.run([SUMWATCH, "export", *args], env={**env, **more}, capture_output=True, text=True,
+                                  timeout=60)
+        missing = export("SW-1", "--to", "markdown")
+        assert missing.returncode == 1 and "no issue SW-1 in the last clustering run" in missing.stderr
+        assert "held by the sumwatch server" in missing.stderr and "Traceback" not in missing.stderr
+        filtered = export("--status", "new", "--to", "markdown")
+        assert filtered.returncode == 2 and "export issues by id through it" in filtered.stderr
+        wrong = export("SW-1", "--to", "markdown", SUMWATCH_API_TOKEN="not-the-token")
+        assert wrong.returncode == 3 and "401" in wrong.stderr
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=60)
