@@ -31,7 +31,7 @@ def export(issue_ids: list[str] = typer.Argument(None, help="Issue ids, like SW-
                                                             "filters pick)."),
            to: str = typer.Option(..., "--to", help="Target: github, linear, jira, markdown, slack or webhook."),
            status: str | None = typer.Option(None, "--status", help="Only issues with these statuses, like "
-                                                                  "new,regressed."),
+                                                                  "new,regressed (default: all but resolved)."),
            min_severity: str | None = typer.Option(None, "--min-severity", help="Only issues at least this severe "
                                                                               "(low, medium, high, critical)."),
            min_traces: int = typer.Option(0, "--min-traces", min=0, help="Only issues with at least this many "
@@ -56,6 +56,8 @@ def export(issue_ids: list[str] = typer.Argument(None, help="Issue ids, like SW-
     bad = [s for s in statuses or [] if s not in STATUSES]
     if bad:
         fail(f"--status takes {', '.join(STATUSES)}, got {bad[0]!r}")
+    if not issue_ids and statuses is None:
+        statuses = [s for s in STATUSES if s != "resolved"]  # every open issue, unless asked otherwise
     if min_severity is not None and min_severity not in SEVERITIES:
         fail(f"--min-severity takes {', '.join(SEVERITIES)}, got {min_severity!r}")
     for issue_id in issue_ids or []:
