@@ -20,6 +20,7 @@ from ..issues.reads import parse_issue_id
 from ..settings import Settings
 from ..store.connection import Store
 from .config import ExportConfig
+from .registry import TARGETS
 from .sync import export_issues, issue_exports
 
 
@@ -29,6 +30,7 @@ def export_routes(store: Store, settings: Settings, config: ExportConfig | None 
     lock = threading.Lock()  # one export at a time: two clicks must not race to create the same ticket
 
     async def export(request: Request) -> JSONResponse:
+        """Export the issue: create or update its ticket in a tracker, or send an alert."""
         issue_id = request.path_params["issue_id"]
         try:
             parse_issue_id(issue_id)
@@ -50,11 +52,19 @@ def export_routes(store: Store, settings: Settings, config: ExportConfig | None 
         return JSONResponse({"results": results})
 
     async def exports(request: Request) -> JSONResponse:
+        """The issue's tickets in every tracker: link, state there, last error."""
         try:
             rows = await run_in_threadpool(issue_exports, store, request.path_params["issue_id"])
         except ValueError as exc:
             return JSONResponse({"error": str(exc)}, 400)
         return JSONResponse({"exports": [r.to_json() for r in rows]})
 
+    export.openapi = {  # type: ignore[attr-defined]  # read by the API's OpenAPI document
+        "description": "Answers {\"results\": [{target, issue_id, action, external_id, url, tracker_state, error}]}; "
+                       "a tracker's refusal is a result with action failed, not an error status.",
+        "requestBody": {"required": True, "content": {"application/json": {"schema": {
+            "type": "object", "required": ["to"], "properties": {
+                "to": {"type": "string", "enum": list(TARGETS)},
+                "dry_run": {"type": "boolean", "description": "Answer what would be sent; send nothing."}}}}}}}
     return [Route("/api/issues/{issue_id}/export", export, methods=["POST"]),
             Route("/api/issues/{issue_id}/exports", exports, methods=["GET"])]
