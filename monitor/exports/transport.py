@@ -75,6 +75,18 @@ def retry_after(value: str | None, now: float | None = None) -> float | None:
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
+def rate_limit_wait(headers: httpx.Headers, now: float | None = None) -> float | None:
+    """Seconds a rate-limited answer asks for: Retry-After, else GitHub's ``x-ratelimit-remaining: 0`` with
+    ``x-ratelimit-reset`` (epoch seconds; GitHub answers 403 or 429 so when a limit is hit)."""
+    wait = retry_after(headers.get("retry-after"), now)
+    if wait is None and headers.get("x-ratelimit-remaining") == "0":
+        try:
+            wait = max(0.0, float(headers.get("x-ratelimit-reset", "")) - (time.time() if now is None else now))
+        except ValueError:
+            wait = None
+    return wait
+
+
 class _ScrubLogs(logging.Filter):
     """Takes secrets out of httpx's own log lines (it logs each request's URL, and a webhook URL is a secret)."""
 
@@ -143,21 +155,25 @@ class Http:
             wait: float | None = None
             try:
                 answer = self._client.request(method, url, **kw)
-            except httpx.TimeoutException:
-                if creates:
-                    raise Uncertain(f"{what}: no answer within {self.config.export_timeout_s:g}s") from None
-                problem = f"{what}: timed out"
-            except httpx.TransportError as exc:
+            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:  # nothing reached the tracker: retry
                 problem = f"{what}: {self._scrub(type(exc).__name__ + ': ' + str(exc))}"
+            except (httpx.TimeoutException, httpx.TransportError) as exc:
+                # sent, and the answer lost: a create may have been stored, so it is looked up, not resent
+                if creates:
+                    raise Uncertain(f"{what}: no answer within {self.config.export_timeout_s:g}s"
+                                    if isinstance(exc, httpx.TimeoutException) else
+                                    f"{what}: the connection dropped before the answer") from None
+                problem = f"{what}: {self._scrub(type(exc).__name__ + ': ' + str(exc)) or 'timed out'}"
             else:
                 if answer.is_success or answer.status_code in ok:
                     return answer
                 status = answer.status_code
                 reason = self._reason(answer)
-                if status in PERMANENT:
+                limited = rate_limit_wait(answer.headers)
+                if status in PERMANENT and not (status == 403 and limited is not None):
                     raise PermanentError(f"{what}: {status} {reason}".rstrip(), status)
                 problem = f"{what}: {status} {reason}".rstrip()
-                wait = retry_after(answer.headers.get("retry-after"))
+                wait = limited
                 if wait is not None and wait > self.config.export_max_wait_s:
                     raise TransientError(f"{problem} (Retry-After {wait:g}s is beyond SUMWATCH_EXPORT_MAX_WAIT_S)")
             if attempt == attempts:

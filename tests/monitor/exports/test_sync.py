@@ -239,3 +239,21 @@ def test_the_rules_keep_exported_tickets_in_sync_after_their_status_moves_on(iss
     runs(3, [issue(1, "resolved", members=0), issue(2, "ongoing", "low")])
     assert [(r.issue_id, r.action) for r in after_clustering(issues, config)] == [("SW-1", "closed")]
     assert fake.github[1]["state"] == "closed" and len(fake.github) == 1
+
+
+def test_githubs_403_rate_limit_is_waited_out_not_taken_as_refusal(issues, fake, tmp_path):
+    answers = iter([Fault(403, retry_after="0.05")])
+    fake.fault = lambda t, op: next(answers, None) if op == "create" else None
+    result = export_issues(issues, _config(fake, tmp_path), "github", ["SW-1"])[0]
+    assert result.action == "created" and [r.op for r in fake.requests].count("create") == 2
+
+
+def test_a_refused_connection_is_retried_and_then_recorded(issues, tmp_path, fake):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # nothing listens here once closed
+    config = _config(fake, tmp_path, github_api_url=f"http://127.0.0.1:{port}", export_max_attempts=2)
+    result = export_issues(issues, config, "github", ["SW-1"])[0]
+    assert result.action == "failed" and "ConnectError" in result.error and "gave up after 2" in result.error
