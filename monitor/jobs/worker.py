@@ -34,12 +34,16 @@ from ..rubrics.cascade import Cascade
 from ..scoring.sampler import Sampler
 from ..settings import Settings, crontab_fields
 from ..store.connection import Store
+from ..store.job_locks import CLUSTERING, SCORING, job_locks
 
 _log = logging.getLogger(__name__)
 
 SAMPLER_JOB = "sampler"
 CLUSTERING_JOB = "clustering"
 _CLUSTER_GRACE_S = 600  # a clustering run up to 10 minutes late (a suspended host) still runs, once
+# the store-wide lock each job holds while it runs: the API's score now and cluster now take the same ones
+_JOB_LOCKS = {SAMPLER_JOB: (SCORING, "the scheduled sampler pass"),
+              CLUSTERING_JOB: (CLUSTERING, "the scheduled clustering run")}
 
 
 @dataclass(frozen=True)
@@ -48,7 +52,7 @@ class JobStats:
 
     runs: int = 0  # finished runs, failed and stopped ones included
     failures: int = 0
-    skipped: int = 0  # runs not started: the previous one was still going, or the time was missed
+    skipped: int = 0  # runs not started: the previous one (or a manual one) was still going, or the time was missed
     last_error: str | None = None  # of the latest failure, kept after later successes
     last_summary: str = ""  # the log line of the last finished run
     last_seconds: float = 0.0
@@ -203,7 +207,23 @@ class Worker:
 
     def _run(self, name: str, job: Callable[[], str], stopped: Callable[[], str]) -> None:
         """Run a job, log one line, count it. An exception is logged and counted, never raised: the
-        scheduler must keep going, and the next run starts over from what is stored."""
+        scheduler must keep going, and the next run starts over from what is stored. A run that finds the
+        job's lock held (a manual pass through the API) is skipped and counted as such."""
+        lock, holder = _JOB_LOCKS[name]
+        locks = job_locks(self._store)
+        busy = locks.acquire(lock, holder)
+        if busy is not None:
+            _log.info("%s: skipped, %s is still running", name, busy)
+            with self._lock:
+                s = self._stats[name]
+                self._stats[name] = replace(s, skipped=s.skipped + 1)
+            return
+        try:
+            self._run_locked(name, job, stopped)
+        finally:
+            locks.release(lock)
+
+    def _run_locked(self, name: str, job: Callable[[], str], stopped: Callable[[], str]) -> None:
         started = time.perf_counter()
         error: str | None = None
         try:

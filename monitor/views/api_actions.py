@@ -5,7 +5,9 @@
     GET  /api/actions                                      -> {"running": null, "last": {"score": ActionState}}
 
 While an action runs, another answers 409 naming it: the jobs share the database and the judge model, and a
-second pass over the same spans would only wait for the first.
+second pass over the same spans would only wait for the first. Each action also holds its job's store-wide
+lock (store/job_locks.py), the one `sumwatch up`'s scheduled sampler pass and clustering run hold: score now
+during a scheduled pass answers 409 naming it, and a scheduled run during score now is skipped.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from ..issues.reads import IssueView
 from ..scoring.sampler import PassReport, Sampler
 from ..settings import Settings, parse_duration
 from ..store.connection import Store
+from ..store.job_locks import CALIBRATION, CLUSTERING, INGEST, SCORING, JobLocks, job_locks
 from .api_corpus import skipped_schema
 from .openapi import ApiError, Endpoint, Schemas
 
@@ -32,6 +35,8 @@ if TYPE_CHECKING:
     from .api import Judges
 
 _MODES = ["off", "ambiguous", "always", None]
+# the store-wide job lock each action holds while it runs
+ACTION_LOCKS = {"score": SCORING, "cluster": CLUSTERING, "calibrate": CALIBRATION, "ingest": INGEST}
 
 
 @dataclass
@@ -51,16 +56,24 @@ class ActionState:
 
 
 class ActionRunner:
-    """Runs one action at a time; a second one while it runs gets ApiError(409)."""
+    """Runs one action at a time; a second one while it runs gets ApiError(409), and so does an action whose
+    job lock a scheduled run holds."""
 
-    def __init__(self) -> None:
+    def __init__(self, locks: JobLocks | None = None) -> None:
         self._lock = threading.Lock()
+        self.locks = locks if locks is not None else JobLocks()
         self.last: dict[str, ActionState] = {}
         self.running: str | None = None
 
     def run(self, action: str, work: Callable[[], Any]) -> Any:
         if not self._lock.acquire(blocking=False):
             raise ApiError(409, f"{self.running or 'an action'} is already running; try again when it has finished "
+                                f"(GET /api/actions shows it)")
+        job = ACTION_LOCKS.get(action, action)
+        busy = self.locks.acquire(job, action)
+        if busy is not None:
+            self._lock.release()
+            raise ApiError(409, f"{busy} is already running; try again when it has finished "
                                 f"(GET /api/actions shows it)")
         started, clock = datetime.now(timezone.utc), time.perf_counter()
         self.running = action
@@ -77,7 +90,15 @@ class ActionRunner:
             state.running, state.seconds = False, round(time.perf_counter() - clock, 3)
             state.finished_at = datetime.now(timezone.utc).isoformat()
             self.running = None
+            self.locks.release(job)
             self._lock.release()
+
+    def running_now(self) -> str | None:
+        """The action running now, else a scheduled run holding one of the actions' job locks."""
+        if self.running is not None:
+            return self.running
+        held = self.locks.held()
+        return next((held[job] for job in ACTION_LOCKS.values() if job in held), None)
 
 
 def _shard(value: str | None) -> tuple[int, int]:
@@ -90,7 +111,7 @@ def _shard(value: str | None) -> tuple[int, int]:
 
 
 def action_endpoints(store: Store, settings: Settings, schemas: Schemas, judges: Judges) -> list[Endpoint]:
-    runner = ActionRunner()
+    runner = ActionRunner(job_locks(store))
 
     def score(request: Request, args: dict[str, Any]) -> Any:
         shard = _shard(args["shard"])
@@ -111,9 +132,9 @@ def action_endpoints(store: Store, settings: Settings, schemas: Schemas, judges:
 
     def ingest(request: Request, args: dict[str, Any]) -> Any:
         from ..ingest.backfill import ingest_file
-        from .api_corpus import _as_file
+        from .api_corpus import _as_file, job_lock_or_409
 
-        with _as_file(args["body"]) as path:
+        with job_lock_or_409(store, INGEST, "ingest"), _as_file(args["body"]) as path:
             try:
                 report = ingest_file(store, path)
             except RecursionError:
@@ -122,7 +143,7 @@ def action_endpoints(store: Store, settings: Settings, schemas: Schemas, judges:
         return {"stored": report.stored, "skipped": [{"line": b.line, "reason": b.reason} for b in report.bad]}
 
     def actions(request: Request, args: dict[str, Any]) -> Any:
-        return {"running": runner.running, "last": {k: v.to_json() for k, v in runner.last.items()}}
+        return {"running": runner.running_now(), "last": {k: v.to_json() for k, v in runner.last.items()}}
 
     score_body = {"type": "object", "additionalProperties": False, "properties": {
         "all": {"type": ["boolean", "null"], "description": "ignore the watermark: consider every stored span"},
@@ -148,7 +169,8 @@ def action_endpoints(store: Store, settings: Settings, schemas: Schemas, judges:
                  cluster, run_report, body=cluster_body, errors=busy, tag="actions"),
         Endpoint("POST", "/api/ingest", "Backfill: each JSON line becomes a summarization span (bad lines are "
                                         "skipped and reported by number)", ingest,
-                 skipped_schema(stored={"type": "integer"}), raw_body="application/x-ndjson", tag="actions"),
+                 skipped_schema(stored={"type": "integer"}), raw_body="application/x-ndjson", errors=busy,
+                 tag="actions"),
         Endpoint("GET", "/api/actions", "The action running now and the last run of each", actions, listing,
                  errors=(), tag="actions"),
     ]

@@ -23,6 +23,7 @@ from ..store.baselines import latest_baseline
 from ..store.connection import Store
 from ..store.corpus import REJECTED as REJECTED_STATUS
 from ..store.corpus import STATUSES, CorpusItem, load_items
+from ..store.job_locks import CALIBRATION, JobBusy, job_locks
 from .openapi import ApiError, Endpoint, Param, Schemas, string
 
 if TYPE_CHECKING:
@@ -55,7 +56,9 @@ def corpus_endpoints(store: Store, schemas: Schemas, judges: Judges) -> list[End
         return _calibrate(store, judges, args, record=False)
 
     def run_calibration(request: Request, args: dict[str, Any]) -> Any:
-        return _calibrate(store, judges, args, record=bool(args["record"] if args["record"] is not None else True))
+        with job_lock_or_409(store, CALIBRATION, "calibrate"):
+            return _calibrate(store, judges, args,
+                              record=bool(args["record"] if args["record"] is not None else True))
 
     def import_items(request: Request, args: dict[str, Any]) -> Any:
         with _as_file(args["body"]) as path:
@@ -115,7 +118,8 @@ def corpus_endpoints(store: Store, schemas: Schemas, judges: Judges) -> list[End
         Endpoint("GET", "/api/calibration/{rubric}/baseline", "The stored baseline the gate compares with",
                  baseline, baseline_schema, (rubric_path,), errors=(404,), tag="calibration"),
         Endpoint("POST", "/api/actions/calibrate", "Calibrate now and record a passing run as the baseline",
-                 run_calibration, schemas.ref(CalibrationReport), body=calibrate_body, tag="actions"),
+                 run_calibration, schemas.ref(CalibrationReport), body=calibrate_body, errors=(400, 409),
+                 tag="actions"),
     ]
 
 
@@ -123,6 +127,17 @@ def _calibrate(store: Store, judges: Judges, args: dict[str, Any], *, record: bo
     rubric = args["rubric"]
     seed_starter_corpora(store, [rubric])
     return calibrate(store, judges(args["mode"]), rubric, judge_version=args["judge_version"], record=record)
+
+
+@contextmanager
+def job_lock_or_409(store: Store, job: str, holder: str) -> Iterator[None]:
+    """Hold the store-wide lock of ``job`` (store/job_locks.py) for the block, else ApiError(409) naming
+    what holds it."""
+    try:
+        with job_locks(store).hold(job, holder):
+            yield
+    except JobBusy as exc:
+        raise ApiError(409, f"{exc.holder} is already running; try again when it has finished") from None
 
 
 @contextmanager
