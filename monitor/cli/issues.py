@@ -166,3 +166,11 @@ def issues_show(ctx: typer.Context, issue_id: str = typer.Argument(..., help="Is
     if detail.trace_ids:
         out.print(f"trace ids ({len(detail.trace_ids)}): " + " ".join(detail.trace_ids[:50])
                   + (" ..." if len(detail.trace_ids) > 50 else ""), highlight=False)
+    if detail.exports:
+        out.print(table("Tickets", ["target", "state", "URL / error"],
+                        [(t.target, t.tracker_state or t.phase or "-",
+                          escape(t.url or t.external_id or "-") + (f"\n[red]{escape(t.error)}[/red]" if t.error
+                                                                   else ""))
+                         for t in detail.exports], text_width=40))
+    else:
+        out.print(f"tickets: none yet (sumwatch export {s.issue_id} --to github)", highlight=False)

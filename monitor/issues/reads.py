@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any, TypedDict
 
 from ..store.connection import Store
+from ..store.exports import ALERT_TARGETS, ExportRow, exports_of
 from ..store.issue_members import BOUNDARY, REPRESENTATIVE, Example, members_of
 from ..store.issues import IssueState, issue_history, issue_states, member_counts
 from ..store.runs import FINISHED_RUNS, RunInfo, last_run_ids, latest_run, latest_run_id
@@ -125,6 +126,28 @@ class IssueRunCount(TypedDict):
 
 
 @dataclass
+class IssueTicket:
+    """The issue's ticket in one tracker, as shown wherever the issue is: ``IssueTicket.of(export_row)``.
+    An alert channel (Slack, webhook) shows its target name alone: nothing of its row could hold a secret."""
+
+    target: str
+    external_id: str = ""
+    url: str = ""
+    tracker_state: str = ""  # open or closed, as the tracker last said
+    phase: str = ""  # pending, synced or failed
+    error: str = ""
+
+    @classmethod
+    def of(cls, row: ExportRow) -> IssueTicket:
+        if row.target in ALERT_TARGETS:
+            return cls(row.target)
+        return cls(row.target, row.external_id, row.url, row.tracker_state, row.phase, row.error)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
 class IssueDetail:
     row: IssueRow
     seen_in_run: str | None  # the last run with members (the examples below come from it)
@@ -132,19 +155,21 @@ class IssueDetail:
     boundary: list[Example]
     trace_ids: list[str]
     history: list[IssueRunCount] = field(default_factory=list)
+    exports: list[IssueTicket] = field(default_factory=list)  # its tickets, by target
 
     def to_json(self) -> dict[str, Any]:
         return {**self.row.to_json(), "seen_in_run": self.seen_in_run,
                 "representatives": [e.to_json() for e in self.representatives],
                 "boundary": [e.to_json() for e in self.boundary], "trace_ids": self.trace_ids,
-                "history": self.history}
+                "history": self.history, "exports": [t.to_json() for t in self.exports]}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> IssueDetail:
         return cls(IssueRow.from_json(data), data["seen_in_run"],
                    [Example.from_json(e) for e in data["representatives"]],
                    [Example.from_json(e) for e in data["boundary"]], list(data["trace_ids"]),
-                   [_run_count(h) for h in data.get("history") or []])
+                   [_run_count(h) for h in data.get("history") or []],
+                   [IssueTicket(**t) for t in data.get("exports") or []])
 
 
 def _run_count(data: dict[str, Any]) -> IssueRunCount:
@@ -201,7 +226,8 @@ def get_issue(store: Store, issue_id: str, *, trend_runs: int = 8, max_traces: i
     trace_ids = list(dict.fromkeys(e.trace_id for e in examples))[:max_traces]
     row = IssueRow.of(found[0], _trends(store, [number], trend_runs).get(number, []))
     return IssueDetail(row, seen_in, [e for e in examples if e.role == REPRESENTATIVE],
-                       [e for e in examples if e.role == BOUNDARY], trace_ids, history)
+                       [e for e in examples if e.role == BOUNDARY], trace_ids, history,
+                       [IssueTicket.of(r) for r in exports_of(store, number)])
 
 
 def sparkline(values: list[int]) -> str:

@@ -20,6 +20,7 @@ EXPORTS_TABLE = "sumwatch_exports"
 EXPORT_COLUMNS = ("Number", "Target", "ExternalId", "Url", "Phase", "TrackerState", "IssueStatus", "RunId",
                   "Members", "Error", "Attempts", "CreatedAt", "UpdatedAt")
 PENDING, SYNCED, FAILED = "pending", "synced", "failed"
+ALERT_TARGETS = ("slack", "webhook")  # alert channels: their rows are never shown beyond the target's name
 
 
 def _create(t: Target) -> str:

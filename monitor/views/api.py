@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from ..issues.reads import IssueDetail, IssueRunCount, IssueView, get_issue, issue_list
+from ..issues.reads import IssueDetail, IssueRunCount, IssueTicket, IssueView, get_issue, issue_list
 from ..rubrics.verdicts import RUBRICS
 from ..settings import MAX_LIST_LIMIT, Settings
 from ..store.connection import Store
@@ -138,7 +138,9 @@ def issue_schemas(schemas: Schemas) -> tuple[dict[str, Any], dict[str, Any], dic
     detail = schemas.define(IssueDetail.__name__, schemas.fields(
         IssueView, trend=trend, seen_in_run={"type": ["string", "null"]}, representatives=examples,
         boundary=examples, trace_ids={"type": "array", "items": {"type": "string"}},
-        history={"type": "array", "items": schemas.of(IssueRunCount)}))
+        history={"type": "array", "items": schemas.of(IssueRunCount)},
+        exports={"type": "array", "items": schemas.ref(IssueTicket),
+                 "description": "its tickets, one per target (an alert channel shows its target name alone)"}))
     return row, listing, detail
 
 
