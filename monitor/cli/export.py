@@ -67,18 +67,14 @@ def export(issue_ids: list[str] = typer.Argument(None, help="Issue ids, like SW-
             fail(str(exc))
     with open_reader(settings, note="exporting through it, with its tracker settings") as reader:
         if isinstance(reader, RemoteReader):
-            if not issue_ids or statuses or min_severity or min_traces:
-                fail("the database is held by `sumwatch up`: export issues by id through it (sumwatch export SW-3 "
-                     "--to ...), or stop it to export by filters")
-            data: list[dict] = []
-            for issue_id in issue_ids:
-                try:
-                    data += reader.post(f"/api/issues/{issue_id}/export", {"to": to, "dry_run": dry_run},
-                                        wait=True)["results"]
-                except RemoteError as exc:
-                    if exc.status in (400, 404) and exc.reason:
-                        fail(exc.reason, 1 if exc.status == 404 else 2)
-                    raise
+            try:
+                data: list[dict] = reader.post("/api/exports", {
+                    "to": to, "issue_ids": issue_ids or None, "statuses": statuses, "min_severity": min_severity,
+                    "min_traces": min_traces, "dry_run": dry_run}, wait=True)["results"]
+            except RemoteError as exc:
+                if exc.status in (400, 404) and exc.reason:
+                    fail(exc.reason, 1 if exc.status == 404 else 2)
+                raise
         else:
             assert isinstance(reader, StoreReader)
             problems = target_problems(to, config)
@@ -94,12 +90,12 @@ def export(issue_ids: list[str] = typer.Argument(None, help="Issue ids, like SW-
             data = [r.to_json() for r in results]
     if json_:
         print_json(data)
+    elif not data:
+        out.print("no issue matched (see `sumwatch issues`)")
     elif dry_run:
         for item in data:
             out.print(f"[bold]{item['issue_id']}[/bold] -> {item['target']} ({item['action']}):", highlight=False)
             print_json(item.get("request"))
-    elif not data:
-        out.print("no issue matched (see `sumwatch issues`)")
     else:
         out.print(table(f"export to {to}", ["issue", "action", "state", "ticket / error"],
                         [(d["issue_id"], d["action"], d["tracker_state"] or "-",

@@ -19,6 +19,8 @@ import pytest
 from typer.testing import CliRunner
 
 from sumwatch.monitor.cli import _shared, app
+from sumwatch.monitor.exports.config import ExportConfig
+from sumwatch.monitor.exports.routes import export_routes
 from sumwatch.monitor.ingest.receiver import ReceiverServer
 from sumwatch.monitor.store.connection import Store, StoreBusyError
 from sumwatch.monitor.store.corpus import CorpusItem
@@ -53,14 +55,17 @@ def _corpus_file(tmp_path: Path) -> tuple[Path, str]:
 
 
 @pytest.fixture
-def two_stores(settings, store, cli_env, monkeypatch):
+def two_stores(settings, store, cli_env, monkeypatch, tmp_path):
     """(run here on database A, run through a server on database B, run here on database B)."""
     settings_b = settings.with_(database=f"t_{uuid.uuid4().hex[:10]}", api_token=TOKEN, embeddings=False)
     store_b = Store.open(settings_b)
     migrate(store_b)
-    server = ReceiverServer(settings_b, store_b, extra_routes=api_routes(store_b, settings_b),
-                            middleware=[auth_middleware(settings_b)]).start()
-    env_a = {**cli_env, "SUMWATCH_EMBEDDINGS": "false"}
+    # as `sumwatch up` serves them: the tracker exports with the server's own settings (Markdown files here)
+    tickets = ExportConfig(markdown_dir=str(tmp_path / "tickets-b"))
+    server = ReceiverServer(settings_b, store_b, middleware=[auth_middleware(settings_b)],
+                            extra_routes=api_routes(store_b, settings_b) + export_routes(store_b, settings_b, tickets)
+                            ).start()
+    env_a = {**cli_env, "SUMWATCH_EMBEDDINGS": "false", "SUMWATCH_MARKDOWN_DIR": str(tmp_path / "tickets-a")}
     env_b = {**env_a, "SUMWATCH_DATABASE": settings_b.database, "SUMWATCH_API_TOKEN": TOKEN}
     real = _shared.open_store
 
@@ -138,6 +143,8 @@ def test_commands_that_change_the_store_print_the_same_through_the_server(two_st
                "cluster --json", drop=("run_id", "window_start", "window_end", "seconds", "map_seconds",
                                        "first_seen", "last_seen"))
 
+    _exports_print_the_same(here, there, two_stores[2], tmp_path)
+
     corpus, item_id = _corpus_file(tmp_path)
     imported = _same(here("corpus", "import", str(corpus)), there("corpus", "import", str(corpus)), "import")
     assert imported.exit_code == 1 and "added 2, updated 0 corpus items; skipped 1 bad line(s)" in imported.stdout
@@ -156,6 +163,47 @@ def test_commands_that_change_the_store_print_the_same_through_the_server(two_st
     _same_json(here("calibrate", "--rubric", "factuality", "--mode", "off", "--json", "--no-record"),
                there("calibrate", "--rubric", "factuality", "--mode", "off", "--json", "--no-record"),
                "calibrate --json")
+
+
+def _exports_print_the_same(here, there, local_b, tmp_path):
+    """`sumwatch export` by id and by filters (Markdown tickets in tmp folders: one here, one the server's),
+    then `issues show` with its ticket, print the same both ways (less the folders' names). What prints trace
+    ids (a dry run's tickets, `issues show`) is compared on the server's database, read here and through it."""
+    dirs = {(tmp_path / "tickets-a").resolve(): "<dir>", (tmp_path / "tickets-b").resolve(): "<dir>"}
+    note_re = re.compile(r"\(the database is held by the sumwatch server at \S+; exporting through it, with its "
+                         r"tracker settings\)\n|" + _NOTE.pattern)
+    for folder in dirs:
+        folder.mkdir()
+
+    def masked(result):
+        text, err = result.stdout, result.stderr
+        for folder, name in dirs.items():
+            text = text.replace(folder.as_uri(), name).replace(str(folder), name)
+        return result.exit_code, text, note_re.sub("", err)
+
+    def same(*args, note=True, on_b=False):
+        a, b = (local_b if on_b else here)(*args), there(*args)
+        assert bool(note_re.search(b.stderr)) == note, (args, b.stderr)
+        assert masked(a) == masked(b), args
+        return a
+
+    planned = same("export", "--status", "ongoing", "--min-severity", "high", "--to", "markdown", "--dry-run",
+                   on_b=True)
+    assert planned.exit_code == 0 and "-> markdown (would-create):" in planned.stdout
+    assert not any(any(folder.iterdir()) for folder in dirs)  # a dry run writes nothing
+    created = same("export", "SW-1", "--to", "markdown")
+    assert created.exit_code == 0 and "created" in created.stdout and "SW-1.md" in created.stdout
+    assert all((folder / "SW-1.md").is_file() for folder in dirs)
+    batch = json.loads(same("export", "--status", "ongoing", "--to", "markdown", "--json").stdout)
+    assert {r["action"] for r in batch} <= {"created", "updated"} and len(batch) >= 1
+    assert [r["action"] for r in batch if r["issue_id"] == "SW-1"] in ([], ["updated"])
+    missing = same("export", "SW-99", "--to", "markdown")
+    assert missing.exit_code == 1 and "no issue SW-99 in the last clustering run" in missing.stderr
+    shown = same("issues", "show", "SW-1", on_b=True)
+    assert "Tickets" in shown.stdout and "markdown" in shown.stdout and "<dir>/SW-1.md" in masked(shown)[1]
+    detail = json.loads(same("issues", "show", "SW-1", "--json", on_b=True).stdout)
+    assert [(t["target"], t["external_id"], t["phase"]) for t in detail["exports"]] == [
+        ("markdown", "SW-1.md", "synced")]
 
 
 @pytest.mark.parametrize("args", [
@@ -182,6 +230,13 @@ def test_a_wrong_token_is_one_line_and_the_token_option_wins(two_stores):
     assert refused.stderr.strip().splitlines()[-1].endswith("refused the read (401 unauthorized): SUMWATCH_API_TOKEN "
                                                             "(or --token) here is not the token it was started with")
     assert there("--token", TOKEN, "traces", "--json").exit_code == 0
+    for args, what in ((("export", "SW-1", "--to", "markdown"), "the export"),
+                       (("corpus", "label", "some-item", "correct"), "the label"),
+                       (("cluster",), "the clustering run")):
+        refused = there("--token", "not-the-token", *args)
+        assert refused.exit_code == 3 and "Traceback" not in refused.output
+        line = refused.stderr.strip().splitlines()[-1]
+        assert f"refused {what} (401 unauthorized)" in line and "refused the read" not in line, (args, line)
 
 
 def test_a_command_that_cannot_go_through_names_the_holders_whole_command_line(settings, store):
