@@ -162,7 +162,7 @@ def open_reader(settings: Settings, note: str = "reading through it") -> Iterato
         try:
             yield remote
         except RemoteError as exc:
-            fail(remote_problem(str(exc), api, token_set=bool(settings.api_token)), 3)
+            fail(remote_problem(str(exc), api, token_set=bool(settings.api_token), what=exc.what), 3)
         except json.JSONDecodeError:
             fail(f"the server at {api} did not answer as a sumwatch server (not JSON); is another program on "
                  f"that port?", 3)
@@ -178,8 +178,9 @@ def refused(exc: Exception) -> NoReturn:
     raise exc
 
 
-def remote_problem(error: str, api: str, *, token_set: bool) -> str:
-    """One line for an error of the sumwatch server's read API: what happened and what to do."""
+def remote_problem(error: str, api: str, *, token_set: bool, what: str = "the read") -> str:
+    """One line for an error of the sumwatch server's API: what happened to ``what`` (the read, the export,
+    the label, ...) and what to do."""
     answered = re.match(r"\S+: (\d{3}) ", error)
     if answered is None:  # no answer at all: refused, reset, timed out
         return (f"{error}; the server may be starting or stopping: try again, or stop it to read the "
@@ -188,11 +189,11 @@ def remote_problem(error: str, api: str, *, token_set: bool) -> str:
     if status == 401:
         fix = ("SUMWATCH_API_TOKEN (or --token) here is not the token it was started with" if token_set else
                "its API wants a token: set SUMWATCH_API_TOKEN (or --token) to the one it was started with")
-        return f"the sumwatch server at {api} refused the read (401 unauthorized): {fix}"
+        return f"the sumwatch server at {api} refused {what} (401 unauthorized): {fix}"
     if status == 403:
-        return f"the sumwatch server at {api} refused the read (403 forbidden): check its token and access rules"
+        return f"the sumwatch server at {api} refused {what} (403 forbidden): check its token and access rules"
     if status >= 500:
-        return f"the sumwatch server at {api} failed the read ({status}): see its log, then try again"
+        return f"the sumwatch server at {api} failed {what} ({status}): see its log, then try again"
     detail = error[answered.end():]
     with suppress(ValueError, KeyError, TypeError):
         detail = json.loads(detail)["error"]

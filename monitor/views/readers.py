@@ -118,11 +118,27 @@ def store_status(store: Store) -> StoreStatus:
 
 
 class RemoteError(RuntimeError):
-    """The running server answered with an error (``status``, and its ``error`` text as ``reason``)."""
+    """The running server answered with an error (``status``, and its ``error`` text as ``reason``); ``what``
+    names the request it refused or failed, as people say it (the read, the export, the label, ...)."""
 
-    def __init__(self, message: str, status: int | None = None, reason: str = "") -> None:
+    def __init__(self, message: str, status: int | None = None, reason: str = "", what: str = "the read") -> None:
         super().__init__(message)
-        self.status, self.reason = status, reason
+        self.status, self.reason, self.what = status, reason, what
+
+
+# what a POST asks of the server, by the end of its path (anything else is "the request")
+_POSTS = (("/api/actions/score", "the scoring"), ("/api/actions/cluster", "the clustering run"),
+          ("/api/actions/calibrate", "the calibration"), ("/api/ingest", "the ingest"),
+          ("/api/corpus/import", "the corpus import"), ("/label", "the label"), ("/export", "the export"),
+          ("/api/exports", "the export"))
+
+
+def request_name(method: str, path: str) -> str:
+    """How a refusal names the request: ``the read`` for GET and HEAD, else what the POST does."""
+    if method in ("GET", "HEAD"):
+        return "the read"
+    path = path.split("?", 1)[0]
+    return next((name for end, name in _POSTS if path.endswith(end)), "the request")
 
 
 class RemoteReader:
@@ -159,7 +175,8 @@ class RemoteReader:
         try:
             response = self._client.request(method, path, timeout=timeout, **kw)
         except httpx.TransportError as exc:
-            raise RemoteError(f"cannot reach the sumwatch server at {self.base_url}: {exc}") from None
+            raise RemoteError(f"cannot reach the sumwatch server at {self.base_url}: {exc}",
+                              what=request_name(method, path)) from None
         if response.status_code == 404 and missing_ok:
             return None
         if response.status_code != 200:
@@ -167,7 +184,7 @@ class RemoteReader:
             with suppress(ValueError, KeyError, TypeError):
                 reason = str(response.json()["error"])
             raise RemoteError(f"{self.base_url}{path}: {response.status_code} {response.text[:200]}",
-                              response.status_code, reason)
+                              response.status_code, reason, request_name(method, path))
         return response.json()
 
     def list_traces(self, limit: int = 20, service: str | None = None, *, domain: str | None = None,
