@@ -26,7 +26,7 @@ from ...store.issues import issue_states
 from ...store.projections import load_projection
 from ...store.runs import latest_run
 from ...store.scores import ScoreRecord, list_scores
-from ...store.stats import compare, filter_options, issue_sparklines, judge_cost, pass_rate_series, volume_series
+from ...store.stats import compare_all, filter_options, issue_sparklines, judge_cost, pass_rate_series, volume_series
 from ...store.traces import SpanDetail, get_trace, span_texts
 from . import charts
 from .evidence import evidence_phrases, highlight
@@ -251,9 +251,8 @@ def trace_page(store: Store, settings: Settings, trace_id: str) -> dict[str, Any
 # -- compare ----------------------------------------------------------------------------------------
 
 def compare_page(store: Store, choice: FilterChoice) -> dict[str, Any]:
-    f = choice.filters
-    by_prompt = compare(store, f, "prompt_version")
-    by_model = compare(store, f, "model")
+    both = compare_all(store, choice.filters)  # one join of the score facts with the span facts for both
+    by_prompt, by_model = both["prompt_version"], both["model"]
     return {"choice": choice, "options": filter_options(store), "by_prompt": by_prompt, "by_model": by_model,
             "prompt_fig": charts.compare_figure(by_prompt) if by_prompt else None,
             "model_fig": charts.compare_figure(by_model) if by_model else None}
