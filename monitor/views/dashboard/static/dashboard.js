@@ -143,10 +143,53 @@
             } else if (result.url) {
               out.appendChild(document.createTextNode(result.url));
             }
+            showTicket(result);
           });
         });
       }, function (err) { button.disabled = false; out.textContent = "export failed: " + err; });
     });
+  }
+
+  // the ticket list takes an export's result in place (as the page shows it after a reload)
+  function showTicket(result) {
+    var list = document.getElementById("ticket-list");
+    if (!list || !result.target || /^(would-|skipped)/.test(result.action || "")) return;
+    var alert = result.target === "slack" || result.target === "webhook";  // shown by name alone
+    var item = document.createElement("span");
+    item.className = "ticket";
+    item.dataset.target = result.target;
+    var name = document.createElement("span");
+    name.className = "ticket-target";
+    name.textContent = result.target;
+    item.appendChild(name);
+    var url = alert ? "" : (result.url || "");
+    if (url) {
+      item.appendChild(document.createTextNode(" "));
+      var ref = document.createElement(/^https?:\/\//.test(url) ? "a" : "span");
+      if (ref.tagName === "A") { ref.href = url; ref.target = "_blank"; ref.rel = "noopener"; }
+      else { ref.className = "ticket-ref"; }
+      ref.textContent = ref.tagName === "A" ? (result.external_id || url) : url;
+      item.appendChild(ref);
+    }
+    var state = alert ? "" : (result.action === "failed" ? "failed" : (result.tracker_state || "synced"));
+    if (state) {
+      var badge = document.createElement("span");
+      badge.className = "badge state-" + state;
+      badge.textContent = state;
+      item.appendChild(document.createTextNode(" "));
+      item.appendChild(badge);
+    }
+    if (!alert && result.error) {
+      var error = document.createElement("span");
+      error.className = "ticket-error";
+      error.textContent = result.error;
+      item.appendChild(document.createTextNode(" "));
+      item.appendChild(error);
+    }
+    var old = list.querySelector('.ticket[data-target="' + result.target + '"]');
+    if (old) { list.replaceChild(item, old); } else { list.appendChild(item); }
+    var none = document.getElementById("no-tickets");
+    if (none) none.hidden = true;
   }
 
   // a long source scrolls inside its box: bring the first marked phrase into view

@@ -152,6 +152,9 @@ def test_the_export_button_files_the_issue_with_the_chosen_tracker(browser, data
         page.click("#export-issue")
         page.wait_for_function("() => /markdown: /.test(document.getElementById('export-result').textContent)")
         assert "markdown: created" in page.locator("#export-result").inner_text()
+        ticket = page.locator('#ticket-list .ticket[data-target="markdown"]')  # listed in place, no reload
+        assert f"{issue.issue_id}.md" in ticket.inner_text() and "open" in ticket.inner_text()
+        assert page.locator("#no-tickets").is_hidden()
         assert issue.title in (tmp_path / f"{issue.issue_id}.md").read_text()
         page.select_option("#export-target", "github")  # not configured here: the tracker's reason is shown
         page.click("#export-issue")

@@ -190,3 +190,38 @@ def test_the_overview_lists_the_open_issues_largest_first(client, dataset):
     expected = [i.issue_id for i in sorted(report.issues, key=lambda i: (-i.members, i.number))][:12]
     assert listed == expected
     assert table.count('class="sparkline"') == len(expected)
+
+
+def test_the_issue_page_lists_its_tickets_after_an_export_and_never_an_alert_channels_secrets(dataset, tmp_path):
+    """The page (and the API's issue detail) show each ticket with its link and state; an export through the
+    route shows up on the next load; a Slack row shows its target's name and nothing else of it."""
+    from sumwatch.monitor.exports.config import ExportConfig
+    from sumwatch.monitor.store.exports import FAILED, ExportRow, save_export
+
+    settings, store, report = dataset
+    assert len(report.issues) >= 2
+    issue = report.issues[-1]  # the browser test exports the first one
+    secret = "https://hooks.slack.com/services/T000/B000/very-secret-part"
+    exporting = serve(store, settings, ExportConfig(markdown_dir=str(tmp_path)))
+    try:
+        with httpx.Client(base_url=exporting.endpoint, timeout=60,
+                          headers={"authorization": "Bearer any"}) as c:
+            before = c.get(f"/issues/{issue.issue_id}").text
+            assert '<span id="no-tickets" class="muted">none yet' in before
+            save_export(store, ExportRow(issue.number, "slack", external_id=secret, url=secret, phase=FAILED,
+                                         tracker_state="open", error=f"POST {secret}: 404"))
+            done = c.post(f"/api/issues/{issue.issue_id}/export", json={"to": "markdown"})
+            assert done.status_code == 200 and done.json()["results"][0]["action"] == "created"
+            page = c.get(f"/issues/{issue.issue_id}").text
+            tickets = page.split('id="issue-tickets"', 1)[1].split("</p>", 1)[0]
+            markdown = re.search(r'<span class="ticket" data-target="markdown">(.*?)</span>\s*'
+                                 r'(?=<span class="ticket"|$)', tickets, re.S)
+            assert markdown and f"{issue.issue_id}.md" in markdown.group(1) and "state-open" in markdown.group(1)
+            assert 'data-target="slack"' in tickets and "very-secret" not in page and "hooks.slack" not in page
+            assert 'id="no-tickets" class="muted" hidden' in page
+            shown = c.get(f"/api/issues/{issue.issue_id}").json()["exports"]
+            assert {t["target"]: t for t in shown}["slack"] == {"target": "slack", "external_id": "", "url": "",
+                                                                "tracker_state": "", "phase": "", "error": ""}
+            assert {t["target"]: t for t in shown}["markdown"]["external_id"] == f"{issue.issue_id}.md"
+    finally:
+        exporting.stop()
