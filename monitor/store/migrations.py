@@ -27,6 +27,7 @@ from .runs import CLUSTER_RUNS
 from .score_facts import SCORE_FACTS, score_facts_view_ddl
 from .scores import SCORES
 from .span_facts import SPAN_FACTS, facts_view_ddl
+from .span_keys import SPAN_KEYS, span_keys_ddl
 from .traces import otel_traces_ddl
 from .watermarks import WATERMARKS
 
@@ -60,6 +61,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "retention: expired scores leave as whole parts", retention_ddl),
     Migration(7, "dashboard: score facts (the latest judgement per span and rubric, view from the scores)",
               lambda t: tables_ddl(t, SCORE_FACTS) + score_facts_view_ddl(t)),
+    Migration(8, "dashboard: span keys (model and prompt version by span key, view from otel_traces)",
+              lambda t: tables_ddl(t, SPAN_KEYS) + span_keys_ddl(t)),
 )
 
 

@@ -23,9 +23,9 @@ from .ddl import Target
 from .issue_members import ISSUE_MEMBERS_TABLE
 from .scores import SCORES_TABLE
 
-# table -> the time its rows age by. A table that does not exist (yet) is skipped; the last three are the
-# dashboard's tables (store/span_facts.py, score_facts.py, projections.py), named here so this module
-# stays below them.
+# table -> the time its rows age by. A table that does not exist (yet) is skipped; the last four are the
+# dashboard's tables (store/span_facts.py, score_facts.py, projections.py, span_keys.py), named here so
+# this module stays below them.
 RETAINED: dict[str, str] = {
     TRACES_TABLE: "toDateTime(Timestamp)",
     TRACE_ID_TS_TABLE: "toDateTime(Start)",
@@ -34,6 +34,7 @@ RETAINED: dict[str, str] = {
     "sumwatch_span_facts": "toDateTime(Timestamp)",
     "sumwatch_score_facts": "toDateTime(SpanTimestamp)",
     "sumwatch_projections": "toDateTime(RunAt)",
+    "sumwatch_span_keys": "toDateTime(Timestamp)",
 }
 
 _TTL = re.compile(r"\bTTL\s+(.+?)(?:\s+SETTINGS\s|\s*$)", re.S)

@@ -13,7 +13,8 @@ Spans are counted from ``sumwatch_span_facts`` (service, model and prompt versio
 span, copied out of ``otel_traces`` by a view), each span once. Rates read ``sumwatch_score_facts``: the
 latest judgement of each (span, rubric) across judge versions, kept by a view; an unsure result (not
 confident) is stored as passed and counts as passed, and a judge error is not a judgement. Model and prompt
-version filter scores through the span facts, joined on one number per span (``SPAN_KEY``).
+version filter scores through ``sumwatch_span_keys`` (each span's model and prompt version under one number
+per span, ``SPAN_KEY``, the score facts' key), joined on that number.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from .runs import last_run_ids
 from .score_facts import SCORE_FACTS_TABLE, SPAN_KEY
 from .scores import SCORES_TABLE
 from .span_facts import SPAN_FACTS_TABLE
+from .span_keys import SPAN_KEYS_TABLE
 
 CompareBy = Literal["prompt_version", "model"]
 COMPARE_BY: dict[str, str] = {"prompt_version": "PromptVersion", "model": "Model"}
@@ -137,7 +139,7 @@ def _spans_of(f: Filters, params: dict[str, Any], key: str) -> str:
     if not (f.model or f.prompt_version):
         return ""
     spans = _facts_where(Filters(model=f.model, prompt_version=f.prompt_version), params)
-    return f" AND {key} IN (SELECT {SPAN_KEY} FROM {quote_ident(SPAN_FACTS_TABLE)} WHERE {spans})"
+    return f" AND {key} IN (SELECT SpanKey FROM {quote_ident(SPAN_KEYS_TABLE)} WHERE {spans})"
 
 
 def _judged(f: Filters, params: dict[str, Any]) -> str:
@@ -225,15 +227,15 @@ def compare_all(store: Store, filters: Filters, by: Sequence[CompareBy] = ("prom
     params: dict[str, Any] = {}
     columns = [COMPARE_BY[b] for b in by]
     facts = _facts_where(Filters(model=filters.model, prompt_version=filters.prompt_version), params)
-    # LEFT ANY: one row of facts per judgement, though a span stored twice (an exporter's retry) has two
-    # (INNER ANY would also use each row of facts once, dropping a span's other rubrics); the hash table of
-    # 1M spans' facts is built on every core (parallel_hash): 0.3 s instead of 0.5 over 1M spans on 2 cores
+    # LEFT ANY: one row of keys per judgement, though a span stored twice (an exporter's retry) has two
+    # (INNER ANY would also use each row of keys once, dropping a span's other rubrics); the hash table of
+    # 1M spans' keys is built on every core (parallel_hash); the keys are stored, not hashed from the ids
     groups = ", ".join(f"f.{c}" for c in columns)
     rows = store.query_rows(
         f"""SELECT {groups}, s.Rubric, sum(s.Passed), count()
         FROM ({_judged(Filters(filters.start, filters.end, filters.service), params)}) AS s
-        LEFT ANY JOIN (SELECT {SPAN_KEY} AS SpanKey, {", ".join(columns)}, 1 AS found
-                       FROM {quote_ident(SPAN_FACTS_TABLE)} WHERE {facts}) AS f USING (SpanKey)
+        LEFT ANY JOIN (SELECT SpanKey, {", ".join(columns)}, 1 AS found
+                       FROM {quote_ident(SPAN_KEYS_TABLE)} WHERE {facts}) AS f USING (SpanKey)
         WHERE f.found = 1 GROUP BY {groups}, s.Rubric
         SETTINGS join_algorithm = 'parallel_hash'""", params)
     out: dict[str, list[CompareRow]] = {}

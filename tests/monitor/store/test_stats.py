@@ -156,3 +156,24 @@ def test_issue_sparklines_give_traces_per_run_oldest_first(store):
         "SW-1": [4, 6, 0], "SW-2": [0, 3, 9], "SW-7": [0, 0, 0]}
     assert stats.issue_sparklines(store, ["SW-2"], runs=2) == {"SW-2": [3, 9]}
     assert stats.issue_sparklines(store, []) == {}
+
+
+def test_span_keys_follow_inserts_and_the_backfill_rebuilds_them_from_the_span_facts(workload):
+    from sumwatch.monitor.store.migrations import target
+    from sumwatch.monitor.store.score_facts import SPAN_KEY
+    from sumwatch.monitor.store.span_keys import SPAN_KEYS_TABLE, span_keys_ddl
+
+    def keys():
+        return sorted(workload.query_rows(f"SELECT SpanKey, Model, PromptVersion, Timestamp FROM {SPAN_KEYS_TABLE}"))
+
+    facts = sorted(workload.query_rows(
+        f"SELECT {SPAN_KEY}, Model, PromptVersion, Timestamp FROM {SPAN_FACTS_TABLE}"))
+    assert keys() == facts and len(facts) == 41  # the view: each insert, the retried copy included
+    by_model = stats.compare_all(workload, stats.Filters(prompt_version="v4"))["model"]
+    assert {(r.group, r.rubric, r.passed, r.total) for r in by_model} == {
+        ("gpt-4.1", "conciseness", 20, 20), ("gpt-4.1", "factuality", 16, 20)}
+    workload.command(f"TRUNCATE TABLE {SPAN_KEYS_TABLE}")  # spans stored before migration 8 existed
+    assert stats.compare_all(workload, stats.Filters())["model"] == []
+    workload.command(span_keys_ddl(target(workload))[1])
+    assert set(keys()) == set(facts)  # one insert: its copies of a span may be merged into one row
+    assert stats.compare_all(workload, stats.Filters(prompt_version="v4"))["model"] == by_model
