@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sumwatch.monitor.cli import _shared, app
+from sumwatch.monitor.store.exports import FAILED, SYNCED, ExportRow, save_export
 from sumwatch.monitor.store.issue_members import REPRESENTATIVE, save_members
 from sumwatch.monitor.store.issues import IssueState, save_states
 from sumwatch.monitor.store.runs import CLUSTER_RUNS_TABLE, RUN_COLUMNS
@@ -18,6 +19,7 @@ runner = CliRunner()
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
 TITLES = ["Summaries invent quarterly revenue figures that the [source] never states",
           "Named executives are swapped for competitors mentioned elsewhere in the filing"]
+GITHUB_URL = "https://github.com/example-org/summaries-service/issues/4242"
 FIXES = ["Copy every figure verbatim from the source document", "Quote names exactly as the source spells them"]
 
 
@@ -40,6 +42,10 @@ def narrow_store(store, rules_cascade, monkeypatch):
                           "groundedness contradicted", NOW)])
     store.insert(CLUSTER_RUNS_TABLE, [("run-1", NOW, NOW, NOW, NOW, 6, 2, 4, 2, 2, 0, 0, "KeywordNamer",
                                        "all-MiniLM-L6-v2", 1.5)], RUN_COLUMNS)
+    save_export(store, ExportRow(11, "github", "4242", GITHUB_URL, SYNCED, "closed"))
+    save_export(store, ExportRow(11, "jira", phase=FAILED, error="jira: 401 unauthorized: check SUMWATCH_JIRA_EMAIL "
+                                                                 "and SUMWATCH_JIRA_TOKEN"))
+    save_export(store, ExportRow(11, "slack", url="https://hooks.slack.com/services/T0/B0/secret-part", phase=SYNCED))
     monkeypatch.setattr(_shared.out, "width", 80)
     return trace_ids
 
@@ -75,3 +81,15 @@ def test_issue_titles_and_fixes_wrap_between_words_at_80_columns(narrow_store, c
 def test_every_listing_keeps_json(narrow_store, cli_env, args):
     result = runner.invoke(app, [*args, "--json"], env=cli_env, catch_exceptions=False)
     assert result.exit_code == 0 and json.loads(result.stdout)
+
+
+def test_an_issues_tickets_fit_80_columns_with_their_state_and_error_and_no_alert_secret(narrow_store, cli_env):
+    shown = runner.invoke(app, ["issues", "show", "SW-11"], env=cli_env, catch_exceptions=False).stdout
+    tickets = shown[shown.index("Tickets"):]
+    rows = {line.split("│")[1].strip(): line for line in tickets.splitlines() if line.count("│") == 4
+            and line.split("│")[1].strip()}
+    assert set(rows) == {"github", "jira", "slack"}
+    assert "closed" in rows["github"] and "failed" in rows["jira"]
+    cells = "".join(line.split("│")[3].strip() for line in tickets.splitlines() if line.count("│") == 4)
+    assert GITHUB_URL in cells  # folded at 80 columns, whole when read back
+    assert "401 unauthorized" in tickets and "hooks.slack" not in shown and "secret" not in shown
