@@ -87,6 +87,20 @@ def test_the_export_route_wants_the_api_token_and_exports(issues, fake, tmp_path
         missing = httpx.post(server.endpoint + "/api/issues/SW-9/export", json={"to": "github"},
                              headers={"authorization": "Bearer route-token-123"}, timeout=10)
         assert missing.status_code == 404
+        batch = server.endpoint + "/api/exports"
+        token = {"authorization": "Bearer route-token-123"}
+        assert httpx.post(batch, json={"to": "github"}, timeout=10).status_code == 401
+        planned = httpx.post(batch, json={"to": "github", "statuses": ["new", "regressed"], "min_severity": "high",
+                                          "dry_run": True}, headers=token, timeout=10)
+        assert planned.status_code == 200
+        assert [(r["issue_id"], r["action"]) for r in planned.json()["results"]] == [("SW-1", "would-update")]
+        for body, says in (({"to": "github", "statuses": ["sleeping"]}, "statuses takes new"),
+                           ({"to": "github", "min_severity": "huge"}, "min_severity takes low"),
+                           ({"to": "github", "min_traces": -1}, "min_traces must be"),
+                           ({"to": "github", "issue_ids": ["SW-x"]}, "an issue id looks like"),
+                           ({"to": "github", "colour": "red"}, "unknown field 'colour'"), ([], "the body must be")):
+            refused = httpx.post(batch, json=body, headers=token, timeout=10)
+            assert refused.status_code == 400 and says in refused.json()["error"], (body, refused.text)
     finally:
         server.stop()
 
