@@ -132,6 +132,10 @@ class _Answer(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(self.body)
 
+    def do_POST(self):  # noqa: N802 - the same answer to a request that changes something
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        self.do_GET()
+
     def log_message(self, *args):
         pass
 
@@ -177,6 +181,23 @@ def test_errors_of_the_server_holding_the_store_are_one_line(server_holding_the_
         note, line = result.stderr.strip().splitlines()
         assert note == f"(the database is held by the sumwatch server at {api}; reading through it)"
         assert line.startswith(f"error: the sumwatch server at {api} {message}"), line
+
+
+@pytest.mark.parametrize("status, message", [
+    (401, "refused {what} (401 unauthorized): SUMWATCH_API_TOKEN (or --token) here is not the token it was"),
+    (403, "refused {what} (403 forbidden)"), (500, "failed {what} (500): see its log"),
+])
+def test_a_command_that_writes_names_what_the_server_refused(server_holding_the_store, tmp_path, status, message):
+    api = server_holding_the_store(status, b'{"error": "no"}')
+    corpus = tmp_path / "items.jsonl"
+    corpus.write_text('{"rubric": "factuality", "source": "a", "summary": "b"}\n')
+    for args, what in ((("export", "SW-1", "--to", "markdown"), "the export"),
+                       (("corpus", "label", "item-1", "correct"), "the label"), (("cluster",), "the clustering run"),
+                       (("sample",), "the scoring"), (("corpus", "import", str(corpus)), "the corpus import")):
+        result = run({"SUMWATCH_API_TOKEN": "wrong-token", "SUMWATCH_MARKDOWN_DIR": str(tmp_path)}, *args)
+        assert result.exit_code == 3 and "Traceback" not in result.output, (args, result.output)
+        line = result.stderr.strip().splitlines()[-1]
+        assert line.startswith(f"error: the sumwatch server at {api} {message.format(what=what)}"), (args, line)
 
 
 def test_a_server_that_does_not_answer_is_one_line(server_holding_the_store):
