@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from sumwatch.monitor.exports.config import ExportConfig
 from sumwatch.monitor.settings import Settings, SettingsError, crontab_fields, parse_duration
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,6 +88,7 @@ def test_crontab_weekdays_are_written_as_names_counting_from_sunday():
 def test_every_variable_the_readme_documents_is_a_setting():
     documented = set(re.findall(r"`(SUMWATCH_[A-Z_]+)`", (ROOT / "README.md").read_text()))
     known = {Settings.env_var(name) for name in Settings.__dataclass_fields__}
+    known |= {ExportConfig.env_var(name) for name in ExportConfig.__dataclass_fields__}  # the tracker settings
     assert documented and documented <= known, f"documented but unknown: {sorted(documented - known)}"
 
 
