@@ -142,6 +142,12 @@ class Settings:
             values["home"] = Path(values["home"])
         return cls(**values)
 
+    @classmethod
+    def explicit(cls, env: Mapping[str, str] | None = None) -> set[str]:
+        """The settings given a value in the environment (not left at their defaults)."""
+        env = os.environ if env is None else env
+        return {name for name in _hints() if env.get(cls.env_var(name))}
+
     def with_(self, **changes: Any) -> Settings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 

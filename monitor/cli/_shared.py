@@ -6,8 +6,8 @@ import json
 import logging
 import re
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, closing, contextmanager, suppress
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -22,7 +22,10 @@ from ..store.connection import Store, StoreError
 
 if TYPE_CHECKING:
     from ..rubrics.cascade import Cascade
-    from ..views.readers import Reader
+    from ..views.client import ApiClient, ClientError
+    from ..views.services import ActionProgress
+
+IN_PROCESS = "this process"
 
 out = Console(width=None if sys.stdout.isatty() else 220)
 
@@ -143,65 +146,101 @@ def clickhouse_reason(exc: Exception) -> str:
 
 
 @contextmanager
-def open_reader(settings: Settings, note: str = "reading through it") -> Iterator[Reader]:
-    """The store, or the running `sumwatch up` that holds it: the same calls and records either way.
-    What the server answers instead of records (401, 5xx, no answer) exits 3 with one line."""
+def open_client(settings: Settings, note: str = "reading through it", *, command: str | None = None
+                ) -> Iterator[ApiClient]:
+    """The API, through one client: the running `sumwatch up` that holds the database, or the same app in this
+    process on the store opened here. What the server answers instead of records exits with one line: 2 for a
+    request it refused as bad (its reason), 3 for anything else (401, 5xx, no answer)."""
+    from ..exports.config import ExportConfig
     from ..store.connection import StoreBusyError
-    from ..views.readers import RemoteError, RemoteReader, StoreReader
+    from ..views.app import create_app
+    from ..views.client import ApiClient, ClientError
 
     with ExitStack() as stack:
         try:
-            reader: Reader = StoreReader(stack.enter_context(open_store(settings, busy_to_caller=True)))
+            store = stack.enter_context(open_store(settings, busy_to_caller=True))
         except StoreBusyError as exc:
             api = exc.api or ""
+            err.print(f"(the database is held by the sumwatch server at {api}; {note})")
+            client = stack.enter_context(ApiClient.remote(api, settings.api_token))
         else:
-            yield reader
-            return
-        err.print(f"(the database is held by the sumwatch server at {api}; {note})")
-        remote = stack.enter_context(closing(RemoteReader(api, settings.api_token)))
+            try:
+                app = create_app(settings, store, export_config=ExportConfig.from_env())
+            except ValueError as exc:
+                fail(str(exc))
+            client = stack.enter_context(ApiClient.in_process(app, settings.api_token))
         try:
-            yield remote
-        except RemoteError as exc:
-            fail(remote_problem(str(exc), api, token_set=bool(settings.api_token), what=exc.what), 3)
-        except json.JSONDecodeError:
-            fail(f"the server at {api} did not answer as a sumwatch server (not JSON); is another program on "
-                 f"that port?", 3)
+            yield client
+        except ClientError as exc:
+            fail(client_problem(exc, client.where, token_set=bool(settings.api_token)),
+                 2 if exc.status in (400, 413) and exc.reason else 3)
 
 
-def refused(exc: Exception) -> NoReturn:
-    """Exit as the command does when it opens the store itself: a request the server refused (400) with its
-    reason; any other server error goes on to :func:`open_reader`, which names the server."""
-    from ..views.readers import RemoteError
+def own_settings_for(client: ApiClient, settings: Settings, command: str) -> dict[str, Any]:
+    """The request fields that carry this command's own settings to a server (nothing in process: the app there
+    runs on these settings); exits 2 with one line for a setting of its own the server would not apply."""
+    from ..exports.config import ExportConfig
+    from ..views.command_settings import SettingsRefused, own_settings, travel
 
-    if isinstance(exc, RemoteError) and exc.status == 400 and exc.reason:
-        fail(exc.reason)
-    raise exc
+    if not client.is_remote:
+        return {}
+    explicit = Settings.explicit() | ExportConfig.explicit()
+    try:
+        config = ExportConfig.from_env()
+    except ValueError as exc:
+        fail(str(exc))
+    own = own_settings(settings, config, explicit)
+    try:
+        carried, notes = travel(command, own, client.status().settings, client.where)
+    except SettingsRefused as exc:
+        fail(str(exc))
+    for note in notes:
+        err.print(f"({note})", highlight=False)
+    return carried
 
 
-def remote_problem(error: str, api: str, *, token_set: bool, what: str = "the read") -> str:
-    """One line for an error of the sumwatch server's API: what happened to ``what`` (the read, the export,
-    the label, ...) and what to do."""
-    answered = re.match(r"\S+: (\d{3}) ", error)
-    if answered is None:  # no answer at all: refused, reset, timed out
-        return (f"{error}; the server may be starting or stopping: try again, or stop it to read the "
-                f"database directly")
-    status = int(answered.group(1))
+def client_problem(exc: ClientError, where: str, *, token_set: bool) -> str:
+    """One line for an error of the sumwatch API: what happened to the request (the read, the export, the
+    label, ...) and what to do."""
+    what, status = exc.what, exc.status
+    if status is None:  # no answer at all: refused, reset, timed out
+        return f"{exc}; the server may be starting or stopping: try again, or stop it to read the database directly"
+    if status in (400, 413) and exc.reason:
+        return exc.reason
     if status == 401:
         fix = ("SUMWATCH_API_TOKEN (or --token) here is not the token it was started with" if token_set else
                "its API wants a token: set SUMWATCH_API_TOKEN (or --token) to the one it was started with")
-        return f"the sumwatch server at {api} refused {what} (401 unauthorized): {fix}"
+        return f"the sumwatch server at {where} refused {what} (401 unauthorized): {fix}"
     if status == 403:
-        return f"the sumwatch server at {api} refused {what} (403 forbidden): check its token and access rules"
+        return f"the sumwatch server at {where} refused {what} (403 forbidden): check its token and access rules"
     if status >= 500:
-        return f"the sumwatch server at {api} failed {what} ({status}): see its log, then try again"
-    detail = error[answered.end():]
-    with suppress(ValueError, KeyError, TypeError):
-        detail = json.loads(detail)["error"]
-    return f"the sumwatch server at {api} answered {status}: {' '.join(str(detail).split())[:200]}"
+        if where == IN_PROCESS:
+            return f"{what} failed: {exc.reason or exc}"
+        return f"the sumwatch server at {where} failed {what} ({status}): see its log, then try again"
+    detail = exc.reason or str(exc)
+    return f"the sumwatch server at {where} answered {status}: {' '.join(detail.split())[:200]}"
+
+
+@contextmanager
+def action_progress(description: str) -> Iterator[Callable[[ActionProgress], None]]:
+    """A progress bar fed by an action's reported progress (one bar per stage it reports)."""
+    with progress_bars() as progress:
+        tasks: dict[str, Any] = {}
+
+        def update(p: ActionProgress) -> None:
+            label = f"{description}: {p.stage}" if p.stage != description else description
+            if p.stage not in tasks:
+                tasks[p.stage] = progress.add_task(label, total=p.total)
+            progress.update(tasks[p.stage], completed=p.done, total=p.total)
+
+        yield update
 
 
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=None, default=str) + "\n")
+    """One JSON document on stdout: records (dataclasses, pydantic models) as the API serves them."""
+    from pydantic_core import to_jsonable_python
+
+    sys.stdout.write(json.dumps(to_jsonable_python(data), ensure_ascii=False, indent=None, default=str) + "\n")
 
 
 def table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], *, caption: str = "",

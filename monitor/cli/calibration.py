@@ -13,18 +13,18 @@ from ._shared import (
     DbOption,
     HomeOption,
     JsonOption,
-    build_judges,
+    action_progress,
     check_writable,
     err,
     fail,
     flag,
     limit_option,
     load_settings,
-    open_reader,
+    open_client,
     out,
+    own_settings_for,
     print_json,
     readable_file,
-    refused,
     table,
     write_text,
 )
@@ -63,30 +63,16 @@ def calibrate(rubric: str = RubricOption,
               record: bool = flag(True, "--record/--no-record", help="Store a passing run as the baseline."),
               db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Cohen's kappa of the judge against the human verdicts; exits 1 when it fell below the baseline."""
-    from ..calibration.corpus import seed_starter_corpora
-    from ..calibration.gate import calibrate as run_calibration
-    from ..views.readers import RemoteError, RemoteReader, StoreReader, calibration_report_from_json
-
     _check_rubric(rubric)
     settings = load_settings(db, home)
-    with open_reader(settings, note="calibrating through it") as reader:
-        if isinstance(reader, RemoteReader):
-            body = {"rubric": rubric, "mode": mode, "judge_version": judge_version, "record": record}
-            try:
-                report = calibration_report_from_json(reader.post("/api/actions/calibrate", body, wait=True))
-            except RemoteError as exc:
-                refused(exc)
-        else:
-            assert isinstance(reader, StoreReader)
-            cascade = build_judges(settings, mode)
-            seed_starter_corpora(reader.store, [rubric])
-            try:
-                report = run_calibration(reader.store, cascade, rubric, judge_version=judge_version, record=record)
-            except ValueError as exc:
-                fail(str(exc))
+    with open_client(settings, note="calibrating through it") as client:
+        carried = own_settings_for(client, settings, "calibrate")
+        with action_progress("calibrating") as on_progress:
+            report = client.calibrate(rubric, mode=mode or carried.get("mode"), judge_version=judge_version,
+                                      record=record, on_progress=on_progress)
     gate = report.gate
     if json_:
-        print_json(report.to_json())
+        print_json(report)
     else:
         baseline = (f"baseline {_fmt(gate.baseline_kappa)} ({gate.baseline_version})" if gate and gate.baseline_version
                     else "no baseline yet")
@@ -112,10 +98,11 @@ def corpus_list(rubric: str | None = RubricFilter, status: str | None = StatusFi
     """Corpus items (promoted ones wait as needs_label)."""
     _check_rubric(rubric)
     _check_status(status)
-    with open_reader(load_settings(db, home)) as reader:
-        total, items = reader.corpus(rubric=rubric, status=status, limit=limit)
+    with open_client(load_settings(db, home)) as client:
+        page = client.corpus(rubric=rubric, status=status, limit=limit)
+    total, items = page.total, page.items
     if json_:
-        print_json([i.to_json() for i in items[:limit]])
+        print_json(items[:limit])
         return
     out.print(table(f"{total} corpus items" + (f" (showing {limit})" if total > limit else ""),
                      ["id\nrubric\nstatus", "human\nproposed", "bucket · origin / summary"],
@@ -131,13 +118,13 @@ def corpus_label(item_id: str = typer.Argument(..., help="Item id (from `corpus 
                  note: str | None = typer.Option(None, "--note", help="Free text kept with the label."),
                  db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Label a corpus item; labelled items count in `calibrate`."""
-    with open_reader(load_settings(db, home), note="labelling through it") as reader:
+    with open_client(load_settings(db, home), note="labelling through it") as client:
         try:
-            item = reader.label(item_id, verdict, bucket=bucket, note=note)
+            item = client.label(item_id, verdict, bucket=bucket, note=note)
         except (KeyError, ValueError) as exc:
             fail(str(exc.args[0] if exc.args else exc))
     if json_:
-        print_json(item.to_json())
+        print_json(item)
     else:
         out.print(f"{item.item_id}: {item.status}" + (f" as {item.human_verdict}" if item.status == "labelled" else ""))
 
@@ -155,8 +142,9 @@ def corpus_export(rubric: str | None = RubricFilter, status: str | None = Status
     _check_status(status)
     if output is not None:
         check_writable(output)
-    with open_reader(load_settings(db, home)) as reader:
-        total, items = reader.corpus(rubric=rubric, status=status)
+    with open_client(load_settings(db, home)) as client:
+        page = client.corpus(rubric=rubric, status=status, limit=MAX_LIST_LIMIT)
+    total, items = page.total, page.items
     if total > len(items):
         fail(f"{total} items match, more than the {MAX_LIST_LIMIT:,} one export takes: export one rubric or "
              f"status at a time")
@@ -176,28 +164,22 @@ def corpus_import(file: Path = typer.Argument(..., help="JSONL of corpus items."
                   db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Add or update corpus items; bad lines are reported by number and skipped, the good ones stored; exit 1
     when any line was skipped, unless --allow-partial."""
-    from ..calibration.corpus import ImportReport, import_jsonl
-    from ..views.readers import RemoteError, RemoteReader, StoreReader
+    from ..calibration.corpus import ImportReport
+    from ..views.client import ClientError
 
     readable_file(file)
-    with open_reader(load_settings(db, home), note="importing through it") as reader:
+    try:
+        lines = file.read_bytes()
+    except OSError as exc:
+        fail(f"cannot read {file}: {exc.strerror or exc}")
+    with open_client(load_settings(db, home), note="importing through it") as client:
         try:
-            if isinstance(reader, RemoteReader):
-                try:
-                    answer = reader.upload("/api/corpus/import", file.read_bytes())
-                except RemoteError as exc:
-                    if exc.status == 400:
-                        fail(f"cannot read {file}: {exc.reason}")
-                    raise
-                report = ImportReport(answer["added"], answer["updated"],
-                                      [(s["line"], s["reason"]) for s in answer["skipped"]])
-            else:
-                assert isinstance(reader, StoreReader)
-                report = import_jsonl(reader.store, file)
-        except OSError as exc:
-            fail(f"cannot read {file}: {exc.strerror or exc}")
-        except RecursionError:
-            fail(f"cannot read {file}: a line is JSON nested too deeply to parse; nothing was imported")
+            answer = client.import_corpus(lines)
+        except ClientError as exc:
+            if exc.status == 400:
+                fail(f"cannot read {file}: {exc.reason}")
+            raise
+    report = ImportReport(answer.added, answer.updated, [(s.line, s.reason) for s in answer.skipped])
     for line, reason in report.bad:
         err.print(f"[yellow]{escape(str(file))}:{line}:[/yellow] skipped: {escape(reason)}", highlight=False)
     if json_:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ._shared import DbOption, HomeOption, JsonOption, err, load_settings, open_reader, out, print_json
+from ._shared import DbOption, HomeOption, JsonOption, err, load_settings, open_client, out, print_json
 
 
 def doctor(db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
@@ -17,8 +17,8 @@ def doctor(db: str | None = DbOption, home: Path | None = HomeOption, json_: boo
     from ..scoring.judges import llm_connection
 
     settings = load_settings(db, home)
-    with open_reader(settings) as reader:
-        status = reader.status()
+    with open_client(settings) as client:
+        status = client.status()
     version, spans = status.schema_version, status.spans
     connection = llm_connection(settings)
     result = ping(connection) if connection is not None else None

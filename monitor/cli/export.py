@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 
 import typer
@@ -20,8 +21,9 @@ from ._shared import (
     fail,
     flag,
     load_settings,
-    open_reader,
+    open_client,
     out,
+    own_settings_for,
     print_json,
     table,
 )
@@ -41,9 +43,8 @@ def export(issue_ids: list[str] = typer.Argument(None, help="Issue ids, like SW-
     """Export issues of the last clustering run: one ticket per issue and target, updated when exported again."""
     from ..exports.config import SEVERITIES, STATUSES, ExportConfig
     from ..exports.registry import TARGETS, target_problems
-    from ..exports.sync import export_issues
     from ..issues.reads import parse_issue_id
-    from ..views.readers import RemoteError, RemoteReader, StoreReader
+    from ..views.client import ClientError
 
     settings = load_settings(db, home)
     try:
@@ -65,40 +66,32 @@ def export(issue_ids: list[str] = typer.Argument(None, help="Issue ids, like SW-
             parse_issue_id(issue_id)
         except ValueError as exc:
             fail(str(exc))
-    with open_reader(settings, note="exporting through it, with its tracker settings") as reader:
-        if isinstance(reader, RemoteReader):
-            try:
-                data: list[dict] = reader.post("/api/exports", {
-                    "to": to, "issue_ids": issue_ids or None, "statuses": statuses, "min_severity": min_severity,
-                    "min_traces": min_traces, "dry_run": dry_run}, wait=True)["results"]
-            except RemoteError as exc:
-                if exc.status in (400, 404) and exc.reason:
-                    fail(exc.reason, 1 if exc.status == 404 else 2)
-                raise
-        else:
-            assert isinstance(reader, StoreReader)
+    with open_client(settings, note="exporting through it, with its tracker settings") as client:
+        own_settings_for(client, settings, "export")
+        if not client.is_remote:  # every problem of the target's settings, not only the first
             problems = target_problems(to, config)
             for problem in problems[:-1]:
                 err.print(f"[red]error:[/red] {escape(problem)}", highlight=False)
             if problems:
                 fail(problems[-1])
-            try:
-                results = export_issues(reader.store, config, to, issue_ids or None, statuses=statuses,
-                                        min_severity=min_severity, min_traces=min_traces, dry_run=dry_run)
-            except ValueError as exc:
-                fail(str(exc), 1)
-            data = [r.to_json() for r in results]
+        try:
+            results = client.export(to, issue_ids or None, statuses=statuses, min_severity=min_severity,
+                                    min_traces=min_traces, dry_run=dry_run)
+        except ClientError as exc:
+            if exc.status in (400, 404) and exc.reason:
+                fail(exc.reason, 1 if exc.status == 404 or exc.reason.startswith("no issue") else 2)
+            raise
     if json_:
-        print_json(data)
-    elif not data:
+        print_json([{k: v for k, v in asdict(r).items() if k != "request" or v is not None} for r in results])
+    elif not results:
         out.print("no issue matched (see `sumwatch issues`)")
     elif dry_run:
-        for item in data:
-            out.print(f"[bold]{item['issue_id']}[/bold] -> {item['target']} ({item['action']}):", highlight=False)
-            print_json(item.get("request"))
+        for r in results:
+            out.print(f"[bold]{r.issue_id}[/bold] -> {r.target} ({r.action}):", highlight=False)
+            print_json(r.request)
     else:
         out.print(table(f"export to {to}", ["issue", "action", "state", "ticket / error"],
-                        [(d["issue_id"], d["action"], d["tracker_state"] or "-",
-                          escape(d["error"] or d["url"] or d["external_id"])) for d in data]))
-    if any(d["action"] == "failed" for d in data):
+                        [(r.issue_id, r.action, r.tracker_state or "-", escape(r.error or r.url or r.external_id))
+                         for r in results]))
+    if any(r.action == "failed" for r in results):
         raise typer.Exit(1)

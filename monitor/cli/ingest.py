@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import typer
@@ -15,7 +16,7 @@ from ._shared import (
     fail,
     flag,
     load_settings,
-    open_reader,
+    open_client,
     out,
     print_json,
     progress_bars,
@@ -30,32 +31,26 @@ def ingest(file: Path = typer.Argument(..., help="JSONL file: one {source, summa
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Backfill: each line becomes a summarization span. Bad lines are reported and skipped, the good ones
     stored; exit 1 when any line was skipped, unless --allow-partial."""
-    from ..ingest.backfill import BadLine, IngestReport, ingest_file
-    from ..views.readers import RemoteError, RemoteReader, StoreReader
+    from ..ingest.backfill import BadLine, IngestReport
+    from ..views.client import ClientError
 
     readable_file(file)
     settings = load_settings(db, home)
-    with open_reader(settings, note="ingesting through it") as reader:
+    report = IngestReport(str(file), 0, [])
+    with open_client(settings, note="ingesting through it") as client, progress_bars() as progress:
+        task = progress.add_task(f"ingesting {file.name}", total=None)
         try:
-            if isinstance(reader, RemoteReader):
-                try:
-                    answer = reader.upload("/api/ingest", file.read_bytes())
-                except RemoteError as exc:
-                    if exc.status == 400:
-                        fail(f"cannot read {file}: {exc.reason}")
-                    raise
-                report = IngestReport(str(file), answer["stored"],
-                                      [BadLine(b["line"], b["reason"]) for b in answer["skipped"]])
-            else:
-                assert isinstance(reader, StoreReader)
-                with progress_bars() as progress:
-                    task = progress.add_task(f"ingesting {file.name}", total=None)
-                    report = ingest_file(reader.store, file,
-                                         on_progress=lambda stored, bad: progress.update(task, completed=stored))
+            for first_line, chunk in line_chunks(file, UPLOAD_CHUNK_BYTES):
+                answer = client.ingest(chunk)
+                report.stored += answer.stored
+                report.bad += [BadLine(first_line - 1 + b.line, b.reason) for b in answer.skipped]
+                progress.update(task, completed=report.stored)
         except OSError as exc:
             fail(f"cannot read {file}: {exc.strerror or exc}")
-        except RecursionError:
-            fail(f"cannot read {file}: a line is JSON nested too deeply to parse (lines before it may be stored)")
+        except ClientError as exc:
+            if exc.status == 400:
+                fail(f"cannot read {file}: {exc.reason}")
+            raise
     for bad in report.bad[:50]:
         err.print(f"[yellow]{escape(str(file))}:{bad.line}:[/yellow] skipped: {escape(bad.reason)}", highlight=False)
     if len(report.bad) > 50:
@@ -70,3 +65,21 @@ def ingest(file: Path = typer.Argument(..., help="JSONL file: one {source, summa
     if report.bad and not allow_partial:
         fail(f"skipped {len(report.bad)} of {lines} lines of {file} ({report.stored} stored); fix those lines and "
              f"ingest only them again, or pass --allow-partial to accept a partial file", 1)
+
+
+# a backfill goes to the API in pieces of whole lines, each well under the server's body limit
+UPLOAD_CHUNK_BYTES = 4 * 1024 * 1024
+
+
+def line_chunks(path: Path, size: int) -> Iterator[tuple[int, bytes]]:
+    """(number of the first line, whole lines of about ``size`` bytes) over the file."""
+    with path.open("rb") as fh:
+        first, lines, held = 1, 0, bytearray()
+        for line in fh:
+            held += line
+            lines += 1
+            if len(held) >= size:
+                yield first, bytes(held)
+                first, lines, held = first + lines, 0, bytearray()
+        if held or first == 1:
+            yield first, bytes(held)

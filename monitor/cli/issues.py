@@ -17,20 +17,22 @@ from ._shared import (
     DbOption,
     HomeOption,
     JsonOption,
+    action_progress,
     fail,
     flag,
     load_settings,
-    open_reader,
+    open_client,
     out,
+    own_settings_for,
     print_json,
     progress_bars,
-    refused,
     table,
 )
 
+from ..issues.reads import IssueRow
+
 if TYPE_CHECKING:
     from ..issues.job import ClusterRunReport
-    from ..issues.reads import IssueRow
 
 _STAGES = {"read": "reading failing scores", "embed": "embedding failure texts", "cluster": "clustering"}
 
@@ -40,21 +42,13 @@ def cluster(window: str | None = typer.Option(None, "--window", help="How far ba
             db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """One clustering run: failing spans of the window become named, tracked issues; representatives are
     promoted to the calibration corpora."""
-    from ..views.readers import RemoteError, RemoteReader, StoreReader, cluster_report_from_json
-
     settings = load_settings(db, home, cluster_window=window)
-    with open_reader(settings, note="clustering through it") as reader:
-        if isinstance(reader, RemoteReader):
-            try:
-                report = cluster_report_from_json(reader.post("/api/actions/cluster", {"window": window},
-                                                              wait=True))
-            except RemoteError as exc:
-                refused(exc)
-        else:
-            assert isinstance(reader, StoreReader)
-            report = run_clustering_with_progress(reader.store, settings)
+    with open_client(settings, note="clustering through it") as client:
+        carried = own_settings_for(client, settings, "cluster")
+        with action_progress("clustering") as on_progress:
+            report = client.cluster(window or carried.get("window"), on_progress=on_progress)
     if json_:
-        print_json(report.to_json())
+        print_json(report)
         return
     print_run(report)
 
@@ -87,9 +81,7 @@ def print_run(report: ClusterRunReport) -> None:
     if report.resolved:
         out.print(f"resolved: {', '.join(report.resolved)}")
     if report.issues:
-        from ..issues.reads import IssueRow
-
-        out.print(issue_table("issues in this run", [IssueRow.of(state, []) for state in report.issues]))
+        out.print(issue_table("issues in this run", [IssueRow.of_view(view) for view in report.issues]))
 
 
 def issue_table(title: str, rows: Sequence[IssueRow], caption: str = "") -> Table:
@@ -101,7 +93,7 @@ def issue_table(title: str, rows: Sequence[IssueRow], caption: str = "") -> Tabl
                    f"{s.traces}\n{f'{s.share:.0%}' if s.members else '-'}",
                    trend_label(r.trend or [s.members]).replace(" ", "\n", 1),
                    f"{escape(s.title)}\n[dim]fix: {escape(s.fix)}[/dim]")
-                  for r in rows for s in (r.state,)], caption=caption, text_width=28)
+                  for r in rows for s in (r,)], caption=caption, text_width=28)
 
 
 issues_app = typer.Typer(invoke_without_command=True, help="Issues found by clustering failing traces.")
@@ -115,10 +107,10 @@ def issues(ctx: typer.Context,
     if ctx.invoked_subcommand is not None:
         ctx.obj = (db, home)
         return
-    with open_reader(load_settings(db, home)) as reader:
-        listing = reader.issues(include_resolved=not open_only)
+    with open_client(load_settings(db, home)) as client:
+        listing = client.issues(include_resolved=not open_only)
     if json_:
-        print_json(listing.to_json())
+        print_json(listing)
         return
     run = listing.run
     if run is None:
@@ -141,18 +133,18 @@ def issues_show(ctx: typer.Context, issue_id: str = typer.Argument(..., help="Is
         parse_issue_id(issue_id)
     except ValueError as exc:
         fail(str(exc))
-    with open_reader(load_settings(db or parent_db, home or parent_home)) as reader:
-        detail = reader.issue(issue_id)
+    with open_client(load_settings(db or parent_db, home or parent_home)) as client:
+        detail = client.issue(issue_id)
     if detail is None:
         fail(f"no issue {issue_id} (see `sumwatch issues`)", 1)
     if json_:
-        print_json(detail.to_json())
+        print_json(detail)
         return
-    s = detail.row.state
+    s = detail
     out.print(f"[bold]{s.issue_id}[/bold] {s.title}", highlight=False)
     out.print(f"status {s.status} · severity {s.severity} · {s.rubric} / {s.failure_mode} · "
               f"{s.traces} traces ({s.share:.0%} of failures) in the last run · trend "
-              f"{trend_label(detail.row.trend)} · first seen {s.first_seen.isoformat()[:16]}", highlight=False)
+              f"{trend_label(detail.trend)} · first seen {s.first_seen.isoformat()[:16]}", highlight=False)
     for label, text in (("description", s.description), ("probable root cause", s.root_cause), ("fix", s.fix)):
         out.print(f"[bold]{label}:[/bold] {text}", highlight=False)
     examples = ([("representative", e) for e in detail.representatives]

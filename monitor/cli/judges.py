@@ -6,17 +6,17 @@ from pathlib import Path
 
 import typer
 
-from ._shared import DbOption, HomeOption, JsonOption, load_settings, open_reader, out, print_json, table
+from ._shared import DbOption, HomeOption, JsonOption, load_settings, open_client, out, print_json, table
 
 
 def judges(judge_version: str | None = typer.Option(None, "--judge-version", help="Only this judge version."),
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Agreement of the cheap tiers with the LLM per rubric and finding: suspicions it confirmed or
     rejected, unsure passes it settled, and the audit sample of confident results; LLM calls and cost."""
-    with open_reader(load_settings(db, home)) as reader:
-        rows = reader.judge_agreement(judge_version)
+    with open_client(load_settings(db, home)) as client:
+        rows = client.judge_agreement(judge_version)
     if json_:
-        print_json([r.to_json() for r in rows])
+        print_json(rows)
         return
     if not rows:
         out.print("no LLM judgements yet: configure SUMWATCH_LLM_MODEL and run `sumwatch sample` "

@@ -11,16 +11,15 @@ from ._shared import (
     DbOption,
     HomeOption,
     JsonOption,
-    build_judges,
+    action_progress,
     fail,
     flag,
     limit_option,
     load_settings,
-    open_reader,
+    open_client,
     out,
+    own_settings_for,
     print_json,
-    progress_bars,
-    refused,
     table,
 )
 
@@ -46,33 +45,20 @@ def sample(all_spans: bool = flag(False, "--all",
                                            "(default SUMWATCH_EVAL_EVENTS, off)."),
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Score unscored summarization spans on the four rubrics (one pass)."""
-    from ..scoring.sampler import PassReport, Sampler
-    from ..views.readers import RemoteError, RemoteReader, StoreReader
+    from ..views.client import ScoreRequest
 
     settings = load_settings(db, home)
     shard_pair = _shard(shard)
-    with open_reader(settings, note="scoring through it") as reader:
-        if isinstance(reader, RemoteReader):
-            body = {"all": all_spans, "rate": rate, "shard": f"{shard_pair[0]}/{shard_pair[1]}", "limit": limit,
-                    "mode": mode, "events": events}
-            try:
-                report = PassReport(**reader.post("/api/actions/score", body, wait=True))
-            except RemoteError as exc:
-                refused(exc)
-        else:
-            assert isinstance(reader, StoreReader)
-            cascade = build_judges(settings, mode)
-            with progress_bars() as progress:
-                try:
-                    sampler = Sampler.from_settings(reader.store, cascade, settings, rate=rate, shard=shard_pair,
-                                                    eval_events=events)
-                except ValueError as exc:
-                    fail(str(exc))
-                task = progress.add_task("scoring", total=None)
-                report = sampler.run_pass(all_spans=all_spans, limit=limit,
-                                          on_progress=lambda seen, scored: progress.update(task, completed=scored))
+    with open_client(settings, note="scoring through it") as client:
+        carried = own_settings_for(client, settings, "sample")
+        request = ScoreRequest(all=all_spans, rate=rate if rate is not None else carried.get("rate"),
+                               shard=f"{shard_pair[0]}/{shard_pair[1]}", limit=limit,
+                               mode=mode or carried.get("mode"),
+                               events=events if events is not None else carried.get("events"))
+        with action_progress("scoring") as on_progress:
+            report = client.score(request, on_progress=on_progress)
     if json_:
-        print_json(report.to_json())
+        print_json(report)
         return
     out.print(f"scored {report.scored_spans} spans ({report.score_rows} rubric scores) with {report.judge_version} "
               f"in {report.seconds:.1f}s; {report.failing} with a failing rubric, {report.errors} judge errors"
@@ -96,10 +82,10 @@ def scores(trace: str | None = typer.Option(None, "--trace", help="Only this tra
         trace = normalize_trace_id(trace) if trace is not None else None
     except ValueError as exc:
         fail(str(exc))
-    with open_reader(load_settings(db, home)) as reader:
-        rows = reader.scores(trace_id=trace, rubric=rubric, failing=failing, limit=limit)
+    with open_client(load_settings(db, home)) as client:
+        rows = client.scores(trace_id=trace, rubric=rubric, failing=failing, limit=limit)
     if json_:
-        print_json([r.to_json() for r in rows])
+        print_json(rows)
         return
     if not rows:
         out.print("no scores yet: run `sumwatch sample`")

@@ -26,11 +26,8 @@ def up(host: str | None = typer.Option(None, "--host", help="Bind address (defau
                                      "(the embedded database allows one process)."),
        db: str | None = DbOption, home: Path | None = HomeOption) -> None:
     """Serve OTLP/HTTP at /v1/traces and write spans into ClickHouse; run the scheduled jobs too."""
-    from ..exports.routes import export_routes
     from ..ingest.receiver import ReceiverServer
-    from ..views.api import api_routes
-    from ..views.auth import auth_middleware, login_routes
-    from ..views.dashboard import dashboard_routes
+    from ..views.app import create_app
 
     settings = load_settings(db, home, host=host, port=port)
     # before the store is locked and the banner says "receiving"; --port 0 takes a free port, announced as such
@@ -40,9 +37,7 @@ def up(host: str | None = typer.Option(None, "--host", help="Bind address (defau
     job_logging()
     with open_store(settings, api=endpoint) as store:
         jobs = build_worker(store, settings) if with_worker else None
-        routes = api_routes(store, settings) + login_routes(settings) + dashboard_routes(store, settings)
-        routes += export_routes(store, settings, export_config())  # behind auth_middleware like every /api route
-        server = ReceiverServer(settings, store, extra_routes=routes, middleware=[auth_middleware(settings)])
+        server = ReceiverServer(settings, app=create_app(settings, store, export_config=export_config()))
         auth = "bearer token required" if settings.ingest_token else "no auth (set SUMWATCH_INGEST_TOKEN)"
         api_auth = "API token required" if settings.api_token else "API open (set SUMWATCH_API_TOKEN)"
         err.print(f"sumwatch receiving OTLP/HTTP on {endpoint}/v1/traces ({auth}); "

@@ -14,7 +14,7 @@ from ._shared import (
     fail,
     limit_option,
     load_settings,
-    open_reader,
+    open_client,
     out,
     print_json,
     table,
@@ -42,10 +42,10 @@ def traces(ctx: typer.Context, limit: int = limit_option(20, "How many spans, ne
         start = datetime.now(timezone.utc) - timedelta(seconds=parse_duration(since)) if since else None
     except ValueError as exc:
         fail(f"--since: {exc}")
-    with open_reader(load_settings(db, home)) as reader:
-        rows = reader.list_traces(limit=limit, service=service, domain=domain, band=band, since=start)
+    with open_client(load_settings(db, home)) as client:
+        rows = client.traces(limit=limit, service=service, domain=domain, band=band, since=start)
     if json_:
-        print_json([r.to_json() for r in rows])
+        print_json(rows)
         return
     if not rows:
         out.print("no summarization spans yet: run `sumwatch demo`, `sumwatch ingest FILE`, or point an "
@@ -66,14 +66,14 @@ def traces_show(ctx: typer.Context, trace_id: str = typer.Argument(..., help="32
     """Show one trace's spans with all attributes."""
     parent_db, parent_home = ctx.obj or (None, None)
     try:
-        with open_reader(load_settings(db or parent_db, home or parent_home)) as reader:
-            spans = reader.get_trace(trace_id)
+        with open_client(load_settings(db or parent_db, home or parent_home)) as client:
+            spans = client.trace(trace_id)
     except ValueError as exc:
         fail(str(exc), 2)
     if not spans:
         fail(f"no trace {trace_id} in the store", 1)
     if json_:
-        print_json([s.to_json() for s in spans])
+        print_json(spans)
         return
     for s in spans:
         out.print(f"[bold]{s.name}[/bold]  trace {s.trace_id}  span {s.span_id}  {s.kind}  {s.status}"

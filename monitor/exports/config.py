@@ -100,6 +100,12 @@ class ExportConfig:
         return ENV_PREFIX + name.upper()
 
     @classmethod
+    def explicit(cls, env: Mapping[str, str] | None = None) -> set[str]:
+        """The settings given a value in the environment (not left at their defaults)."""
+        env = os.environ if env is None else env
+        return {f.name for f in fields(cls) if env.get(cls.env_var(f.name))}
+
+    @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> ExportConfig:
         """The config from ``SUMWATCH_*`` variables (the process environment by default), then ``overrides``."""
         env = os.environ if env is None else env

@@ -139,7 +139,7 @@ def build_payload(store: Store | None, detail: IssueDetail, config: ExportConfig
                   source_key: str = "input.value", summary_key: str = "output.value") -> IssuePayload:
     """The payload of one issue: its texts redacted, up to ``export_representatives`` examples with excerpts of
     their summary (and source, unless ``export_source_text`` is off) read from the stored spans."""
-    s = detail.row.state
+    s = detail
     redact = _redactor(config)
     reps = detail.representatives[:config.export_representatives]
     texts = (span_texts(store, source_key, summary_key, [(e.trace_id, e.span_id) for e in reps])
@@ -152,7 +152,7 @@ def build_payload(store: Store | None, detail: IssueDetail, config: ExportConfig
             e.trace_id, e.rubric, e.verdict, clip(redact(e.evidence), chars), clip(redact(summary), chars),
             clip(redact(source), chars) if config.export_source_text else "",
             config.dashboard_link(f"/traces/{e.trace_id}")))
-    trend = list(detail.row.trend or [s.members])
+    trend = list(detail.trend or [s.members])
     return IssuePayload(s.issue_id, s.number, redact(s.title), redact(s.description), redact(s.root_cause),
                         redact(s.fix), s.severity, s.status, s.rubric, s.failure_mode, s.traces, s.members,
                         float(s.share), trend, trend_label(trend), config.dashboard_link(f"/issues/{s.issue_id}"),

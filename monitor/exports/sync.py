@@ -57,10 +57,10 @@ def select_issues(rows: Sequence[IssueRow], *, issue_ids: Sequence[str] | None =
     """The issues a command or rule names: by id, or by status, severity and traces (pure)."""
     if issue_ids:
         wanted = {parse_issue_id(i) for i in issue_ids}
-        return [r for r in rows if r.state.number in wanted]
+        return [r for r in rows if r.number in wanted]
     floor = severity_rank(min_severity) if min_severity else -1
-    return [r for r in rows if (not statuses or r.state.status in statuses)
-            and severity_rank(r.state.severity) >= floor and r.state.traces >= min_traces]
+    return [r for r in rows if (not statuses or r.status in statuses)
+            and severity_rank(r.severity) >= floor and r.traces >= min_traces]
 
 
 def export_issues(store: Store, config: ExportConfig, target: str, issue_ids: Sequence[str] | None = None, *,
@@ -76,15 +76,15 @@ def export_issues(store: Store, config: ExportConfig, target: str, issue_ids: Se
     chosen = select_issues(rows, issue_ids=issue_ids, statuses=statuses, min_severity=min_severity,
                            min_traces=min_traces)
     if issue_ids:
-        found = {r.state.number for r in chosen}
+        found = {r.number for r in chosen}
         missing = [i for i in issue_ids if parse_issue_id(i) not in found]
         if missing:
             raise ValueError(f"no issue {', '.join(missing)} in the last clustering run (see `sumwatch issues`)")
     if keep_in_sync and tracker.kind != ALERT:
         ticketed = {n for (n, _), row in load_exports(store, target=target).items() if row.external_id}
-        picked = {r.state.number for r in chosen}
-        chosen += [r for r in rows if r.state.number in ticketed and r.state.number not in picked]
-    known = load_exports(store, numbers=[r.state.number for r in chosen], target=target) if chosen else {}
+        picked = {r.number for r in chosen}
+        chosen += [r for r in rows if r.number in ticketed and r.number not in picked]
+    known = load_exports(store, numbers=[r.number for r in chosen], target=target) if chosen else {}
     run_id = run.run_id if run else ""
     results = []
     try:

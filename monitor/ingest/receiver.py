@@ -34,11 +34,10 @@ import logging
 import signal
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -80,7 +79,9 @@ def _status_body(status: int, message: str, content_type: str | None, retry_afte
     return JSONResponse({"code": code, "message": message}, status_code=status, headers=headers)
 
 
-def create_app(settings: Settings, writer: SpanWriter) -> Starlette:
+def receiver_routes(settings: Settings, writer: SpanWriter, store: Store) -> list[Route]:
+    """``POST /v1/traces``, ``/healthz`` and ``/readyz``: plain Starlette routes, so the OTLP hot path pays no
+    parameter parsing or validation of the API's framework."""
     token = settings.ingest_token
     expected = f"Bearer {token}".encode() if token else None
     limit, body_timeout = settings.max_body_bytes, settings.body_timeout_s
@@ -130,7 +131,8 @@ def create_app(settings: Settings, writer: SpanWriter) -> Starlette:
     async def health(request: Request) -> Response:
         return JSONResponse({"status": "ok", "rows_written": writer.rows_written, "inserts": writer.inserts})
 
-    return Starlette(routes=[Route("/v1/traces", traces, methods=["POST"]), Route("/healthz", health)])
+    return [Route("/v1/traces", traces, methods=["POST"]), Route("/healthz", health),
+            Route("/readyz", _readiness(store))]
 
 
 def _readiness(store: Store) -> Any:
@@ -163,22 +165,34 @@ def _uvicorn_server(config: Any) -> Any:
     return _Server(config)
 
 
-class ReceiverServer:
-    """The receiver on uvicorn, in a background thread or in the foreground."""
+def span_writer(settings: Settings, store: Store) -> SpanWriter:
+    return SpanWriter(store, max_rows=settings.insert_batch_rows, linger_ms=settings.insert_batch_wait_ms)
 
-    def __init__(self, settings: Settings, store: Store, *, extra_routes: list | None = None,
-                 middleware: Sequence[Middleware] = ()) -> None:
+
+def receiver_app(settings: Settings, store: Store) -> Starlette:
+    """The receiver alone (OTLP and probes), for a process that serves nothing else; ``app.state.writer``."""
+    writer = span_writer(settings, store)
+    app = Starlette(routes=receiver_routes(settings, writer, store))
+    app.state.writer = writer
+    return app
+
+
+class ReceiverServer:
+    """An app on uvicorn, in a background thread or in the foreground, with its span writer started and
+    drained around it: the whole server (``views.app.create_app``), or the receiver alone when no app is given.
+
+        ReceiverServer(settings, app=create_app(settings, store)).start()
+    """
+
+    def __init__(self, settings: Settings, store: Store | None = None, *, app: Any = None) -> None:
         import uvicorn
 
+        if app is None:
+            assert store is not None, "the receiver alone needs the store"
+            app = receiver_app(settings, store)
         self.settings = settings
-        self.writer = SpanWriter(store, max_rows=settings.insert_batch_rows,
-                                 linger_ms=settings.insert_batch_wait_ms)
-        app = create_app(settings, self.writer)
-        app.router.routes.append(Route("/readyz", _readiness(store)))
-        for route in extra_routes or []:
-            app.router.routes.append(route)
-        for layer in middleware:  # the API token and CSRF checks, given by the caller (views)
-            app.add_middleware(layer.cls, *layer.args, **layer.kwargs)
+        self.app = app
+        self.writer: SpanWriter = app.state.writer
         config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning",
                                 access_log=False, lifespan="off",
                                 http=header_timeout_protocol(settings.header_timeout_s),

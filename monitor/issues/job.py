@@ -33,6 +33,7 @@ from ..store.projections import ProjectionPoint, save_projection
 from ..store.runs import CLUSTER_RUNS_TABLE, RUN_COLUMNS, latest_run_id
 from ..store.traces import span_texts
 from .failures import Failure, embed_failures, load_failures
+from .reads import IssueView
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -48,21 +49,13 @@ class ClusterRunReport:
     embedded: int  # failure texts embedded in this run (the rest came from the store)
     clustered: int
     noise: int
-    issues: list[IssueState]  # issues seen in this run, largest first
+    issues: list[IssueView]  # issues seen in this run, largest first
     new_issues: int
     resolved: list[str]  # issue ids that became resolved in this run
     promoted: int
     namer: str
     seconds: float
     map_seconds: float = 0.0  # of those, laying out the cluster map (2D UMAP)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "window_start": self.window_start.isoformat(),
-                "window_end": self.window_end.isoformat(), "failures": self.failures, "embedded": self.embedded,
-                "clustered": self.clustered, "noise": self.noise, "new_issues": self.new_issues,
-                "resolved": self.resolved, "promoted": self.promoted, "namer": self.namer,
-                "seconds": round(self.seconds, 2), "map_seconds": round(self.map_seconds, 2),
-                "issues": [i.to_json() for i in self.issues]}
 
 
 def build_clusterer(settings: Settings) -> Any:
@@ -210,7 +203,8 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
         run_id, started_at, datetime.now(timezone.utc), start_ns, end_ns, len(failures), clustered, noise,
         len(seen), new_issues, embedded, promoted, namer, model_name, seconds)], RUN_COLUMNS)
     return ClusterRunReport(run_id, datetime.fromtimestamp(start_ns / 1e9, timezone.utc), end, len(failures),
-                            embedded, clustered, noise, sorted(seen, key=lambda s: (-s.members, s.number)),
+                            embedded, clustered, noise,
+                            [IssueView.of(s) for s in sorted(seen, key=lambda s: (-s.members, s.number))],
                             new_issues, resolved_now, promoted, namer, seconds, map_seconds)
 
 

@@ -4,9 +4,8 @@
     listing.run.run_id, listing.issues[0].issue_id, listing.issues[0].trend   # ..., "SW-3", [4, 9, 12]
     detail = get_issue(store, "SW-3")                # description, fix, representatives, trace ids, history
 
-The records here are what the CLI prints and the read API serves (``to_json``); ``from_json`` rebuilds
-equal records from the API's answer, so a command prints the same through a server as from the store. They
-hold an issue as people read it (:class:`IssueView`): the centroid the clustering job matches on stays in
+The records here are what the CLI prints and the API serves (its schema comes from them). They hold an
+issue as people read it (:class:`IssueView`): the centroid the clustering job matches on stays in
 the store's :class:`~sumwatch.monitor.store.issues.IssueState`.
 
 Only finished runs count (a run's row in ``sumwatch_cluster_runs`` is written last), so a run that is
@@ -16,9 +15,11 @@ still going, or was killed, never shows half its issues.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import Any
+
+from typing_extensions import TypedDict
 
 from ..store.connection import Store
 from ..store.exports import ALERT_TARGETS, ExportRow, exports_of
@@ -33,8 +34,8 @@ _SHARE_DIGITS = 4  # as IssueState.to_json serves it
 
 @dataclass
 class IssueView:
-    """An issue as a run left it, without the centroid: ``IssueView.of(state)``. Same fields, order and
-    JSON as :class:`~sumwatch.monitor.store.issues.IssueState` otherwise; ``share`` is kept as served (4 places)."""
+    """An issue as a run left it, without the centroid: ``IssueView.of(state)``. Same fields and order as
+    :class:`~sumwatch.monitor.store.issues.IssueState` otherwise; ``share`` is kept as served (4 places)."""
 
     number: int
     issue_id: str
@@ -63,41 +64,20 @@ class IssueView:
         values["share"] = round(float(state.share), _SHARE_DIGITS)
         return cls(**values)
 
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["first_seen"] = self.first_seen.isoformat()
-        data["last_seen"] = self.last_seen.isoformat()
-        data["share"] = round(self.share, _SHARE_DIGITS)
-        return data
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> IssueView:
-        values = {f.name: data[f.name] for f in fields(cls)}
-        values["first_seen"] = datetime.fromisoformat(values["first_seen"])
-        values["last_seen"] = datetime.fromisoformat(values["last_seen"])
-        values["keywords"] = list(values["keywords"])
-        return cls(**values)
-
 
 @dataclass
-class IssueRow:
-    state: IssueView
-    trend: list[int]  # members in each of the last runs, oldest first
+class IssueRow(IssueView):
+    """An issue in the list: its view and its trend."""
+
+    trend: list[int] = field(default_factory=list)  # members in each of the last runs, oldest first
 
     @classmethod
-    def of(cls, state: IssueState, trend: list[int]) -> IssueRow:
-        return cls(IssueView.of(state), trend)
-
-    @property
-    def issue_id(self) -> str:
-        return self.state.issue_id
-
-    def to_json(self) -> dict[str, Any]:
-        return {**self.state.to_json(), "trend": self.trend}
+    def with_trend(cls, state: IssueState, trend: list[int]) -> IssueRow:
+        return cls.of_view(IssueView.of(state), trend)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> IssueRow:
-        return cls(IssueView.from_json(data), list(data.get("trend") or []))
+    def of_view(cls, view: IssueView, trend: list[int] | None = None) -> IssueRow:
+        return cls(**{f.name: getattr(view, f.name) for f in fields(IssueView)}, trend=trend or [])
 
 
 @dataclass
@@ -106,14 +86,6 @@ class IssueList:
 
     run: RunInfo | None
     issues: list[IssueRow]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"run": self.run.to_json() if self.run else None, "issues": [r.to_json() for r in self.issues]}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> IssueList:
-        run = data.get("run")
-        return cls(RunInfo.from_json(run) if run else None, [IssueRow.from_json(d) for d in data["issues"]])
 
 
 class IssueRunCount(TypedDict):
@@ -143,33 +115,18 @@ class IssueTicket:
             return cls(row.target)
         return cls(row.target, row.external_id, row.url, row.tracker_state, row.phase, row.error)
 
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 @dataclass
-class IssueDetail:
-    row: IssueRow
-    seen_in_run: str | None  # the last run with members (the examples below come from it)
-    representatives: list[Example]
-    boundary: list[Example]
-    trace_ids: list[str]
+class IssueDetail(IssueRow):
+    """One issue: its row, the run its examples come from, representatives and boundary cases, its trace ids,
+    its history run by run and its tickets."""
+
+    seen_in_run: str | None = None  # the last run with members (the examples below come from it)
+    representatives: list[Example] = field(default_factory=list)
+    boundary: list[Example] = field(default_factory=list)
+    trace_ids: list[str] = field(default_factory=list)
     history: list[IssueRunCount] = field(default_factory=list)
     exports: list[IssueTicket] = field(default_factory=list)  # its tickets, by target
-
-    def to_json(self) -> dict[str, Any]:
-        return {**self.row.to_json(), "seen_in_run": self.seen_in_run,
-                "representatives": [e.to_json() for e in self.representatives],
-                "boundary": [e.to_json() for e in self.boundary], "trace_ids": self.trace_ids,
-                "history": self.history, "exports": [t.to_json() for t in self.exports]}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> IssueDetail:
-        return cls(IssueRow.from_json(data), data["seen_in_run"],
-                   [Example.from_json(e) for e in data["representatives"]],
-                   [Example.from_json(e) for e in data["boundary"]], list(data["trace_ids"]),
-                   [_run_count(h) for h in data.get("history") or []],
-                   [IssueTicket(**t) for t in data.get("exports") or []])
 
 
 def _run_count(data: dict[str, Any]) -> IssueRunCount:
@@ -202,7 +159,7 @@ def list_issues(store: Store, *, include_resolved: bool = True, trend_runs: int 
     states = [s for s in issue_states(store, run.run_id) if include_resolved or s.status != "resolved"]
     states.sort(key=lambda s: (-s.members, s.number))
     trends = _trends(store, [s.number for s in states], trend_runs)
-    return run, [IssueRow.of(s, trends.get(s.number, [])) for s in states]
+    return run, [IssueRow.with_trend(s, trends.get(s.number, [])) for s in states]
 
 
 def issue_list(store: Store, *, include_resolved: bool = True) -> IssueList:
@@ -224,10 +181,11 @@ def get_issue(store: Store, issue_id: str, *, trend_runs: int = 8, max_traces: i
     seen_in = seen[-1] if seen else None
     examples = members_of(store, seen_in, number) if seen_in else []
     trace_ids = list(dict.fromkeys(e.trace_id for e in examples))[:max_traces]
-    row = IssueRow.of(found[0], _trends(store, [number], trend_runs).get(number, []))
-    return IssueDetail(row, seen_in, [e for e in examples if e.role == REPRESENTATIVE],
-                       [e for e in examples if e.role == BOUNDARY], trace_ids, history,
-                       [IssueTicket.of(r) for r in exports_of(store, number)])
+    row = IssueRow.with_trend(found[0], _trends(store, [number], trend_runs).get(number, []))
+    return IssueDetail(**{f.name: getattr(row, f.name) for f in fields(IssueRow)}, seen_in_run=seen_in,
+                       representatives=[e for e in examples if e.role == REPRESENTATIVE],
+                       boundary=[e for e in examples if e.role == BOUNDARY], trace_ids=trace_ids, history=history,
+                       exports=[IssueTicket.of(r) for r in exports_of(store, number)])
 
 
 def sparkline(values: list[int]) -> str:

@@ -2,8 +2,7 @@
 labelling queue and compare pages, rendered with Jinja2 from the store in the server's process, charts by
 plotly.js served from the installed ``plotly`` package.
 
-    routes = dashboard_routes(store, settings)
-    server = ReceiverServer(settings, store, extra_routes=api_routes(store, settings) + routes)
+    routes = dashboard_routes(store, settings)          # views.app.create_app mounts them
 """
 
 from .routes import dashboard_routes

@@ -83,7 +83,7 @@ def overview(store: Store, choice: FilterChoice) -> dict[str, Any]:
     # open issues by size, as the issue list orders them; their trend is the sparkline below
     states = sorted((s for s in issue_states(store, run.run_id) if s.status != "resolved"),
                     key=lambda s: (-s.members, s.number)) if run else []
-    shown = [IssueRow.of(s, []) for s in states[:OVERVIEW_ISSUES]]
+    shown = [IssueRow.with_trend(s, []) for s in states[:OVERVIEW_ISSUES]]
     sparks = issue_sparklines(store, [r.issue_id for r in shown])
     return {"choice": choice, "options": filter_options(store), "bucket_s": bucket,
             "spans": sum(n for _, n in volume), "totals": totals, "cost": judge_cost(store, f),
@@ -100,14 +100,14 @@ def _delta(row: IssueRow) -> int:
 
 
 _SORT_KEYS: dict[str, Any] = {
-    "id": lambda r: r.state.number,
-    "status": lambda r: (_STATUS_RANK.get(r.state.status, 9), r.state.number),
-    "severity": lambda r: (-_SEVERITY_RANK.get(r.state.severity, 9), r.state.members),
-    "rubric": lambda r: (r.state.rubric, r.state.number),
-    "traces": lambda r: (r.state.traces, -r.state.number),
-    "share": lambda r: (r.state.share, -r.state.number),
-    "trend": lambda r: (_delta(r), r.state.traces),
-    "title": lambda r: r.state.title.lower(),
+    "id": lambda r: r.number,
+    "status": lambda r: (_STATUS_RANK.get(r.status, 9), r.number),
+    "severity": lambda r: (-_SEVERITY_RANK.get(r.severity, 9), r.members),
+    "rubric": lambda r: (r.rubric, r.number),
+    "traces": lambda r: (r.traces, -r.number),
+    "share": lambda r: (r.share, -r.number),
+    "trend": lambda r: (_delta(r), r.traces),
+    "title": lambda r: r.title.lower(),
 }
 
 
@@ -116,14 +116,14 @@ def issues_page(store: Store, q: IssueQuery) -> dict[str, Any]:
     listing = issue_list(store, include_resolved=q.status in ("all", "resolved"))
     rows = listing.issues
     if q.status not in ("open", "all"):
-        rows = [r for r in rows if r.state.status == q.status]
+        rows = [r for r in rows if r.status == q.status]
     if q.severity:
-        rows = [r for r in rows if r.state.severity == q.severity]
+        rows = [r for r in rows if r.severity == q.severity]
     if q.rubric:
-        rows = [r for r in rows if r.state.rubric == q.rubric]
+        rows = [r for r in rows if r.rubric == q.rubric]
     if q.text:
         needle = q.text.lower()
-        rows = [r for r in rows if needle in f"{r.state.issue_id} {r.state.title} {' '.join(r.state.keywords)}".lower()]
+        rows = [r for r in rows if needle in f"{r.issue_id} {r.title} {' '.join(r.keywords)}".lower()]
     rows = sorted(rows, key=_SORT_KEYS[q.sort], reverse=q.descending)
     return {"q": q, "run": listing.run, "rows": rows, "total": len(listing.issues), "rubrics": RUBRICS,
             "trend": {r.issue_id: trend_label(r.trend) for r in rows}}
@@ -154,7 +154,7 @@ def issue_page(store: Store, settings: Settings, issue_id: str) -> dict[str, Any
     detail = get_issue(store, issue_id)
     if detail is None:
         return None
-    return {"issue": detail.row.state, "detail": detail, "trend": trend_label(detail.row.trend),
+    return {"issue": detail, "detail": detail, "trend": trend_label(detail.trend),
             "history_fig": charts.history_figure(detail.history),
             "representatives": _examples(store, settings, detail.representatives),
             "boundary": _examples(store, settings, detail.boundary)}

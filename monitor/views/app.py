@@ -1,0 +1,78 @@
+"""The one composition root: ``create_app(settings, store)`` builds the whole server ``sumwatch up`` runs.
+
+    app = create_app(settings, store)                  # receiver, API, dashboard, login, auth and CSRF
+    ReceiverServer(settings, app=app).serve_forever()  # on uvicorn, its span writer started and drained
+    client = ApiClient.in_process(app)                 # the same app, for a command that opened the store
+
+Pieces, in the order a request meets them: the auth and CSRF middleware (:mod:`.auth`); the OTLP receiver and
+probes (plain Starlette routes: the hot path stays as fast as it was); the API, one FastAPI router per resource
+with its records as the OpenAPI schema (``/api/openapi.json``); the login routes and the dashboard pages.
+"""
+
+from __future__ import annotations
+
+import threading
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from ..exports.config import ExportConfig
+from ..ingest.receiver import receiver_routes, span_writer
+from ..settings import Settings
+from ..store.connection import Store
+from ..store.job_locks import job_locks
+from .auth import auth_middleware, login_routes
+from .dashboard import dashboard_routes
+from .errors import install_error_handlers
+from .routers import ROUTERS
+from .services import ActionRunner, Judges, Services, settings_judges
+
+OPENAPI_PATH = "/api/openapi.json"
+
+
+def create_app(settings: Settings, store: Store, *, judges: Judges | None = None,
+               export_config: ExportConfig | None = None) -> FastAPI:
+    """The server. ``judges`` (a cascade per mode) defaults to the settings' cascades, built on first use;
+    ``export_config`` to the tracker settings of the environment."""
+    app = FastAPI(title="sumwatch", version=_version(), openapi_url=OPENAPI_PATH, docs_url="/api/docs",
+                  redoc_url=None, description=_DESCRIPTION)
+    writer = span_writer(settings, store)
+    app.state.writer = writer
+    app.state.services = Services(settings, store, judges or settings_judges(settings), ActionRunner(job_locks(store)),
+                                  export_config if export_config is not None else ExportConfig.from_env(),
+                                  threading.Lock())
+    install_error_handlers(app)
+    app.router.routes.extend(receiver_routes(settings, writer, store))
+    for router in ROUTERS:
+        app.include_router(router)
+    app.router.routes.extend(login_routes(settings) + dashboard_routes(store, settings))
+    layer = auth_middleware(settings)
+    app.add_middleware(layer.cls, *layer.args, **layer.kwargs)
+    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
+    return app
+
+
+_DESCRIPTION = ("Traces, scores, clustering runs and issues of sumwatch, and its actions. Send "
+                "`Authorization: Bearer <SUMWATCH_API_TOKEN>` when the server has a token; every refusal answers "
+                "`{\"error\": reason}`. OTLP/HTTP spans go to `POST /v1/traces` (protobuf or JSON).")
+
+
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    """The document FastAPI derives from the routers, with the bearer token as the security scheme."""
+    if app.openapi_schema is None:
+        document = get_openapi(title=app.title, version=app.version, description=app.description,
+                               routes=app.routes)
+        document.setdefault("components", {})["securitySchemes"] = {
+            "bearer": {"type": "http", "scheme": "bearer", "description": "SUMWATCH_API_TOKEN"}}
+        document["security"] = [{"bearer": []}]
+        app.openapi_schema = document
+    return app.openapi_schema
+
+
+def _version() -> str:
+    try:
+        return version("sumwatch")
+    except PackageNotFoundError:
+        return "0"

@@ -1,0 +1,282 @@
+"""The one client every command uses: HTTP to the ``sumwatch up`` that holds the database, or the same app
+mounted in this process when the command could open the store itself. Answers come back as the records the
+server serves (the same classes), so a command prints the same either way.
+
+    client = ApiClient.remote("http://127.0.0.1:4318", token)    # another process holds the database
+    client = ApiClient.in_process(create_app(settings, store))    # this one does
+    client.traces(limit=20), client.issue("SW-3"), client.score(ScoreRequest(mode="off"), on_progress=print)
+
+Every request has a bounded timeout. Long actions (score, cluster, calibrate, ingest) start with ``wait=false``
+and are polled for their progress, so a server that stops answering ends the command with one line, not a hang.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager, suppress
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+import anyio.from_thread
+import httpx
+from pydantic import TypeAdapter
+
+from ..calibration.gate import CalibrationReport
+from ..exports.sync import ExportResult
+from ..issues.job import ClusterRunReport
+from ..issues.reads import IssueDetail, IssueList, IssueTicket, parse_issue_id
+from ..scoring.sampler import PassReport
+from ..store.corpus import CorpusItem
+from ..store.scores import Agreement, ScoreRecord
+from ..store.traces import SpanDetail, TraceRow, normalize_trace_id
+from .routers.actions import IngestAnswer
+from .routers.corpus import CorpusPage, ImportAnswer
+from .routers.exports import ExportAnswer, TicketList
+from .routers.status import StoreStatus
+from .services import ActionProgress, ActionState
+
+T = TypeVar("T")
+OnProgress = Callable[[ActionProgress], None]
+IN_PROCESS = "this process"
+
+
+class ClientError(RuntimeError):
+    """The server refused or failed a request (``status`` with its ``error`` text as ``reason``), or did not
+    answer (``status`` None); ``what`` names the request as people say it (the read, the export, ...)."""
+
+    def __init__(self, message: str, status: int | None = None, reason: str = "", what: str = "the read") -> None:
+        super().__init__(message)
+        self.status, self.reason, self.what = status, reason, what
+
+
+# what a POST asks of the server, by the end of its path (anything else is "the request")
+_POSTS = (("/api/actions/score", "the scoring"), ("/api/actions/cluster", "the clustering run"),
+          ("/api/actions/calibrate", "the calibration"), ("/api/ingest", "the ingest"),
+          ("/api/corpus/import", "the corpus import"), ("/label", "the label"), ("/export", "the export"),
+          ("/api/exports", "the export"))
+
+
+def request_name(method: str, path: str) -> str:
+    """How a refusal names the request: ``the read`` for GET and HEAD, else what the POST does."""
+    if method in ("GET", "HEAD"):
+        return "the read"
+    path = path.split("?", 1)[0]
+    return next((name for end, name in _POSTS if path.endswith(end)), "the request")
+
+
+@cache
+def _adapter(kind: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(kind)
+
+
+def parse(kind: type[T] | Any, data: Any) -> Any:
+    """The record of type ``kind`` from the JSON the API answered."""
+    return _adapter(kind).validate_python(data)
+
+
+@dataclass(frozen=True)
+class ScoreRequest:
+    all: bool | None = None
+    rate: float | None = None
+    shard: str | None = None
+    limit: int | None = None
+    mode: str | None = None
+    events: bool | None = None
+
+
+class _InProcess(httpx.BaseTransport):
+    """httpx over an ASGI app in this process: the app runs on an event loop in a thread of its own (a
+    blocking portal), so a command calls it the way it calls a server."""
+
+    def __init__(self, app: Any) -> None:
+        self._portal_cm: AbstractContextManager[Any] = anyio.from_thread.start_blocking_portal()
+        self._portal = self._portal_cm.__enter__()
+        self._asgi = httpx.ASGITransport(app=app)
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        body = request.read()
+
+        async def call() -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+            forwarded = httpx.Request(request.method, request.url, headers=request.headers, content=body)
+            answer = await self._asgi.handle_async_request(forwarded)
+            return answer.status_code, answer.headers.raw, await answer.aread()
+
+        status, headers, content = self._portal.call(call)
+        return httpx.Response(status, headers=headers, content=content, request=request)
+
+    def close(self) -> None:
+        self._portal_cm.__exit__(None, None, None)
+
+
+class ApiClient:
+    def __init__(self, http: httpx.Client, where: str, *, poll_s: float = 0.5, stall_s: float = 60.0) -> None:
+        self._http, self.where = http, where
+        self._poll_s, self._stall_s = poll_s, stall_s
+
+    @classmethod
+    def remote(cls, base_url: str, token: str | None = None, timeout: float = 30.0) -> ApiClient:
+        # always a Bearer header: a server without a token takes any, and it marks the request as not a
+        # browser's (state-changing requests from a browser need the CSRF token instead)
+        http = httpx.Client(base_url=base_url, headers={"authorization": f"Bearer {token or 'none'}"},
+                            timeout=timeout)
+        return cls(http, base_url)
+
+    @classmethod
+    def in_process(cls, app: Any, token: str | None = None) -> ApiClient:
+        http = httpx.Client(transport=_InProcess(app), base_url="http://sumwatch.local",
+                            headers={"authorization": f"Bearer {token or 'none'}"}, timeout=None)
+        return cls(http, IN_PROCESS, poll_s=0.1)
+
+    @property
+    def is_remote(self) -> bool:
+        return self.where != IN_PROCESS
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> ApiClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # the calls
+
+    def _call(self, method: str, path: str, *, missing_ok: bool = False, **kw: Any) -> Any:
+        what = request_name(method, path)
+        try:
+            response = self._http.request(method, path, **kw)
+        except httpx.TransportError as exc:
+            raise ClientError(f"cannot reach the sumwatch server at {self.where}: {_transport_problem(exc)}",
+                              what=what) from None
+        if response.status_code == 404 and missing_ok:
+            return None
+        if response.status_code not in (200, 202):
+            reason = ""
+            with suppress(ValueError, KeyError, TypeError):
+                reason = str(response.json()["error"])
+            raise ClientError(f"{self.where}{path}: {response.status_code} {reason or response.text[:200]}",
+                              response.status_code, reason, what)
+        try:
+            return response.json()
+        except ValueError:
+            raise ClientError(f"the server at {self.where} did not answer as a sumwatch server (not JSON); is "
+                              f"another program on that port?", response.status_code, what=what) from None
+
+    def _get(self, kind: Any, path: str, params: dict[str, Any] | None = None, *, missing_ok: bool = False) -> Any:
+        params = {k: v for k, v in (params or {}).items() if v is not None}
+        data = self._call("GET", path, params=params, missing_ok=missing_ok)
+        return None if data is None else parse(kind, data)
+
+    def _post(self, kind: Any, path: str, body: dict[str, Any]) -> Any:
+        return parse(kind, self._call("POST", path, json={k: v for k, v in body.items() if v is not None}))
+
+    def _action(self, kind: Any, path: str, action: str, on_progress: OnProgress | None, **kw: Any) -> Any:
+        """Start an action without waiting, then poll its state until it is done; its result as ``kind``."""
+        state: ActionState = parse(ActionState, self._call("POST", path, params={"wait": "false"}, **kw))
+        what = request_name("POST", path)
+        last_answer = time.monotonic()
+        while state.running:
+            time.sleep(self._poll_s)
+            try:
+                state = parse(ActionState, self._call("GET", f"/api/actions/{action}"))
+                last_answer = time.monotonic()
+            except ClientError as exc:
+                if exc.status is not None or time.monotonic() - last_answer > self._stall_s:
+                    raise ClientError(f"the sumwatch server at {self.where} stopped answering while {what} ran "
+                                      f"({exc}); see its log", exc.status, exc.reason, what) from None
+                continue
+            if on_progress is not None and state.progress is not None:
+                on_progress(state.progress)
+        if state.error is not None:
+            status = state.status or 500
+            raise ClientError(f"{self.where}{path}: {status} {state.error}", status, state.error, what)
+        return parse(kind, state.result)
+
+    def traces(self, limit: int = 20, service: str | None = None, *, domain: str | None = None,
+               band: str | None = None, since: datetime | None = None) -> list[TraceRow]:
+        return self._get(list[TraceRow], "/api/traces", {"limit": limit, "service": service, "domain": domain,
+                                                         "band": band, "since": since.isoformat() if since else None})
+
+    def trace(self, trace_id: str) -> list[SpanDetail]:
+        found = self._get(list[SpanDetail], f"/api/traces/{normalize_trace_id(trace_id)}", missing_ok=True)
+        return found or []
+
+    def scores(self, *, trace_id: str | None = None, rubric: str | None = None, failing: bool = False,
+               limit: int = 50) -> list[ScoreRecord]:
+        return self._get(list[ScoreRecord], "/api/scores", {"trace": trace_id, "rubric": rubric,
+                                                            "failing": "true" if failing else None, "limit": limit})
+
+    def issues(self, include_resolved: bool = True) -> IssueList:
+        return self._get(IssueList, "/api/issues", {"resolved": "true" if include_resolved else "false"})
+
+    def issue(self, issue_id: str) -> IssueDetail | None:
+        return self._get(IssueDetail, f"/api/issues/{parse_issue_id(issue_id)}", missing_ok=True)
+
+    def issue_tickets(self, issue_id: str) -> list[IssueTicket]:
+        answer: TicketList = self._get(TicketList, f"/api/issues/{parse_issue_id(issue_id)}/exports")
+        return answer.exports
+
+    def corpus(self, *, rubric: str | None = None, status: str | None = None, limit: int = 50) -> CorpusPage:
+        return self._get(CorpusPage, "/api/corpus", {"rubric": rubric, "status": status, "limit": limit})
+
+    def label(self, item_id: str, verdict: str, *, bucket: str | None = None, note: str | None = None
+              ) -> CorpusItem:
+        """As the store's ``label_item``: KeyError for an unknown item, ValueError for a bad verdict."""
+        try:
+            return self._post(CorpusItem, f"/api/corpus/{quote(item_id, safe='')}/label",
+                              {"verdict": verdict, "bucket": bucket, "note": note})
+        except ClientError as exc:
+            if exc.status == 404:
+                raise KeyError(exc.reason) from None
+            if exc.status == 400:
+                raise ValueError(exc.reason) from None
+            raise
+
+    def judge_agreement(self, judge_version: str | None = None) -> list[Agreement]:
+        return self._get(list[Agreement], "/api/judges", {"judge_version": judge_version})
+
+    def status(self) -> StoreStatus:
+        return self._get(StoreStatus, "/api/status")
+
+    def score(self, request: ScoreRequest, on_progress: OnProgress | None = None) -> PassReport:
+        body = {k: v for k, v in request.__dict__.items() if v is not None}
+        return self._action(PassReport, "/api/actions/score", "score", on_progress, json=body)
+
+    def cluster(self, window: str | None = None, on_progress: OnProgress | None = None) -> ClusterRunReport:
+        return self._action(ClusterRunReport, "/api/actions/cluster", "cluster", on_progress,
+                            json={"window": window} if window else {})
+
+    def calibrate(self, rubric: str, *, mode: str | None = None, judge_version: str | None = None,
+                  record: bool = True, on_progress: OnProgress | None = None) -> CalibrationReport:
+        body = {"rubric": rubric, "mode": mode, "judge_version": judge_version, "record": record}
+        return self._action(CalibrationReport, "/api/actions/calibrate", "calibrate", on_progress,
+                            json={k: v for k, v in body.items() if v is not None})
+
+    def ingest(self, lines: bytes, on_progress: OnProgress | None = None) -> IngestAnswer:
+        return self._action(IngestAnswer, "/api/ingest", "ingest", on_progress, content=lines,
+                            headers={"content-type": "application/x-ndjson"})
+
+    def import_corpus(self, lines: bytes) -> ImportAnswer:
+        return parse(ImportAnswer, self._call("POST", "/api/corpus/import", content=lines,
+                                              headers={"content-type": "application/x-ndjson"}))
+
+    def export(self, to: str, issue_ids: list[str] | None = None, *, statuses: list[str] | None = None,
+               min_severity: str | None = None, min_traces: int = 0, dry_run: bool = False) -> list[ExportResult]:
+        answer: ExportAnswer = self._post(ExportAnswer, "/api/exports", {
+            "to": to, "issue_ids": issue_ids, "statuses": statuses, "min_severity": min_severity,
+            "min_traces": min_traces, "dry_run": dry_run})
+        return answer.results
+
+
+def _transport_problem(exc: httpx.TransportError) -> str:
+    """What went wrong on the wire, in words: refused, timed out, reset."""
+    if isinstance(exc, httpx.ConnectError) and "refused" in str(exc).lower():
+        return "connection refused"
+    if isinstance(exc, httpx.TimeoutException):
+        return f"no answer in time ({type(exc).__name__})"
+    return str(exc) or type(exc).__name__

@@ -1,0 +1,110 @@
+"""A command's own settings against the server's: what travels with the request, and what is refused.
+
+    shown = shown_settings(settings, export_config)          # the server's, in GET /api/status
+    body, notes = travel("sample", own, shown, where)         # own: settings set in the command's env or flags
+    # SettingsRefused: SUMWATCH_LLM_MODEL is openai/b here, but the sumwatch server at http://... applies its own ...
+
+A command that goes through a running ``sumwatch up`` never drops a setting of its own silently: a value that
+can travel goes in the request; one that cannot, and differs from the server's, stops the command with one line
+saying which value applies and how to change it. A secret is never sent or shown: only whether one is set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import fields
+from typing import Any
+
+from ..exports.config import ExportConfig
+from ..settings import Settings
+
+Shown = dict[str, str | float | int | bool | None]
+_SET = "(set)"
+# settings that say how to reach the database or the server, not what a command does with it
+_CONNECTION = frozenset({"home", "clickhouse_url", "database", "cluster", "api_token", "host", "port"})
+_JUDGE = ("judge_mode", "judge_audit_rate", "llm_model", "llm_api_base", "llm_api_key", "llm_concurrency",
+          "llm_timeout_s", "llm_max_spend_usd", "embedding_model", "embeddings")
+# per command: the settings that change what it does, and of those, the ones a request carries (body key)
+RELEVANT: dict[str, tuple[str, ...]] = {
+    "sample": _JUDGE + ("sample_rate", "service_rates", "sample_batch", "eval_events", "span_filter", "source_key",
+                        "summary_key"),
+    "calibrate": _JUDGE,
+    "cluster": ("cluster_window", "cluster_match_threshold", "cluster_resolve_after", "cluster_max_fit_points",
+                "cluster_namer", "promote_per_issue", "llm_model", "llm_api_base", "llm_api_key", "embedding_model"),
+    "export": tuple(f.name for f in fields(ExportConfig)),
+}
+TRAVELS: dict[str, dict[str, str]] = {
+    "sample": {"judge_mode": "mode", "sample_rate": "rate", "eval_events": "events"},
+    "calibrate": {"judge_mode": "mode"},
+    "cluster": {"cluster_window": "window"},
+    "export": {},
+}
+
+
+class SettingsRefused(ValueError):
+    """A setting of the command's own that the server would not apply."""
+
+
+def _secret(cls: type, name: str) -> bool:
+    return any(f.name == name and not f.repr for f in fields(cls))
+
+
+def _shown_value(value: Any, secret: bool) -> str | float | int | bool | None:
+    if secret:
+        return _SET if value else None
+    if value is None or isinstance(value, (str, float, int, bool)):
+        return value
+    return str(value)
+
+
+def shown_settings(settings: Settings, config: ExportConfig) -> Shown:
+    """The server's settings that commands compare with theirs; secrets only as set or not."""
+    shown: Shown = {}
+    for obj in (settings, config):
+        for f in fields(obj):
+            if f.name not in _CONNECTION:
+                shown[f.name] = _shown_value(getattr(obj, f.name), not f.repr)
+    return shown
+
+
+def own_settings(settings: Settings, config: ExportConfig, explicit: set[str]) -> Shown:
+    """The values of the settings this command was given (``explicit``: set in its env or by its flags)."""
+    own: Shown = {}
+    for obj in (settings, config):
+        for f in fields(obj):
+            if f.name in explicit and f.name not in _CONNECTION:
+                own[f.name] = _shown_value(getattr(obj, f.name), False)
+    return own
+
+
+def _label(name: str) -> str:
+    return Settings.label(name) if name in {f.name for f in fields(Settings)} else ExportConfig.env_var(name)
+
+
+def travel(command: str, own: Mapping[str, Any], server: Mapping[str, Any], where: str
+           ) -> tuple[dict[str, Any], list[str]]:
+    """(request fields for the settings that travel, notes to print); SettingsRefused for one that cannot
+    travel and differs from the server's."""
+    carried, notes = {}, []
+    travels = TRAVELS.get(command, {})
+    for name in RELEVANT.get(command, ()):
+        if name not in own:
+            continue
+        if name in travels:
+            carried[travels[name]] = own[name]
+            continue
+        secret = _secret(Settings, name) or _secret(ExportConfig, name)
+        mine, theirs = own[name], server.get(name)
+        if secret:
+            if mine and not theirs:
+                raise SettingsRefused(f"{_label(name)} is set here, but the sumwatch server at {where} has none and "
+                                      f"applies its own settings: set it where `sumwatch up` runs and restart it, "
+                                      f"or stop the server to use yours")
+            if mine:
+                notes.append(f"{_label(name)}: the server's own applies (a secret is never sent)")
+            continue
+        if mine != theirs:
+            raise SettingsRefused(f"{_label(name)} is {mine} here, but the sumwatch server at {where} applies its own "
+                                  f"({'none set' if theirs is None else theirs}): set it where `sumwatch up` runs and restart it, or stop the server "
+                                  f"to use yours")
+    return carried, notes

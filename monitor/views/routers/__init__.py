@@ -1,0 +1,8 @@
+"""The API's routers, one per resource; ``create_app`` includes them all (``ROUTERS``)."""
+
+from __future__ import annotations
+
+from . import actions, calibration, corpus, exports, issues, runs, scores, status, traces
+
+ROUTERS = [traces.router, scores.router, runs.router, issues.router, exports.router, corpus.router,
+           calibration.router, actions.router, status.router]

@@ -1,0 +1,168 @@
+"""Actions: score now (one sampler pass), cluster now, calibrate now, and backfill, one at a time.
+
+    POST /api/actions/score {"limit": 500, "mode": "off"}          -> PassReport, when the pass is done
+    POST /api/actions/score?wait=false {...}                         -> 202 ActionState; then poll
+    GET  /api/actions/score                                          -> ActionState with its progress
+
+While an action runs, another answers 409 naming it. Each action holds its job's store-wide lock
+(store/job_locks.py), the one the scheduled sampler pass and clustering run hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from starlette.concurrency import run_in_threadpool
+
+from ...calibration.corpus import seed_starter_corpora
+from ...calibration.gate import CalibrationReport, calibrate
+from ...ingest.backfill import ingest_file
+from ...issues.job import ClusterRunReport, build_clusterer, run_clustering
+from ...scoring.sampler import PassReport, Sampler
+from ...settings import parse_duration
+from ..errors import ApiError, error_responses
+from ..services import ActionState, Progress, Services, ServicesDep
+from .params import JudgeModeName, Rubric
+from .uploads import NDJSON_BODY, SkippedLine, as_file, read_upload
+
+router = APIRouter(prefix="/api", tags=["actions"], responses=error_responses(400, 401, 403, 409))
+Wait = Annotated[bool, Query(description="Answer when the action is done (true), or at once with its state (202), "
+                                         "to poll GET /api/actions/{action} for progress")]
+_ACCEPTED: dict[int | str, dict[str, Any]] = {202: {"model": ActionState, "description": "Started (wait=false)"}}
+
+
+class ScoreBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    all: bool | None = Field(None, description="ignore the watermark: consider every stored span")
+    rate: float | None = Field(None, ge=0, le=1, description="share of traces to score")
+    shard: str | None = Field(None, pattern=r"^\d{1,6}/\d{1,6}$", description="i/N: this pass's share of the work")
+    limit: int | None = Field(None, ge=1, le=2**31, description="stop after this many spans")
+    mode: JudgeModeName | None = Field(None, description="judge mode (default: the server's)")
+    events: bool | None = Field(None, description="also write gen_ai.evaluation.result events")
+
+
+class ClusterBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    window: str | None = Field(None, max_length=40, description="how far back to look, like 24h or 7d")
+
+
+class CalibrateBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    rubric: Rubric
+    mode: JudgeModeName | None = None
+    judge_version: str | None = Field(None, max_length=200, description="label for this judge")
+    record: bool | None = Field(None, description="store a passing run as the baseline (default true)")
+
+
+class IngestAnswer(BaseModel):
+    stored: int
+    skipped: list[SkippedLine]
+
+
+class ActionList(BaseModel):
+    running: str | None
+    last: dict[str, ActionState]
+
+
+def _run(s: Services, action: str, work: Callable[[Progress], Any], wait: bool) -> Any:
+    state = s.actions.start(action, work)
+    if not wait:
+        return JSONResponse(TypeAdapter(ActionState).dump_python(state, mode="json"), status_code=202)
+    s.actions.wait(state)
+    if state.error is not None:
+        raise ApiError(state.status or 500, state.error)
+    return state.result
+
+
+def _shard(value: str | None) -> tuple[int, int]:
+    if not value:
+        return (0, 1)
+    index, count = (int(p) for p in value.split("/"))
+    if not 0 <= index < count:
+        raise ApiError(400, f"shard must be i/N with 0 <= i < N (e.g. 0/4), got {value!r}")
+    return index, count
+
+
+@router.post("/actions/score", summary="Score now: one sampler pass", responses=_ACCEPTED)
+def score(s: ServicesDep, body: ScoreBody, wait: Wait = True) -> PassReport:
+    shard = _shard(body.shard)
+
+    def work(progress: Progress) -> PassReport:
+        sampler = Sampler.from_settings(s.store, s.judges(body.mode), s.settings, rate=body.rate, shard=shard,
+                                        eval_events=body.events)
+        return sampler.run_pass(all_spans=bool(body.all), limit=body.limit,
+                                on_progress=lambda seen, scored: progress("scoring", scored, None))
+
+    result: PassReport = _run(s, "score", work, wait)
+    return result
+
+
+@router.post("/actions/cluster", summary="Cluster now: one clustering run", responses=_ACCEPTED)
+def cluster(s: ServicesDep, body: ClusterBody, wait: Wait = True) -> ClusterRunReport:
+    if body.window is not None:
+        try:
+            parse_duration(body.window)
+        except ValueError as exc:
+            raise ApiError(400, f"window: {exc}") from None
+    run_settings = s.settings.with_(cluster_window=body.window)
+    try:
+        clusterer = build_clusterer(run_settings)
+    except ValueError as exc:
+        raise ApiError(400, str(exc)) from None
+
+    def work(progress: Progress) -> ClusterRunReport:
+        return run_clustering(s.store, run_settings, clusterer=clusterer, on_progress=progress)
+
+    result: ClusterRunReport = _run(s, "cluster", work, wait)
+    return result
+
+
+@router.post("/actions/calibrate", summary="Calibrate now; a passing run is recorded as the baseline",
+             responses=_ACCEPTED)
+def calibrate_now(s: ServicesDep, body: CalibrateBody, wait: Wait = True) -> CalibrationReport:
+    def work(progress: Progress) -> CalibrationReport:
+        progress("calibrating", 0, None)
+        seed_starter_corpora(s.store, [body.rubric])
+        return calibrate(s.store, s.judges(body.mode), body.rubric, judge_version=body.judge_version,
+                         record=body.record if body.record is not None else True)
+
+    result: CalibrationReport = _run(s, "calibrate", work, wait)
+    return result
+
+
+@router.post("/ingest", summary="Backfill: each JSON line becomes a summarization span (bad lines are skipped "
+                                "and reported by number)", openapi_extra=NDJSON_BODY, responses=_ACCEPTED)
+async def ingest(s: ServicesDep, request: Request, wait: Wait = True) -> IngestAnswer:
+    body = await read_upload(request, s.settings.max_body_bytes)
+
+    def work(progress: Progress) -> IngestAnswer:
+        with as_file(body) as path:
+            try:
+                report = ingest_file(s.store, path, on_progress=lambda stored, bad: progress("ingest", stored, None))
+            except RecursionError:
+                raise ApiError(400, "a line is JSON nested too deeply to parse (lines before it may be "
+                                    "stored)") from None
+        return IngestAnswer(stored=report.stored, skipped=[SkippedLine(line=b.line, reason=b.reason)
+                                                           for b in report.bad])
+
+    result: IngestAnswer = await run_in_threadpool(_run, s, "ingest", work, wait)
+    return result
+
+
+@router.get("/actions", summary="The action running now and the last run of each")
+def actions(s: ServicesDep) -> ActionList:
+    return ActionList(running=s.actions.running_now(), last=s.actions.last)
+
+
+@router.get("/actions/{action}", summary="One action's last or current run, with its progress",
+            responses=error_responses(404))
+def action(s: ServicesDep, action: Annotated[str, Path(pattern="^(score|cluster|calibrate|ingest)$")]
+           ) -> ActionState:
+    found = s.actions.last.get(action)
+    if found is None:
+        raise ApiError(404, f"{action} has not run since the server started")
+    return found

@@ -1,0 +1,89 @@
+"""Calibration corpora: items per rubric and status (``status=needs_label`` is the labelling queue), a
+person's label, and imports of JSON Lines."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Literal
+
+from fastapi import APIRouter, Path, Query, Request
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
+
+from ...calibration.corpus import import_jsonl, label_item, seed_starter_corpora
+from ...store.corpus import REJECTED, STATUSES, CorpusItem, load_items
+from ..errors import ApiError, error_responses
+from ..services import ServicesDep
+from .params import RubricQuery, limit_query
+from .uploads import NDJSON_BODY, SkippedLine, as_file, read_upload
+
+router = APIRouter(prefix="/api/corpus", tags=["corpus"], responses=error_responses(400, 401))
+
+if TYPE_CHECKING:
+    ItemStatus = str
+else:
+    ItemStatus = Literal[STATUSES]
+ItemIdPath = Annotated[str, Path(max_length=200, description="Item id (from the listing)")]
+
+
+class CorpusPage(BaseModel):
+    total: int = Field(description="items that match, before the limit")
+    items: list[CorpusItem]
+
+
+class LabelBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    verdict: str = Field(min_length=1, max_length=100,
+                         description=f"a verdict of the item's rubric, or '{REJECTED}' to drop it")
+    bucket: str | None = Field(None, max_length=200, description="failure-mode bucket")
+    note: str | None = Field(None, max_length=10_000, description="kept with the label")
+
+
+class ImportAnswer(BaseModel):
+    added: int
+    updated: int
+    skipped: list[SkippedLine]
+
+
+@router.get("", summary="Calibration corpus items (status=needs_label is the labelling queue)")
+def items(s: ServicesDep, rubric: RubricQuery = None,
+          status: Annotated[ItemStatus | None, Query(description="Only items with this status")] = None,
+          limit: int = limit_query(50, "items")) -> CorpusPage:
+    seed_starter_corpora(s.store)  # the packaged starters are always there
+    found = load_items(s.store, rubric=rubric, status=status)
+    return CorpusPage(total=len(found), items=found[:limit])
+
+
+@router.post("/import", summary="Add or update items from JSON Lines (bad lines are skipped and reported)",
+             openapi_extra=NDJSON_BODY)
+async def import_items(s: ServicesDep, request: Request) -> ImportAnswer:
+    body = await read_upload(request, s.settings.max_body_bytes)
+
+    def run() -> ImportAnswer:
+        with as_file(body) as path:
+            try:
+                report = import_jsonl(s.store, path)
+            except RecursionError:
+                raise ApiError(400, "a line is JSON nested too deeply to parse; nothing was imported") from None
+        return ImportAnswer(added=report.added, updated=report.updated,
+                            skipped=[SkippedLine(line=n, reason=r) for n, r in report.bad])
+
+    return await run_in_threadpool(run)
+
+
+@router.get("/{item_id}", summary="One corpus item", responses=error_responses(404))
+def item(s: ServicesDep, item_id: ItemIdPath) -> CorpusItem:
+    found = load_items(s.store, item_id=item_id)
+    if not found:
+        raise ApiError(404, f"no corpus item {item_id[:80]!r}")
+    return found[0]
+
+
+@router.post("/{item_id}/label", summary="Label an item (it counts in calibration from now on)",
+             responses=error_responses(403, 404))
+def label(s: ServicesDep, item_id: ItemIdPath, body: LabelBody) -> CorpusItem:
+    try:
+        return label_item(s.store, item_id, body.verdict, bucket=body.bucket, note=body.note)
+    except KeyError as exc:
+        raise ApiError(404, str(exc.args[0] if exc.args else exc)) from None
+    except ValueError as exc:
+        raise ApiError(400, str(exc)) from None

@@ -1,0 +1,29 @@
+"""Parameters several routers take, declared once so the OpenAPI document states what the server checks."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Literal
+
+from fastapi import Path, Query
+
+from ...rubrics.verdicts import RUBRICS
+from ...settings import JUDGE_MODES, MAX_LIST_LIMIT
+from ..errors import PATTERN_MEANS
+
+if TYPE_CHECKING:
+    Rubric = JudgeModeName = str
+else:  # the choices as the OpenAPI document states them, from the one place each is defined
+    Rubric, JudgeModeName = Literal[tuple(RUBRICS)], Literal[JUDGE_MODES]
+TRACE_ID_PATTERN = "^[0-9a-fA-F]{32}$"
+ISSUE_ID_PATTERN = r"^\s*(?:[A-Za-z]+-)?\d+\s*$"
+
+PATTERN_MEANS[TRACE_ID_PATTERN] = "trace id must be 32 hex characters"
+PATTERN_MEANS[ISSUE_ID_PATTERN] = "an issue id looks like SW-12 (or just 12)"
+
+TraceIdPath = Annotated[str, Path(pattern=TRACE_ID_PATTERN, description="32-hex trace id")]
+IssueIdPath = Annotated[str, Path(pattern=ISSUE_ID_PATTERN, max_length=40, description="Issue id, like SW-3")]
+RubricQuery = Annotated[Rubric | None, Query(description="Only this rubric")]
+
+
+def limit_query(default: int, what: str) -> object:
+    return Query(default, ge=1, le=MAX_LIST_LIMIT, description=f"How many {what} (at most {MAX_LIST_LIMIT:,})")

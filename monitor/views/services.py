@@ -1,0 +1,156 @@
+"""What the routes share, built once by ``create_app`` and reached through one dependency.
+
+    def route(s: ServicesDep) -> ...: s.store, s.settings, s.judges("always"), s.actions.start("score", work)
+
+Actions (score now, cluster now, calibrate, ingest) run one at a time in a thread of their own; the answer to
+``POST /api/actions/<name>?wait=false`` is the action's state, which ``GET /api/actions/<name>`` then shows with
+its progress, so a client polls with bounded timeouts instead of holding one request open for minutes.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Annotated, Any
+
+from fastapi import Depends, Request
+from pydantic import TypeAdapter
+
+from ..settings import Settings
+from ..store.connection import Store
+from ..store.job_locks import CALIBRATION, CLUSTERING, INGEST, SCORING, JobLocks
+from .errors import ApiError
+
+if TYPE_CHECKING:
+    from ..exports.config import ExportConfig
+    from ..rubrics.cascade import Cascade
+
+# the judge cascade of each mode (None: the settings'); tests pass offline ones
+Judges = Callable[[str | None], "Cascade"]
+# an action reports (stage, done, total) as it goes; total None when not known yet
+Progress = Callable[[str, int, "int | None"], None]
+# the store-wide job lock each action holds while it runs (the scheduled jobs hold the same ones)
+ACTION_LOCKS = {"score": SCORING, "cluster": CLUSTERING, "calibrate": CALIBRATION, "ingest": INGEST}
+
+
+@dataclass
+class ActionProgress:
+    stage: str
+    done: int
+    total: int | None = None
+
+
+@dataclass
+class ActionState:
+    """An action's last (or current) run: when, how far, and its result or its error."""
+
+    action: str
+    running: bool
+    started_at: str
+    finished_at: str | None = None
+    seconds: float | None = None
+    error: str | None = None
+    status: int | None = None  # the HTTP status its error answers (400 bad input, 409 busy, 500 failed)
+    progress: ActionProgress | None = None
+    result: dict[str, Any] | None = None
+
+
+class ActionRunner:
+    """Runs one action at a time; another while it runs, or while a scheduled run holds its job lock, is
+    refused with 409 naming what runs."""
+
+    def __init__(self, locks: JobLocks | None = None) -> None:
+        self._lock = threading.Lock()
+        self.locks = locks if locks is not None else JobLocks()
+        self.last: dict[str, ActionState] = {}
+        self.running: str | None = None
+        self._done: dict[str, threading.Event] = {}
+
+    def start(self, action: str, work: Callable[[Progress], Any]) -> ActionState:
+        """Start ``work`` in a thread; its return value (a record) becomes the state's result."""
+        if not self._lock.acquire(blocking=False):
+            raise ApiError(409, f"{self.running or 'an action'} is already running; try again when it has finished "
+                                f"(GET /api/actions shows it)")
+        job = ACTION_LOCKS.get(action, action)
+        busy = self.locks.acquire(job, action)
+        if busy is not None:
+            self._lock.release()
+            raise ApiError(409, f"{busy} is already running; try again when it has finished "
+                                f"(GET /api/actions shows it)")
+        self.running = action
+        state = ActionState(action, True, datetime.now(timezone.utc).isoformat())
+        self.last[action] = state
+        done = self._done[action] = threading.Event()
+
+        def progress(stage: str, count: int, total: int | None) -> None:
+            state.progress = ActionProgress(stage, count, total)
+
+        def run() -> None:
+            clock = time.perf_counter()
+            try:
+                result = work(progress)
+                state.result = TypeAdapter(type(result)).dump_python(result, mode="json")
+            except ApiError as exc:
+                state.error, state.status = exc.message, exc.status
+            except ValueError as exc:  # a value the work could not use: the request's fault
+                state.error, state.status = " ".join(str(exc).split())[:300], 400
+            except Exception as exc:
+                state.error, state.status = " ".join(str(exc).split())[:300] or type(exc).__name__, 500
+            finally:
+                state.running, state.seconds = False, round(time.perf_counter() - clock, 3)
+                state.finished_at = datetime.now(timezone.utc).isoformat()
+                self.running = None
+                self.locks.release(job)
+                self._lock.release()
+                done.set()
+
+        threading.Thread(target=run, name=f"sumwatch-{action}", daemon=True).start()
+        return state
+
+    def wait(self, state: ActionState) -> ActionState:
+        self._done[state.action].wait()
+        return state
+
+    def running_now(self) -> str | None:
+        """The action running now, else a scheduled run holding one of the actions' job locks."""
+        if self.running is not None:
+            return self.running
+        held = self.locks.held()
+        return next((held[job] for job in ACTION_LOCKS.values() if job in held), None)
+
+
+@dataclass
+class Services:
+    settings: Settings
+    store: Store
+    judges: Judges
+    actions: ActionRunner
+    export_config: ExportConfig
+    export_lock: threading.Lock = field(default_factory=threading.Lock)  # two clicks must not race a ticket
+
+
+def services(request: Request) -> Services:
+    found: Services = request.app.state.services
+    return found
+
+
+ServicesDep = Annotated[Services, Depends(services)]
+
+
+def settings_judges(settings: Settings) -> Judges:
+    """The cascade of each mode, built once (loading the embedding model takes seconds)."""
+    from ..scoring.judges import build_cascade
+
+    built: dict[str | None, Cascade] = {}
+    lock = threading.Lock()
+
+    def judges(mode: str | None) -> Cascade:
+        with lock:
+            if mode not in built:
+                built[mode] = build_cascade(settings, mode=mode)
+            return built[mode]
+
+    return judges
