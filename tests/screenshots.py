@@ -46,7 +46,7 @@ def shoot(base: str, store, out: Path) -> list[Path]:
 
     issues = issue_list(store).issues
     # the issue shown: one whose judge quoted both texts (factuality, then groundedness), as most are
-    issues.sort(key=lambda r: ({"factuality": 0, "groundedness": 1}.get(r.state.rubric, 2), -r.state.traces))
+    issues.sort(key=lambda r: ({"factuality": 0, "groundedness": 1}.get(r.rubric, 2), -r.traces))
     points = load_projection(store)
     failing = next((p for p in points if p.issue_id), points[0] if points else None)
     # (file, path, element to scroll to first or None); each shot is the 1440x1000 window, not the whole page

@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.progress import TaskID
 from rich.table import Table
 
+from ..issues.reads import IssueRow
 from ..settings import Settings
 from ..store.connection import Store
 from ._shared import (
@@ -28,8 +29,6 @@ from ._shared import (
     progress_bars,
     table,
 )
-
-from ..issues.reads import IssueRow
 
 if TYPE_CHECKING:
     from ..issues.job import ClusterRunReport

@@ -12,11 +12,13 @@ with its records as the OpenAPI schema (``/api/openapi.json``); the login routes
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable, Iterator
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
+from starlette.routing import BaseRoute
 
 from ..exports.config import ExportConfig
 from ..ingest.receiver import receiver_routes, span_writer
@@ -69,6 +71,16 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
         document["security"] = [{"bearer": []}]
         app.openapi_schema = document
     return app.openapi_schema
+
+
+def served_routes(routes: Iterable[BaseRoute]) -> Iterator[BaseRoute]:
+    """Every route an app serves, the routers' own included (FastAPI keeps an included router as one entry)."""
+    for route in routes:
+        included = getattr(route, "original_router", None)
+        if included is not None:
+            yield from served_routes(included.routes)
+        else:
+            yield route
 
 
 def _version() -> str:

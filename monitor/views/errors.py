@@ -66,7 +66,7 @@ def validation_message(errors: list[Any]) -> str:
         return "the body must be JSON"
     if kind in ("model_attributes_type", "dict_type", "model_type") and not loc:
         return "the body must be a JSON object"
-    if kind in ("int_parsing", "int_from_float", "int_type"):
+    if kind in ("int_parsing", "int_from_float", "int_type", "int_parsing_size"):
         return f"{name} must be a whole number{got}"
     if kind in ("float_parsing", "float_type"):
         return f"{name} must be a number{got}"

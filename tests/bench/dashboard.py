@@ -16,7 +16,6 @@ skipped). Goals: p95 under 300 ms per route, the map drawn within 2 s.
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import multiprocessing
 import re
@@ -153,35 +152,12 @@ def fill(settings: Settings, spans: int, failing: int, issues: int, runs: int, p
 
 # -- the server and its routes ----------------------------------------------------------------------
 
-def server_routes(store: Store, settings: Settings) -> list[Any]:
-    """The routes ``sumwatch up`` adds to the receiver: the read API, and the dashboard's when it exists
-    (any ``*routes(store, settings)`` factory in ``monitor.views`` and its modules)."""
-    import importlib
-    import pkgutil
+def server_app(store: Store, settings: Settings) -> Any:
+    """The app ``sumwatch up`` serves: receiver, API and dashboard, from the one composition root."""
+    from sumwatch.monitor.exports.config import ExportConfig
+    from sumwatch.monitor.views.app import create_app
 
-    from sumwatch.monitor import views
-
-    routes: list[Any] = []
-    seen: set[int] = set()
-    for info in [None, *pkgutil.walk_packages(views.__path__, views.__name__ + ".")]:
-        try:
-            module = views if info is None else importlib.import_module(info.name)
-        except Exception as exc:  # a module being written right now
-            log(f"  skipping {info.name if info else views.__name__}: {exc}")
-            continue
-        for name, factory in vars(module).items():
-            if not (name.endswith("routes") and callable(factory) and getattr(factory, "__module__", "")
-                    == module.__name__) or id(factory) in seen:
-                continue
-            seen.add(id(factory))
-            params = list(inspect.signature(factory).parameters)
-            if params[:2] != ["store", "settings"]:
-                continue
-            try:
-                routes.extend(factory(store, settings))
-            except Exception as exc:
-                log(f"  {module.__name__}.{name} failed: {exc}")
-    return routes
+    return create_app(settings, store, export_config=ExportConfig())
 
 
 def real_ids(store: Store) -> dict[str, str]:
@@ -379,11 +355,12 @@ def main() -> None:
         log("store readers:")
         readers = time_readers(store, max(5, args.repeats // 2))
         rss_before, _ = rss_mb()
-        routes = server_routes(store, settings)
-        server = ReceiverServer(settings, store, extra_routes=routes).start()
+        server = ReceiverServer(settings, app=server_app(store, settings)).start()
         try:
             base = server.endpoint
-            app_routes = list(server._server.config.app.router.routes)
+            from sumwatch.monitor.views.app import served_routes
+
+            app_routes = list(served_routes(server.app.routes))
             paths, skipped = get_paths(app_routes, real_ids(store))
             token = settings.ingest_token or ""
             headers = {"Authorization": f"Bearer {token}"} if token else {}

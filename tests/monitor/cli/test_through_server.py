@@ -16,17 +16,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from served import serve
 from typer.testing import CliRunner
 
 from sumwatch.monitor.cli import _shared, app
 from sumwatch.monitor.exports.config import ExportConfig
-from sumwatch.monitor.exports.routes import export_routes
-from sumwatch.monitor.ingest.receiver import ReceiverServer
 from sumwatch.monitor.store.connection import Store, StoreBusyError
 from sumwatch.monitor.store.corpus import CorpusItem
 from sumwatch.monitor.store.migrations import migrate
-from sumwatch.monitor.views.api import api_routes
-from sumwatch.monitor.views.auth import auth_middleware
 
 runner = CliRunner()
 TOKEN = "through-the-server"
@@ -62,9 +59,7 @@ def two_stores(settings, store, cli_env, monkeypatch, tmp_path):
     migrate(store_b)
     # as `sumwatch up` serves them: the tracker exports with the server's own settings (Markdown files here)
     tickets = ExportConfig(markdown_dir=str(tmp_path / "tickets-b"))
-    server = ReceiverServer(settings_b, store_b, middleware=[auth_middleware(settings_b)],
-                            extra_routes=api_routes(store_b, settings_b) + export_routes(store_b, settings_b, tickets)
-                            ).start()
+    server = serve(settings_b, store_b, export_config=tickets)
     env_a = {**cli_env, "SUMWATCH_EMBEDDINGS": "false", "SUMWATCH_MARKDOWN_DIR": str(tmp_path / "tickets-a")}
     env_b = {**env_a, "SUMWATCH_DATABASE": settings_b.database, "SUMWATCH_API_TOKEN": TOKEN}
     real = _shared.open_store

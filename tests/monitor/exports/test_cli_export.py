@@ -66,13 +66,10 @@ def test_a_refused_export_exits_1_and_shows_the_reason_without_the_token(issues,
 
 
 def test_the_export_route_wants_the_api_token_and_exports(issues, fake, tmp_path, settings):
-    from sumwatch.monitor.exports.routes import export_routes
-    from sumwatch.monitor.ingest.receiver import ReceiverServer
-    from sumwatch.monitor.views.auth import auth_middleware
+    from served import serve
 
     secured = settings.with_(api_token="route-token-123")
-    routes = export_routes(issues, secured, fake.config(markdown_dir=str(tmp_path)))
-    server = ReceiverServer(secured, issues, extra_routes=routes, middleware=[auth_middleware(secured)]).start()
+    server = serve(secured, issues, export_config=fake.config(markdown_dir=str(tmp_path)))
     try:
         url = server.endpoint + "/api/issues/SW-1/export"
         assert httpx.post(url, json={"to": "github"}, timeout=10).status_code == 401

@@ -104,7 +104,7 @@ def test_the_next_run_keeps_ids_names_and_embeddings_and_promotes_nothing_twice(
     assert next(i for i in load_items(scored, item_id=item.item_id)).status == "labelled"  # a label survives
     run, rows = list_issues(scored)
     assert run.run_id == second.run_id and len(rows) == len(second.issues)
-    assert all(len(r.trend) == 2 and r.trend[0] == r.trend[1] == r.state.members for r in rows)
+    assert all(len(r.trend) == 2 and r.trend[0] == r.trend[1] == r.members for r in rows)
 
 
 def test_the_same_failures_give_the_same_issues_in_a_fresh_database(scored, scored_db, settings, sw_home):
@@ -140,7 +140,7 @@ def test_absent_issues_resolve_and_come_back_regressed(scored, settings):
     gone = run_clustering(scored, settings, now=later + timedelta(hours=1))
     assert sorted(gone.resolved) == sorted(i.issue_id for i in first.issues)
     _, rows = list_issues(scored)
-    assert {r.state.status for r in rows} == {"resolved"} and all(r.state.members == 0 for r in rows)
+    assert {r.status for r in rows} == {"resolved"} and all(r.members == 0 for r in rows)
     back = run_clustering(scored, settings, now=now)
     assert back.new_issues == 0 and {i.status for i in back.issues} == {"regressed"}
 
@@ -162,7 +162,7 @@ def test_a_run_that_dies_before_its_last_write_leaves_nothing_visible(scored, se
     monkeypatch.setattr(scored, "insert", real_insert)
     assert latest_run_id(scored) == good.run_id
     _, rows = list_issues(scored)
-    assert {r.state.number for r in rows} == {i.number for i in good.issues}
+    assert {r.number for r in rows} == {i.number for i in good.issues}
     again = run_clustering(scored, settings)  # carries on from the last finished run
     assert again.new_issues == 0
     dupes = scored.query_rows(f"SELECT Number, count() FROM {ISSUES_TABLE} FINAL WHERE RunId = {{r:String}} "
@@ -174,7 +174,7 @@ def test_issue_detail_has_representatives_with_evidence_and_trace_ids(scored, se
     report = run_clustering(scored, settings)
     top = report.issues[0]
     detail = get_issue(scored, top.issue_id)
-    assert detail.row.state.title == top.title and detail.seen_in_run == report.run_id
+    assert detail.title == top.title and detail.seen_in_run == report.run_id
     assert detail.representatives and all(e.evidence and e.trace_id for e in detail.representatives)
     assert len(detail.trace_ids) == top.traces
     assert detail.history == [{"run_id": report.run_id, "run_at": detail.history[0]["run_at"],

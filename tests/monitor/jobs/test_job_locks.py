@@ -5,13 +5,12 @@ from types import SimpleNamespace
 
 import httpx
 import pytest
+from served import serve
 
 from sumwatch.monitor.demo.run import run_demo
-from sumwatch.monitor.ingest.receiver import ReceiverServer
 from sumwatch.monitor.jobs.worker import CLUSTERING_JOB, SAMPLER_JOB, Worker
 from sumwatch.monitor.scoring.judges import build_cascade
 from sumwatch.monitor.store.job_locks import INGEST, JobBusy, job_locks
-from sumwatch.monitor.views.api import api_routes
 from sumwatch.monitor.views.api_actions import ActionRunner
 from sumwatch.monitor.views.openapi import ApiError
 
@@ -44,8 +43,7 @@ def served(store, settings, rules):
     """(endpoint, gate): the API `sumwatch up` serves; mode "always" scores through a closed gate."""
     run_demo(store, n=4)
     gate = Gate(rules)
-    routes = api_routes(store, settings, judges=lambda mode: gate if mode == "always" else rules)
-    server = ReceiverServer(settings, store, extra_routes=routes).start()
+    server = serve(settings, store, judges=lambda mode: gate if mode == "always" else rules)
     yield server.endpoint, gate
     gate.release.set()
     server.stop()

@@ -5,14 +5,12 @@ from datetime import datetime, timezone
 
 import numpy as np
 import pytest
+from served import serve
 
 from sumwatch.monitor.demo.run import run_demo
-from sumwatch.monitor.ingest.receiver import ReceiverServer
 from sumwatch.monitor.store.issue_members import MEMBER, REPRESENTATIVE, save_members
 from sumwatch.monitor.store.issues import IssueState, save_states
 from sumwatch.monitor.store.runs import CLUSTER_RUNS_TABLE, RUN_COLUMNS
-from sumwatch.monitor.views.api import api_routes
-from sumwatch.monitor.views.auth import auth_middleware, login_routes
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
 TOKEN = "s3cret-token"
@@ -50,8 +48,7 @@ def served(store, settings, issue_state):
     trace_ids = [e["trace_id"] for e in demo.examples][:2]
     _one_run_with_an_issue(store, issue_state, trace_ids)
     secured = settings.with_(api_token=TOKEN)
-    server = ReceiverServer(secured, store, extra_routes=api_routes(store, secured) + login_routes(secured),
-                            middleware=[auth_middleware(secured)]).start()
+    server = serve(secured, store)
     yield server, trace_ids
     server.stop()
 
@@ -76,10 +73,8 @@ class _Gate:
 def api(store, settings, issue_state, rules_cascade):
     """(server, trace ids, the gate): demo traces scored by the rules, one clustering run, two items to label."""
     from sumwatch.monitor.demo.run import run_demo
-    from sumwatch.monitor.exports.routes import export_routes
     from sumwatch.monitor.scoring.sampler import Sampler
     from sumwatch.monitor.store.corpus import CorpusItem, save_items
-    from sumwatch.monitor.views.dashboard import dashboard_routes
 
     demo = run_demo(store, n=4)
     trace_ids = [e["trace_id"] for e in demo.examples]
@@ -92,11 +87,7 @@ def api(store, settings, issue_state, rules_cascade):
     gate.release.set()
     secured = settings.with_(api_token=TOKEN)
     judges = {"off": rules_cascade, "always": gate}
-    routes = api_routes(store, secured, judges=lambda mode: judges.get(mode or "off", rules_cascade))
-    routes += login_routes(secured) + dashboard_routes(store, secured) + export_routes(store, secured)
-    # (every route `sumwatch up` serves)
-    server = ReceiverServer(secured, store, extra_routes=routes,
-                            middleware=[auth_middleware(secured)]).start()
+    server = serve(secured, store, judges=lambda mode: judges.get(mode or "off", rules_cascade))
     yield server, trace_ids, gate
     gate.release.set()
     server.stop()

@@ -2,10 +2,10 @@
 
 import httpx
 import pytest
-from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from sumwatch.monitor.views.api import api_routes
+from sumwatch.monitor.exports.config import ExportConfig
+from sumwatch.monitor.views.app import create_app
 
 
 def get(server, path, token="s3cret-token", **params):
@@ -14,13 +14,15 @@ def get(server, path, token="s3cret-token", **params):
 
 
 @pytest.mark.parametrize("path, params, status, message", [
-    ("/api/traces", {"limit": "abc"}, 400, "limit must be a whole number from 1 to 10000, got 'abc'"),
-    ("/api/traces", {"limit": "0"}, 400, "limit must be a whole number from 1 to 10000, got 0"),
-    ("/api/traces", {"limit": "-1"}, 400, "limit must be a whole number from 1 to 10000, got '-1'"),
-    ("/api/traces", {"limit": "4294967296"}, 400, "limit must be a whole number from 1 to 10000, got 4294967296"),
-    ("/api/traces", {"limit": "9" * 5000}, 400, "limit must be a whole number from 1 to 10000, got '999"),
+    ("/api/traces", {"limit": "abc"}, 400, "limit must be a whole number, got 'abc'"),
+    ("/api/traces", {"limit": "0"}, 400, "limit must be at least 1, got '0'"),
+    ("/api/traces", {"limit": "-1"}, 400, "limit must be at least 1, got '-1'"),
+    ("/api/traces", {"limit": "4294967296"}, 400, "limit must be at most 10000, got '4294967296'"),
+    ("/api/traces", {"limit": "9" * 5000}, 400, "limit must be a whole number, got '999"),
     ("/api/traces", {"limit": "1.5"}, 400, "limit must be a whole number"),
-    ("/api/issues", {"resolved": "maybe"}, 400, "resolved must be 1 or 0 (or true, false), got 'maybe'"),
+    ("/api/traces", {"since": "yesterday"}, 400, "since must be an ISO 8601 time like 2026-11-20T12:00:00Z"),
+    ("/api/issues", {"resolved": "maybe"}, 400, "resolved must be true or false (or 1, 0), got 'maybe'"),
+    ("/api/scores", {"rubric": "tone"}, 400, "rubric must be one of 'groundedness', 'completeness'"),
     ("/api/traces/not-a-trace", {}, 400, "trace id must be 32 hex characters"),
     ("/api/traces/" + "ab" * 16, {}, 404, "no trace"),
     ("/api/issues/nope", {}, 400, "looks like SW-12"),
@@ -55,8 +57,20 @@ def test_the_right_token_opens_every_route(served):
 
 def test_without_a_token_setting_reads_are_open_and_an_empty_store_answers_empty(store, settings):
     assert settings.ingest_token is None
-    client = TestClient(Starlette(routes=api_routes(store, settings)))
+    client = TestClient(create_app(settings, store, export_config=ExportConfig()))
     assert client.get("/api/traces").json() == []
     assert client.get("/api/issues").json() == {"run": None, "issues": []}
     assert client.get("/api/issues/SW-1").status_code == 404
     assert client.get("/api/traces", headers={"authorization": "Bearer anything"}).status_code == 200
+
+
+def test_a_body_the_schema_refuses_is_a_400_naming_the_field_never_a_500(served):
+    server, _ = served
+    headers = {"authorization": "Bearer s3cret-token"}
+    for body, message in (({"mode": "AAA"}, "mode must be one of 'off', 'ambiguous' or 'always', got 'AAA'"),
+                          ({"rate": 2}, "rate must be at most 1"), ({"extra": 1}, "unknown field extra"),
+                          ({"shard": "3/2"}, "shard must be i/N with 0 <= i < N")):
+        answer = httpx.post(server.endpoint + "/api/actions/score", json=body, headers=headers, timeout=30)
+        assert answer.status_code == 400 and message in answer.json()["error"], (body, answer.text)
+    answer = httpx.post(server.endpoint + "/api/actions/score", content=b"{", headers=headers, timeout=30)
+    assert answer.status_code == 400 and "JSON" in answer.json()["error"]

@@ -44,13 +44,6 @@ def build_dataset(store, settings, cascade, services: dict[str, int] = SERVICES,
 def serve(store, settings, export_config=None):
     """The server as `sumwatch up` builds it: receiver, API, login, dashboard, tracker exports, auth and CSRF
     middleware."""
-    from sumwatch.monitor.exports.config import ExportConfig
-    from sumwatch.monitor.exports.routes import export_routes
-    from sumwatch.monitor.ingest.receiver import ReceiverServer
-    from sumwatch.monitor.views.api import api_routes
-    from sumwatch.monitor.views.auth import auth_middleware, login_routes
-    from sumwatch.monitor.views.dashboard import dashboard_routes
+    from served import serve as serve_app
 
-    routes = api_routes(store, settings) + login_routes(settings) + dashboard_routes(store, settings)
-    routes += export_routes(store, settings, export_config or ExportConfig())
-    return ReceiverServer(settings, store, extra_routes=routes, middleware=[auth_middleware(settings)]).start()
+    return serve_app(settings, store, export_config=export_config)
