@@ -1,7 +1,6 @@
 """The scheduled jobs and the API's actions share one lock per job: whichever starts second does not run."""
 
 import threading
-from types import SimpleNamespace
 
 import httpx
 import pytest
@@ -11,8 +10,8 @@ from sumwatch.monitor.demo.run import run_demo
 from sumwatch.monitor.jobs.worker import CLUSTERING_JOB, SAMPLER_JOB, Worker
 from sumwatch.monitor.scoring.judges import build_cascade
 from sumwatch.monitor.store.job_locks import INGEST, JobBusy, job_locks
-from sumwatch.monitor.views.api_actions import ActionRunner
-from sumwatch.monitor.views.openapi import ApiError
+from sumwatch.monitor.views.errors import ApiError
+from sumwatch.monitor.views.services import ActionRunner
 
 NEVER = "0 0 1 1 *"
 
@@ -97,13 +96,12 @@ def test_cluster_now_and_the_scheduled_clustering_run_exclude_each_other(store, 
     runner = ActionRunner(job_locks(store))
     entered, release = threading.Event(), threading.Event()
 
-    def work():
+    def work(progress):
         entered.set()
         assert release.wait(30)
-        return SimpleNamespace(to_json=lambda: {"done": True})
+        return {"done": True}
 
-    manual = threading.Thread(target=runner.run, args=("cluster", work))
-    manual.start()
+    state = runner.start("cluster", work)
     try:
         assert entered.wait(30)
         worker = Worker(store, settings.with_(cluster_cron=NEVER), cascade=rules)
@@ -112,12 +110,12 @@ def test_cluster_now_and_the_scheduled_clustering_run_exclude_each_other(store, 
         assert worker.stats[SAMPLER_JOB].runs == 1  # the scoring lock was free
     finally:
         release.set()
-        manual.join(30)
+        runner.wait(state)
     assert runner.last["cluster"].result == {"done": True}
 
     with job_locks(store).hold("clustering", "the scheduled clustering run"):
         with pytest.raises(ApiError) as raised:
-            runner.run("cluster", work)
+            runner.start("cluster", work)
         assert raised.value.status == 409
         assert raised.value.message.startswith("the scheduled clustering run is already running")
         assert runner.running_now() == "the scheduled clustering run"
