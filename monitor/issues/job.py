@@ -77,7 +77,7 @@ def build_clusterer(settings: Settings) -> Any:
     connection = llm_connection(settings)
     namer = None  # the pipeline's default: keyword names
     if connection is not None and settings.cluster_namer != "keywords":
-        namer = LLMNamer(LitellmModel(connection))
+        namer = LLMNamer(LitellmModel(connection, name="LLM namer"))
     return FailureClusterer(
         reducer=UmapReducer(max_fit_points=settings.cluster_max_fit_points),
         clusterer=HdbscanClusterer(max_fit_points=settings.cluster_max_fit_points),

@@ -180,9 +180,11 @@ class LitellmModel:
     million tokens) are given; a model litellm does not know costs 0. Once ``max_spend_usd`` is reached no
     request is sent."""
 
-    def __init__(self, connection: LLMConnection, *, temperature: float = 0.0, max_spend_usd: float | None = None,
-                 input_cost_per_mtok: float | None = None, output_cost_per_mtok: float | None = None) -> None:
+    def __init__(self, connection: LLMConnection, *, name: str = "LLM", temperature: float = 0.0,
+                 max_spend_usd: float | None = None, input_cost_per_mtok: float | None = None,
+                 output_cost_per_mtok: float | None = None) -> None:
         self.connection = connection
+        self.name = name  # who asks, in log lines: "LLM judge", "LLM namer"
         self.temperature = temperature
         self.max_spend_usd = max_spend_usd
         self.calls = 0
@@ -199,7 +201,7 @@ class LitellmModel:
         return self.connection.model
 
     async def ask_json(self, messages: list[Message], read: Callable[[dict[str, Any]], tuple[T | None, list[str]]],
-                       correction: str, *, what: str = "LLM") -> JsonAnswer[T]:
+                       correction: str, *, what: str = "") -> JsonAnswer[T]:
         """``messages`` sent until a reply's JSON object passes ``read``: transient errors retried, one repair
         turn (``correction`` with ``{problems}`` filled in), then an answer with ``error`` set."""
         tally = _Tally()
@@ -224,7 +226,7 @@ class LitellmModel:
                                 {"role": "user", "content": correction.replace("{problems}",
                                                                                "; ".join(problems[:5]))}]
 
-    async def complete(self, messages: list[Message], *, max_tokens: int | None = None, what: str = "LLM") -> str:
+    async def complete(self, messages: list[Message], *, max_tokens: int | None = None, what: str = "") -> str:
         """The reply's text, retried like :meth:`ask_json`; raises :class:`RuntimeError` with the reason."""
         tally = _Tally()
         async with self._semaphore():
@@ -260,7 +262,7 @@ class LitellmModel:
                 raise _Stop(reason) from exc
 
         try:
-            return await self.connection.retry_policy.acall(attempt, what=f"{what} ({self.model})")
+            return await self.connection.retry_policy.acall(attempt, what=f"{what or self.name} ({self.model})")
         except GaveUp as gave_up:
             raise _Stop(str(gave_up)) from gave_up
 
@@ -319,7 +321,8 @@ class LitellmModel:
 
     def __repr__(self) -> str:
         c = self.connection
-        return f"LitellmModel(model={c.model!r}, api_base={c.api_base!r}, concurrency={c.concurrency})"
+        return (f"LitellmModel(name={self.name!r}, model={c.model!r}, api_base={c.api_base!r}, "
+                f"concurrency={c.concurrency})")
 
 
 class _Stop(Exception):
@@ -365,11 +368,11 @@ def ping(connection: LLMConnection) -> PingResult:
 
         ping(LLMConnection("openai/gpt-4o-mini", api_key=key))   # PingResult(ok=True, latency_ms=412.0, ...)
     """
-    once = LitellmModel(_no_retries(connection))
+    once = LitellmModel(_no_retries(connection), name="doctor")
     started = time.perf_counter()
     try:
         reply = asyncio.run(once.complete([{"role": "user", "content": "Reply with the single word OK."}],
-                                          max_tokens=5, what="doctor"))
+                                          max_tokens=5))
     except RuntimeError as exc:
         return PingResult(connection.model, False, _since(started), error=str(exc))
     return PingResult(connection.model, True, _since(started), once.input_tokens, once.output_tokens,

@@ -57,6 +57,7 @@ class RetryPolicy:
     attempts: int = 4
     backoff_s: float = 0.5
     max_wait_s: float = 30.0
+    setting: str = ""  # the variable that sets max_wait_s, named when a remote asks for longer
 
     def __post_init__(self) -> None:
         if self.attempts < 1 or self.backoff_s < 0 or self.max_wait_s < 0:
@@ -126,8 +127,8 @@ class RetryPolicy:
 
     def _gave_up(self, what: str, last: Transient, tried: int) -> GaveUp:
         if self._too_long(last):
-            message = (f"{last.problem} (asked to wait {last.wait_s:g}s, beyond the {self.max_wait_s:g}s this "
-                       f"client waits)")
+            limit = f"{self.setting} ({self.max_wait_s:g}s)" if self.setting else f"the {self.max_wait_s:g}s limit"
+            message = f"{last.problem} (Retry-After {last.wait_s:g}s is beyond {limit})"
         elif tried > 1:
             message = f"{last.problem} (gave up after {tried} attempts)"
         else:

@@ -354,7 +354,7 @@ class LLMJudge:
     def __init__(self, config: LLMConfig, client: LitellmModel | None = None) -> None:
         self.config = config
         self.client = client if client is not None else LitellmModel(
-            config.connection, temperature=config.temperature, max_spend_usd=config.max_spend_usd,
+            config.connection, name="LLM judge", temperature=config.temperature, max_spend_usd=config.max_spend_usd,
             input_cost_per_mtok=config.input_cost_per_mtok, output_cost_per_mtok=config.output_cost_per_mtok)
         self.cache_hits = 0
         self._cache = ReplyCache(config.cache_size, config.cache_path)
