@@ -48,3 +48,21 @@ def test_a_refused_connection_reads_connection_refused_not_a_server_error():
     except ConnectionError as exc:
         text = describe_error(exc, "http://user:pw@127.0.0.1:9/v1")
     assert text == "connection refused by 127.0.0.1:9 (ConnectionError)"
+
+
+async def test_a_refused_connection_is_retried_then_reported_as_refused_never_as_a_500():
+    import socket
+
+    from sumwatch.monitor.rubrics.llm import LLMConfig, LLMJudge
+    from sumwatch.monitor.rubrics.verdicts import ERROR, SummaryCase
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again before the call: nothing listens there
+    judge = LLMJudge(LLMConfig("openai/x", f"http://127.0.0.1:{port}/v1", "sk-secret-key-123", max_retries=1,
+                               backoff_s=0.01, timeout_s=5))
+    result = await judge.ajudge("groundedness", SummaryCase("Revenue rose 12%.", "Revenue rose 12%."))
+    assert result.verdict == ERROR and judge.calls == 2  # a refused connection is worth one more try
+    assert result.error.startswith(f"connection refused by 127.0.0.1:{port}")
+    assert result.error.endswith("(gave up after 2 attempts)")
+    assert "500" not in result.error and "sk-secret-key-123" not in result.error
