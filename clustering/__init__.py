@@ -1,6 +1,6 @@
 """Failure texts in, named and tracked clusters out: embed -> reduce -> cluster -> represent -> name -> track.
 
-    from sumwatch.clustering import FailureClusterer, KnownIssue, LLMConnection, LLMNamer, PointMeta
+    from sumwatch.clustering import FailureClusterer, KnownIssue, LLMNamer, PointMeta
 
     clusterer = FailureClusterer()                       # defaults for every stage
     result = clusterer.fit(texts=texts, meta=[PointMeta("factuality", "number_mismatch"), ...],
@@ -9,7 +9,7 @@
         c.label, c.members, c.representatives, c.name.title, c.issue.issue_id
 
     # swap one stage, keep the others: names from an LLM instead of c-TF-IDF keywords
-    clusterer = FailureClusterer(namer=LLMNamer(LLMConnection("openai/gpt-4o-mini", concurrency=4)))
+    clusterer = FailureClusterer(namer=LLMNamer(model))    # model: any JsonModel (monitor brings litellm's)
 
 Every stage is swappable: any object with the methods of its protocol (``EmbedderStage``,
 ``ReducerStage``, ``ClustererStage``, ``RepresenterStage``, ``NamerStage``, ``TrackerStage``) will do,
@@ -18,7 +18,7 @@ no base class needed. No database, no network unless a stage brings one.
 
 from .cluster import ClusterFit, HdbscanClusterer
 from .embedder import Embedder
-from .llm_client import LLMConnection
+from .json_model import JsonAnswer, JsonModel
 from .llm_namer import LLMNamer
 from .name import ClusterName, KeywordNamer, NameRequest
 from .pipeline import Cluster, ClusterResult, FailureClusterer, PointMeta
@@ -42,7 +42,7 @@ __all__ = [
     # one protocol per stage
     "EmbedderStage", "ReducerStage", "ClustererStage", "RepresenterStage", "NamerStage", "TrackerStage",
     "SplittingTrackerStage",
-    # the default stages, and the LLM namer with its connection
+    # the default stages, and the LLM namer with the model protocol it needs
     "Embedder", "UmapReducer", "HdbscanClusterer", "Representer", "KeywordNamer", "IssueTracker",
-    "LLMNamer", "LLMConnection",
+    "LLMNamer", "JsonModel", "JsonAnswer",
 ]

@@ -1,13 +1,14 @@
-"""Cluster names from an LLM (through litellm) that contrasts each cluster with its nearest outsiders.
+"""Cluster names from an LLM that contrasts each cluster with its nearest outsiders.
 
-    namer = LLMNamer(LLMConnection("openai/gpt-4o-mini", concurrency=8))   # or LLMNamer("openai/gpt-4o-mini")
+    namer = LLMNamer(model)       # any JsonModel; sumwatch.monitor wires in its litellm client
     result = FailureClusterer(namer=namer).fit(texts=texts, meta=meta)
     namer.calls, namer.failures, namer.last_errors
 
-One request per cluster, all clusters at once (at most ``connection.concurrency`` in flight). Each reply is checked
-against the :class:`ClusterName` shape; a bad one gets one correction request, and a cluster the model
-still cannot name (errors past the retries, a second bad reply) keeps the :class:`KeywordNamer` name, so
-one bad cluster never fails a run. ``keywords`` is always the keyword namer's c-TF-IDF.
+One question per cluster, all clusters at once (the model bounds how many are in flight). Each reply is
+checked against the :class:`ClusterName` shape; the model's client asks once more after a bad one, and a
+cluster the model still cannot name (errors past the retries, a second bad reply) keeps the
+:class:`KeywordNamer` name, so one bad cluster never fails a run. ``keywords`` is always the keyword
+namer's c-TF-IDF.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import asyncio
 import logging
 import re
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
-from .llm_client import LLMConnection, clip, describe_error, json_object, litellm_module, retryable, scrub
-from .name import ClusterName, KeywordNamer, NameRequest
+from .json_model import JsonModel
+from .name import ClusterName, KeywordNamer, NameRequest, clip
 
 log = logging.getLogger(__name__)
 
@@ -44,30 +46,30 @@ _DELIMITER = re.compile(r"<(\s*/?\s*)(?=(?:in|outside)_cluster)", re.IGNORECASE)
 
 
 class LLMNamer:
-    """Names clusters with an LLM; see the module docstring. ``calls`` and ``failures`` (clusters that
-    fell back to keyword names) count over the namer's life, ``last_errors`` holds the latest run's.
+    """Names clusters with an LLM; see the module docstring. ``calls`` (requests sent, retries and repair
+    turns included) and ``failures`` (clusters that fell back to keyword names) count over the namer's life,
+    ``last_errors`` holds the latest run's.
 
-    ``connection`` says which model, where and how hard to try (a model name alone means the defaults);
-    the other arguments are the namer's own: how much of each cluster goes into the prompt, the fallback."""
+    ``model`` answers the questions (retries, concurrency and the repair turn are its business); the other
+    arguments are the namer's own: how much of each cluster goes into the prompt, the fallback."""
 
-    def __init__(self, connection: LLMConnection | str, *, max_examples: int = 8, max_contrast: int = 5,
-                 max_chars: int = 600, fallback: KeywordNamer | None = None, temperature: float = 0.0) -> None:
+    def __init__(self, model: JsonModel, *, max_examples: int = 8, max_contrast: int = 5, max_chars: int = 600,
+                 fallback: KeywordNamer | None = None) -> None:
         if max_chars < 1:
             raise ValueError(f"LLMNamer: max_chars must be at least 1, got {max_chars}")
-        self.connection = connection if isinstance(connection, LLMConnection) else LLMConnection(connection)
+        self.llm = model
         self.max_examples = max_examples
         self.max_contrast = max_contrast
         self.max_chars = max_chars
         self.fallback = fallback if fallback is not None else KeywordNamer()
-        self.temperature = temperature
-        self.calls = 0  # requests sent, retries and corrections included
+        self.calls = 0
         self.failures = 0
         self.last_errors: list[str] = []
         self.last_requests = 0  # clusters the latest run asked to name
 
     @property
     def model(self) -> str:
-        return self.connection.model
+        return self.llm.model
 
     def keywords(self, clusters: list[list[str]]) -> list[list[str]]:
         """The fallback's c-TF-IDF keywords: they go into the prompt, so no model is asked for them."""
@@ -87,63 +89,22 @@ class LLMNamer:
         """Async form of :meth:`name_all`."""
         self.last_errors = []
         self.last_requests = len(requests)
-        semaphore = asyncio.Semaphore(self.connection.concurrency)
 
         async def one(index: int, request: NameRequest) -> ClusterName:
-            async with semaphore:
-                name, reason = await self._ask(_messages(request, self.max_examples, self.max_contrast,
-                                                         self.max_chars))
-            if name is not None:
-                return name
+            messages = _messages(request, self.max_examples, self.max_contrast, self.max_chars)
+            answer = await self.llm.ask_json(messages, _read, _CORRECTION)
+            self.calls += answer.calls
+            if answer.value is not None:
+                return answer.value
             self.failures += 1
-            self.last_errors.append(f"cluster {index}: {reason}")
-            log.warning("LLM namer (%s): cluster %d keeps its keyword name: %s", self.model, index, reason)
+            self.last_errors.append(f"cluster {index}: {answer.error}")
+            log.warning("LLM namer (%s): cluster %d keeps its keyword name: %s", self.model, index, answer.error)
             return self.fallback.name_all([request])[0]
 
         return list(await asyncio.gather(*(one(i, r) for i, r in enumerate(requests))))
 
-    async def _complete(self, messages: list[dict[str, str]]) -> str:
-        # retries are ours (they count calls and honour Retry-After), so litellm's and openai's are off
-        c = self.connection
-        call = litellm_module().acompletion(
-            model=c.model, messages=messages, temperature=self.temperature, api_base=c.api_base,
-            api_key=c.api_key, timeout=c.timeout_s, response_format={"type": "json_object"},
-            max_retries=0, num_retries=0, drop_params=True)
-        response = await asyncio.wait_for(call, timeout=c.timeout_s + 5)  # in case litellm's own hangs
-        return (response.choices[0].message.content if response.choices else None) or ""
-
-    async def _ask(self, messages: list[dict[str, str]]) -> tuple[ClusterName | None, str]:
-        """(name, "") once a reply passes the check, or (None, why not)."""
-        conversation, corrected, attempt = messages, False, 0
-        while True:
-            self.calls += 1
-            try:
-                content = await self._complete(conversation)
-            except Exception as exc:  # noqa: BLE001 - any provider error ends in a retry or the fallback
-                reason = scrub(describe_error(exc), self.connection.api_key)
-                if not retryable(exc):
-                    return None, reason
-                if attempt >= self.connection.max_retries:
-                    return None, f"gave up after {attempt + 1} attempts: {reason}"
-                delay = self.connection.retry_delay(attempt, exc)
-                attempt += 1
-                log.info("LLM namer (%s): %s; retry %d of %d in %.2fs", self.model, reason, attempt,
-                         self.connection.max_retries, delay)
-                await asyncio.sleep(delay)
-                continue
-            name, problems = _parse(content)
-            if name is not None:
-                return name, ""
-            if corrected:
-                return None, clip("unusable reply after a correction: " + "; ".join(problems[:3]), 300)
-            corrected = True
-            conversation = [*messages, {"role": "assistant", "content": content},
-                            {"role": "user", "content": _CORRECTION.format(problems="; ".join(problems[:5]))}]
-
     def __repr__(self) -> str:
-        c = self.connection
-        return (f"LLMNamer(model={c.model!r}, api_base={c.api_base!r}, concurrency={c.concurrency}, "
-                f"fallback={self.fallback!r})")
+        return f"LLMNamer(model={self.llm!r}, fallback={self.fallback!r})"
 
 
 def _messages(request: NameRequest, max_examples: int, max_contrast: int, max_chars: int) -> list[dict[str, str]]:
@@ -176,11 +137,8 @@ def _as_data(text: str, max_chars: int) -> str:
     return _DELIMITER.sub(lambda m: "[" + ("/" if "/" in m.group(1) else ""), clip(text, max_chars))
 
 
-def _parse(content: str) -> tuple[ClusterName | None, list[str]]:
-    """The reply as a ClusterName, or what is wrong with it (phrased for the correction request)."""
-    obj, unreadable = json_object(content)
-    if obj is None:
-        return None, unreadable
+def _read(obj: dict[str, Any]) -> tuple[ClusterName | None, list[str]]:
+    """The reply's JSON object as a ClusterName, or what is wrong with it (phrased for the correction)."""
     values: dict[str, str] = {}
     problems: list[str] = []
     for key in _FIELDS:

@@ -175,6 +175,12 @@ _TITLES: dict[str, str] = {
 }
 
 
+def clip(text: str, limit: int) -> str:
+    """Whitespace collapsed, cut to ``limit`` characters with an ellipsis: ``clip(reply, 300)``."""
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def tokenize(text: str) -> list[str]:
     """Lower-case words (underscores kept, so ``number_mismatch`` stays one term), stop words and numbers out."""
     return [t for t in _TOKEN.findall(text.lower()) if t not in _STOP]

@@ -435,13 +435,18 @@ def _cron_values(value: str, name: str, low: int, high: int, names: tuple[str, .
 
 
 def redact_url(url: str) -> str:
-    """The URL with any password replaced, for logs and error messages."""
+    """The URL with any password replaced, for logs and error messages: in the user part
+    (``http://u:***@host``) and in the query, where ClickHouse also takes one (``?user=u&password=***``)."""
     parts = urlsplit(url)
-    if parts.password is None:
+    netloc, query = parts.netloc, _QUERY_SECRET.sub(r"\1***", parts.query)
+    if parts.password is not None:
+        netloc = (parts.username or "") + ":***@" + netloc.rpartition("@")[2]
+    if (netloc, query) == (parts.netloc, parts.query):
         return url
-    netloc = parts.netloc.rpartition("@")
-    user = (parts.username or "") + ":***"
-    return urlunsplit((parts.scheme, f"{user}@{netloc[2]}", parts.path, parts.query, parts.fragment))
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+_QUERY_SECRET = re.compile(r"(?i)((?:^|[&;])(?:password|passwd|pwd|access_token|token)=)[^&;#]*")
 
 
 # checked in Settings.__post_init__; a field without an entry takes any value of its type

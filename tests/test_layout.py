@@ -8,8 +8,8 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ROOMS = ("settings", "rubrics", "store", "ingest", "scoring", "calibration", "issues", "views", "exports", "jobs",
-         "demo", "cli")
+ROOMS = ("settings", "remote", "rubrics", "store", "ingest", "scoring", "calibration", "issues", "views", "exports",
+         "jobs", "demo", "cli")
 RANK = {room: i for i, room in enumerate(ROOMS)}
 MAX_LINES = 600
 

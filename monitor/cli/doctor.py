@@ -1,19 +1,39 @@
-"""`sumwatch doctor`: check the set-up before trusting it: settings, database, and one small LLM call."""
+"""`sumwatch doctor`: check the set-up before trusting it: settings, database, one small LLM call, and one
+real judge request (the judge's own prompt, read back by the judge's own parser)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from ._shared import DbOption, HomeOption, JsonOption, err, load_settings, open_client, out, print_json
 
+if TYPE_CHECKING:
+    from ..remote.llm import LLMConnection
+
+# short, and plainly supported, so any working judge answers quickly and cheaply
+_CASE_SOURCE = ("The city council approved a budget of 4 million dollars on Tuesday. The money pays for road "
+                "repairs and two new bus lines.")
+_CASE_SUMMARY = "The council approved a 4 million dollar budget for road repairs and bus lines."
+
+
+@dataclass(frozen=True)
+class JudgeCheck:
+    """The judge's answer to one real request: a verdict it could read, or why not."""
+
+    rubric: str
+    ok: bool
+    verdict: str
+    latency_ms: float
+    error: str = ""
+
 
 def doctor(db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
-    """Check settings, the database and the configured LLM (one small call: model, latency, cost)."""
-    from sumwatch.clustering.llm_client import ping
-
+    """Check settings, the database and the configured LLM (one small call, then one judge request)."""
+    from ..remote.llm import ping
     from ..scoring.judges import llm_connection
 
     settings = load_settings(db, home)
@@ -22,9 +42,10 @@ def doctor(db: str | None = DbOption, home: Path | None = HomeOption, json_: boo
     version, spans = status.schema_version, status.spans
     connection = llm_connection(settings)
     result = ping(connection) if connection is not None else None
+    judged = check_judge(connection) if connection is not None and result is not None and result.ok else None
     if json_:
         print_json({"database": settings.safe_url, "schema_version": version, "spans": int(spans),
-                    "llm": asdict(result) if result else None})
+                    "llm": asdict(result) if result else None, "judge": asdict(judged) if judged else None})
     else:
         out.print(f"database: {settings.database} on {settings.safe_url}, schema version {version}, "
                   f"{int(spans)} spans stored", highlight=False)
@@ -36,5 +57,25 @@ def doctor(db: str | None = DbOption, home: Path | None = HomeOption, json_: boo
         else:
             err.print(f"[red]llm:[/red] {result.model} failed after {result.latency_ms:.0f} ms: {result.error}",
                       highlight=False)
-    if result is not None and not result.ok:
+        if judged is not None and judged.ok:
+            out.print(f"judge: the {judged.rubric} prompt came back as a valid verdict ({judged.verdict}) in "
+                      f"{judged.latency_ms:.0f} ms", highlight=False)
+        elif judged is not None:
+            err.print(f"[red]judge:[/red] the {judged.rubric} prompt got no usable verdict: {judged.error}",
+                      highlight=False)
+    if (result is not None and not result.ok) or (judged is not None and not judged.ok):
         raise typer.Exit(1)
+
+
+def check_judge(connection: LLMConnection) -> JudgeCheck:
+    """One groundedness request as the sampler would send it (no retries, no cache), read by the judge.
+
+        check_judge(llm_connection(settings))   # JudgeCheck(rubric='groundedness', ok=True, verdict='supported', ...)
+    """
+    from ..rubrics.llm import LLMConfig, LLMJudge
+    from ..rubrics.verdicts import ERROR, GROUNDEDNESS, SummaryCase
+
+    judge = LLMJudge(LLMConfig.from_connection(replace(connection, max_retries=0)))
+    result = judge.judge(GROUNDEDNESS, SummaryCase(source=_CASE_SOURCE, summary=_CASE_SUMMARY))
+    ok = result.verdict != ERROR
+    return JudgeCheck(GROUNDEDNESS, ok, result.verdict, round(result.latency_ms, 1), "" if ok else result.error)

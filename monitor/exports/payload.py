@@ -18,6 +18,7 @@ from ..issues.reads import IssueDetail, trend_label
 from ..store.connection import Store
 from ..store.traces import span_texts
 from .config import ExportConfig
+from .transport import scrubber
 
 ELLIPSIS = "…"
 
@@ -123,15 +124,13 @@ def _quote(text: str) -> str:
 
 def _redactor(config: ExportConfig) -> Any:
     pattern = re.compile(config.export_redact) if config.export_redact else None
-    secrets = config.secrets()
+    scrub = scrubber(config)
 
     def redact(text: str) -> str:
         text = text or ""
         if pattern is not None:
             text = pattern.sub("[redacted]", text)
-        for secret in secrets:
-            text = text.replace(secret, "[secret]")
-        return text
+        return scrub(text)
     return redact
 
 

@@ -1,18 +1,19 @@
-"""HTTP to trackers: paced, retried with backoff (Retry-After wins), secrets scrubbed from every error.
+"""HTTP to trackers: paced, retried by the shared RetryPolicy (Retry-After wins), secrets scrubbed from every
+error and from httpx's log lines.
 
     http = Http("github", config, headers={"authorization": "Bearer ..."})
     answer = http.request("POST", url, json=body, creates=True)   # paced; a timeout raises Uncertain
     answer = http.request("PATCH", url, json=body)                # idempotent: a timeout is retried
 
 429, 5xx, refused connections and (for idempotent requests) timeouts are retried up to
-``SUMWATCH_EXPORT_MAX_ATTEMPTS``. 400, 401, 403, 404 and 422 are permanent (:class:`PermanentError`): retrying
-cannot help. A request that creates something and timed out may have been stored by the tracker, so it is
-never simply sent again: :class:`Uncertain` tells the caller to look for it first.
+``SUMWATCH_EXPORT_MAX_ATTEMPTS``, and so is GitHub's rate-limit 403. Other 400, 401, 403, 404 and 422 answers
+are permanent (:class:`PermanentError`): retrying cannot help. A request that creates something and timed out
+may have been stored by the tracker, so it is never simply sent again: :class:`Uncertain` tells the caller to
+look for it first.
 """
 
 from __future__ import annotations
 
-import email.utils
 import logging
 import threading
 import time
@@ -22,6 +23,8 @@ from typing import Any
 
 import httpx
 
+from ..remote.retry import GaveUp, RetryPolicy, Transient, retry_after_s
+from ..remote.scrub import Scrubber
 from .config import ExportConfig
 
 _log = logging.getLogger("sumwatch.exports")
@@ -48,43 +51,10 @@ class Uncertain(ExportError):
     """A create timed out: the tracker may have stored it."""
 
 
-def scrubber(config: ExportConfig) -> Callable[[str], str]:
-    secrets = config.secrets()
-
-    def scrub(text: str) -> str:
-        for secret in secrets:
-            text = text.replace(secret, "[secret]")
-        return text
-    return scrub
-
-
-def retry_after(value: str | None, now: float | None = None) -> float | None:
-    """Seconds a Retry-After header asks for: a number (fractions allowed) or an HTTP date."""
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
-
-
-def rate_limit_wait(headers: httpx.Headers, now: float | None = None) -> float | None:
-    """Seconds a rate-limited answer asks for: Retry-After, else GitHub's ``x-ratelimit-remaining: 0`` with
-    ``x-ratelimit-reset`` (epoch seconds; GitHub answers 403 or 429 so when a limit is hit)."""
-    wait = retry_after(headers.get("retry-after"), now)
-    if wait is None and headers.get("x-ratelimit-remaining") == "0":
-        try:
-            wait = max(0.0, float(headers.get("x-ratelimit-reset", "")) - (time.time() if now is None else now))
-        except ValueError:
-            wait = None
-    return wait
+def scrubber(config: ExportConfig) -> Scrubber:
+    """Takes the configured secrets out of text, in every form a tracker may echo them (Jira's Basic
+    credentials in base64, a webhook URL's path) along with anything shaped like a secret."""
+    return Scrubber(config.secrets(), basic=[(config.jira_email or "", config.jira_token or "")])
 
 
 class _ScrubLogs(logging.Filter):
@@ -92,14 +62,13 @@ class _ScrubLogs(logging.Filter):
 
     def __init__(self) -> None:
         super().__init__()
-        self.secrets: set[str] = set()
+        self.scrub = Scrubber()
 
     def filter(self, record: logging.LogRecord) -> bool:
         text = record.getMessage()
-        if any(secret in text for secret in self.secrets):
-            for secret in sorted(self.secrets, key=len, reverse=True):
-                text = text.replace(secret, "[secret]")
-            record.msg, record.args = text, ()
+        clean = self.scrub(text)
+        if clean != text:
+            record.msg, record.args = clean, ()
         return True
 
 
@@ -136,7 +105,9 @@ class Http:
                                     timeout=config.export_timeout_s, follow_redirects=False)
         self._pacer = Pacer(config.pace().get(target, default_pace))
         self._scrub = scrubber(config)
-        _log_scrubber.secrets.update(config.secrets())
+        _log_scrubber.scrub.add(*config.secrets())
+        self._policy = RetryPolicy(attempts=config.export_max_attempts, backoff_s=config.export_backoff_s,
+                                   max_wait_s=config.export_max_wait_s, setting="SUMWATCH_EXPORT_MAX_WAIT_S")
         self.requests = 0
         self.retries = 0
 
@@ -146,44 +117,40 @@ class Http:
     def request(self, method: str, url: str, *, creates: bool = False, ok: tuple[int, ...] = (),
                 **kw: Any) -> httpx.Response:
         """The tracker's answer (2xx, or a status in ``ok``); raises PermanentError, TransientError or Uncertain."""
-        attempts = self.config.export_max_attempts
         what = f"{self.target} {method} {self._path(url)}"
-        for attempt in range(1, attempts + 1):
+
+        def attempt() -> httpx.Response:
             if creates:
                 self._pacer.wait()
             self.requests += 1
-            wait: float | None = None
             try:
                 answer = self._client.request(method, url, **kw)
             except (httpx.ConnectError, httpx.ConnectTimeout) as exc:  # nothing reached the tracker: retry
-                problem = f"{what}: {self._scrub(type(exc).__name__ + ': ' + str(exc))}"
+                raise Transient(f"{what}: {self._scrub(type(exc).__name__ + ': ' + str(exc))}") from None
             except (httpx.TimeoutException, httpx.TransportError) as exc:
                 # sent, and the answer lost: a create may have been stored, so it is looked up, not resent
                 if creates:
                     raise Uncertain(f"{what}: no answer within {self.config.export_timeout_s:g}s"
                                     if isinstance(exc, httpx.TimeoutException) else
                                     f"{what}: the connection dropped before the answer") from None
-                problem = f"{what}: {self._scrub(type(exc).__name__ + ': ' + str(exc)) or 'timed out'}"
-            else:
-                if answer.is_success or answer.status_code in ok:
-                    return answer
-                status = answer.status_code
-                reason = self._reason(answer)
-                limited = rate_limit_wait(answer.headers)
-                if status in PERMANENT and not (status == 403 and limited is not None):
-                    raise PermanentError(f"{what}: {status} {reason}".rstrip(), status)
-                problem = f"{what}: {status} {reason}".rstrip()
-                wait = limited
-                if wait is not None and wait > self.config.export_max_wait_s:
-                    raise TransientError(f"{problem} (Retry-After {wait:g}s is beyond SUMWATCH_EXPORT_MAX_WAIT_S)")
-            if attempt == attempts:
-                raise TransientError(f"{problem} (gave up after {attempts} attempts)")
-            backoff = self.config.export_backoff_s * 2 ** (attempt - 1)
-            delay = max(backoff, wait or 0.0)
-            self.retries += 1
-            _log.info("%s; retry %d of %d in %.2fs", problem, attempt, attempts - 1, delay)
-            time.sleep(delay)
-        raise AssertionError("unreachable")
+                raise Transient(f"{what}: {self._scrub(type(exc).__name__ + ': ' + str(exc)) or 'timed out'}") from None
+            if answer.is_success or answer.status_code in ok:
+                return answer
+            status = answer.status_code
+            problem = f"{what}: {status} {self._reason(answer)}".rstrip()
+            asked = retry_after_s(answer.headers)
+            # GitHub answers a hit rate limit with 403 and says when it resets: a wait, not a refusal
+            if status in PERMANENT and not (status == 403 and asked is not None):
+                raise PermanentError(problem, status)
+            raise Transient(problem, asked)
+
+        try:
+            return self._policy.call(attempt, what="export", on_retry=self._count_retry)
+        except GaveUp as exc:
+            raise TransientError(str(exc)) from None
+
+    def _count_retry(self, problem: Transient, wait_s: float) -> None:
+        self.retries += 1
 
     def _path(self, url: str) -> str:
         # webhook URLs are secrets; only API paths of configured base URLs are named

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from sumwatch.clustering.llm_client import clip
+from sumwatch.clustering.name import clip
 
 from ..rubrics.verdicts import COMPLETENESS, CONCISENESS, ERROR, FACTUALITY, GROUNDEDNESS, LLM, PASSING_ANY, RULES
 from ..store.connection import Store, quote_ident

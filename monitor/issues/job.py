@@ -63,12 +63,14 @@ def build_clusterer(settings: Settings) -> Any:
     namer talks to the model over the same connection as the judge (``scoring.judges.llm_connection``)."""
     from sumwatch.clustering import FailureClusterer, HdbscanClusterer, IssueTracker, LLMNamer, UmapReducer
 
+    from ..remote.llm import LitellmModel
+
     if settings.cluster_namer == "llm" and not settings.llm_model:
         raise ValueError("SUMWATCH_CLUSTER_NAMER=llm needs SUMWATCH_LLM_MODEL")
     connection = llm_connection(settings)
     namer = None  # the pipeline's default: keyword names
     if connection is not None and settings.cluster_namer != "keywords":
-        namer = LLMNamer(connection)
+        namer = LLMNamer(LitellmModel(connection, name="LLM namer"))
     return FailureClusterer(
         reducer=UmapReducer(max_fit_points=settings.cluster_max_fit_points),
         clusterer=HdbscanClusterer(max_fit_points=settings.cluster_max_fit_points),

@@ -19,22 +19,16 @@ import logging
 import re
 import time
 import unicodedata
-import weakref
 from collections import Counter
 from dataclasses import dataclass, fields
 from typing import Any
 
-from sumwatch.clustering.llm_client import (
-    LLMConnection,
-    clip,
-    describe_error,
-    json_object,
-    litellm_module,
-    retryable,
-    scrub,
-)
+from sumwatch.clustering.json_model import JsonAnswer
+from sumwatch.clustering.name import clip
 
+from ..remote.llm import LitellmModel, LLMConnection, json_object
 from .prompts import (
+    CORRECTION,
     FIELDS,
     PROMPT_VERSION,
     SCHEMAS,
@@ -42,7 +36,6 @@ from .prompts import (
     JudgeSchema,
     as_data,
     build_messages,
-    correction_messages,
 )
 from .reply_cache import ReplyCache
 from .verdicts import (
@@ -109,14 +102,19 @@ def _label(value: Any) -> Any:
 
 
 def _parse(schema: JudgeSchema, content: str | None) -> tuple[dict | None, list[str]]:
-    """The reply as a dict in the schema's shape, or the problems that make it unusable.
+    """The reply (a cached one, say) as a dict in the schema's shape, or the problems that make it unusable."""
+    obj, unreadable = json_object(content)
+    if obj is None:
+        return None, unreadable
+    return _read(schema, obj)
+
+
+def _read(schema: JudgeSchema, obj: dict[str, Any]) -> tuple[dict | None, list[str]]:
+    """The reply's JSON object in the schema's shape, or the problems that make it unusable.
 
     Spelling is forgiven ("Supported" for "supported"); a failure mode outside the rubric's list is
     dropped (a default is filled in later); anything else off the schema is a problem.
     """
-    obj, unreadable = json_object(content)
-    if obj is None:
-        return None, unreadable
     problems: list[str] = []
     claims = obj.get("claims")
     if not isinstance(claims, list) or not claims:
@@ -344,38 +342,42 @@ def _evidence(rubric: str, judged: _Judged, passed: bool) -> str:
     return clip("; ".join(parts), 1200)
 
 
-# -- errors from the provider -------------------------------------------------------------------------------
-
-@dataclass
-class _Spend:
-    """What answering one case has used so far."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-
-
 # -- the judge ----------------------------------------------------------------------------------------------
 
 class LLMJudge:
-    """Grades ``(rubric, case)`` pairs with an LLM; see the module docstring."""
+    """Grades ``(rubric, case)`` pairs with an LLM; see the module docstring. ``client`` is the model it asks
+    (by default a :class:`LitellmModel` on the config: retries, concurrency, repair turn and spend cap
+    live there); ``calls``, ``input_tokens``, ``output_tokens`` and ``spent_usd`` are the client's counts."""
 
     tier = LLM
 
-    def __init__(self, config: LLMConfig) -> None:
+    def __init__(self, config: LLMConfig, client: LitellmModel | None = None) -> None:
         self.config = config
-        self.calls = 0  # requests sent to the provider, retries included
+        self.client = client if client is not None else LitellmModel(
+            config.connection, name="LLM judge", temperature=config.temperature, max_spend_usd=config.max_spend_usd,
+            input_cost_per_mtok=config.input_cost_per_mtok, output_cost_per_mtok=config.output_cost_per_mtok)
         self.cache_hits = 0
-        self.input_tokens = 0
-        self.output_tokens = 0
-        self.spent_usd = 0.0
         self._cache = ReplyCache(config.cache_size, config.cache_path)
-        self._semaphores: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-        self._prices = self._own_prices()  # USD per token, when litellm's table does not decide
 
     @property
     def version(self) -> str:
         return f"llm-{PROMPT_VERSION}:{self.config.model}"
+
+    @property
+    def calls(self) -> int:
+        return self.client.calls
+
+    @property
+    def input_tokens(self) -> int:
+        return self.client.input_tokens
+
+    @property
+    def output_tokens(self) -> int:
+        return self.client.output_tokens
+
+    @property
+    def spent_usd(self) -> float:
+        return self.client.spent_usd
 
     # -- public entry points
 
@@ -395,141 +397,45 @@ class LLMJudge:
         return list(await asyncio.gather(*(self.ajudge(rubric, case) for rubric, case in items)))
 
     async def ajudge(self, rubric: str, case: SummaryCase) -> RubricResult:
-        _schema(rubric)
+        schema = _schema(rubric)
         started = time.perf_counter()
         messages = build_messages(rubric, case)
         key = self._cache.key(self.config.model, messages)
         cached = self._cache.get(key)
-        spend = _Spend()
         if cached is not None:
-            reply, problems = _parse(SCHEMAS[rubric], cached)
+            reply, _ = _parse(schema, cached)
             if reply is not None:
                 self.cache_hits += 1
-                return self._result(rubric, case, reply, spend, started)
-        async with self._semaphore():
-            reply, content, failure = await self._ask(rubric, messages, spend)
-        if reply is None:
+                return self._result(rubric, case, reply, _spent(None, started))
+        answer = await self.client.ask_json(messages, lambda obj: _read(schema, obj), CORRECTION,
+                                            what=f"LLM judge ({rubric})")
+        if answer.value is None:
+            log.warning("LLM judge (%s, %s): %s", self.config.model, rubric, answer.error)
             return RubricResult.failed_judge(
-                rubric, failure, tier=LLM, judge_version=self.version, model=self.config.model,
-                explanation=f"The LLM judge gave no usable verdict: {failure}", **self._spent(spend, started))
-        self._cache.put(key, content)
-        return self._result(rubric, case, reply, spend, started)
+                rubric, answer.error, tier=LLM, judge_version=self.version, model=self.config.model,
+                explanation=f"The LLM judge gave no usable verdict: {answer.error}", **_spent(answer, started))
+        self._cache.put(key, answer.content)
+        return self._result(rubric, case, answer.value, _spent(answer, started))
 
     # -- internals
 
-    def _semaphore(self) -> asyncio.Semaphore:
-        # one per event loop: the sync wrapper and the cascade each run a loop of their own
-        loop = asyncio.get_running_loop()
-        semaphore = self._semaphores.get(loop)
-        if semaphore is None:
-            semaphore = self._semaphores[loop] = asyncio.Semaphore(self.config.concurrency)
-        return semaphore
-
-    def _spent(self, spend: _Spend, started: float) -> dict[str, Any]:
-        return {"input_tokens": spend.input_tokens, "output_tokens": spend.output_tokens,
-                "cost_usd": round(spend.cost_usd, 8), "latency_ms": round((time.perf_counter() - started) * 1000, 2)}
-
-    def _result(self, rubric: str, case: SummaryCase, reply: dict, spend: _Spend, started: float) -> RubricResult:
+    def _result(self, rubric: str, case: SummaryCase, reply: dict, spent: dict[str, Any]) -> RubricResult:
         judged = _check(rubric, case, reply)
         explanation = " ".join([reply["explanation"], *judged.notes]).strip()
         passed = judged.verdict in PASSING[rubric]
         return RubricResult.make(
             rubric, judged.verdict, failure_mode=judged.failure_mode, evidence=_evidence(rubric, judged, passed),
             explanation=clip(explanation, 2000), tier=LLM, judge_version=self.version, model=self.config.model,
-            confident=True, details=tuple(judged.items), **self._spent(spend, started))
+            confident=True, details=tuple(judged.items), **spent)
 
-    def _over_budget(self) -> bool:
-        cap = self.config.max_spend_usd
-        return cap is not None and self.spent_usd >= cap
 
-    def _own_prices(self) -> tuple[float, float] | None:
-        """Per-token prices from the config, (0, 0) for a model litellm cannot price, or None to let
-        litellm's table price each reply (it knows tiers that flat prices would miss)."""
-        c = self.config
-        if c.input_cost_per_mtok is not None or c.output_cost_per_mtok is not None:
-            return (c.input_cost_per_mtok or 0.0) / 1e6, (c.output_cost_per_mtok or 0.0) / 1e6
-        try:  # importing here also keeps litellm's import time out of the first case's latency
-            litellm_module().cost_per_token(model=c.model, prompt_tokens=1, completion_tokens=1)
-            return None
-        except Exception:  # litellm raises for models missing from its table
-            return 0.0, 0.0
-
-    def _cost(self, response: Any, input_tokens: int, output_tokens: int) -> float:
-        if self._prices is not None:
-            return input_tokens * self._prices[0] + output_tokens * self._prices[1]
-        try:
-            computed = response._hidden_params.get("response_cost")
-        except Exception:  # the reply's private metadata changed shape: price it ourselves
-            computed = None
-        if isinstance(computed, (int, float)):
-            return float(computed)  # litellm priced the reply already
-        try:
-            prompt_cost, completion_cost = litellm_module().cost_per_token(
-                model=self.config.model, prompt_tokens=input_tokens, completion_tokens=output_tokens)
-            return float(prompt_cost) + float(completion_cost)
-        except Exception:
-            return 0.0
-
-    async def _complete(self, messages: list[dict]) -> tuple[str, int, int, float]:
-        """One request: (content, input tokens, output tokens, cost). Retries are the caller's, so
-        litellm's and the OpenAI client's own are off."""
-        c = self.config
-        # Prices are not passed to litellm: it would write them into its process-wide price table,
-        # where other judges (and the check in _own_prices) would find them.
-        call = litellm_module().acompletion(
-            model=c.model, messages=messages, temperature=c.temperature, api_base=c.api_base, api_key=c.api_key,
-            timeout=c.timeout_s, response_format={"type": "json_object"}, max_retries=0, num_retries=0,
-            drop_params=True)
-        # litellm enforces the timeout; this outer one only guards against a client that hangs anyway
-        response = await asyncio.wait_for(call, timeout=c.timeout_s + 5)
-        usage = getattr(response, "usage", None)
-        input_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
-        output_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
-        content = response.choices[0].message.content if response.choices else None
-        return content or "", input_tokens, output_tokens, self._cost(response, input_tokens, output_tokens)
-
-    async def _ask(self, rubric: str, messages: list[dict], spend: _Spend) -> tuple[dict | None, str, str]:
-        """(reply, raw content, "") on success, or (None, "", why not) once retries are spent."""
-        c = self.config
-        conversation, corrected, attempt = messages, False, 0
-        while True:
-            if self._over_budget():
-                return None, "", f"spend cap reached (spent ${self.spent_usd:.4f} of ${c.max_spend_usd:.4f})"
-            self.calls += 1
-            try:
-                content, input_tokens, output_tokens, cost = await self._complete(conversation)
-            except Exception as exc:
-                reason = scrub(describe_error(exc), c.api_key)
-                if not retryable(exc):
-                    log.warning("LLM judge (%s, %s): %s", c.model, rubric, reason)
-                    return None, "", reason
-                if attempt >= c.max_retries:
-                    log.warning("LLM judge (%s, %s): giving up after %d attempts: %s", c.model, rubric,
-                                attempt + 1, reason)
-                    return None, "", f"gave up after {attempt + 1} attempts: {reason}"
-                delay = c.retry_delay(attempt, exc)
-                attempt += 1
-                log.info("LLM judge (%s, %s): %s; retry %d of %d in %.2fs", c.model, rubric, reason, attempt,
-                         c.max_retries, delay)
-                await asyncio.sleep(delay)
-                continue
-            spend.input_tokens += input_tokens
-            spend.output_tokens += output_tokens
-            spend.cost_usd += cost
-            self.input_tokens += input_tokens
-            self.output_tokens += output_tokens
-            self.spent_usd += cost
-            reply, problems = _parse(SCHEMAS[rubric], content)
-            if reply is not None:
-                return reply, content, ""
-            if corrected:
-                reason = "malformed judge output after a corrective retry: " + "; ".join(problems[:3])
-                log.warning("LLM judge (%s, %s): %s", c.model, rubric, reason)
-                return None, "", clip(reason, 300)
-            log.info("LLM judge (%s, %s): unusable reply (%s); asking once more", c.model, rubric,
-                     "; ".join(problems[:3]))
-            corrected = True
-            conversation = correction_messages(messages, content, problems)
+def _spent(answer: JsonAnswer[Any] | None, started: float) -> dict[str, Any]:
+    """What answering one case used (nothing for a cached reply), as RubricResult's fields."""
+    latency_ms = round((time.perf_counter() - started) * 1000, 2)
+    if answer is None:
+        return {"input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0, "latency_ms": latency_ms}
+    return {"input_tokens": answer.input_tokens, "output_tokens": answer.output_tokens, "cost_usd": answer.cost_usd,
+            "latency_ms": latency_ms}
 
 
 def _schema(rubric: str) -> JudgeSchema:

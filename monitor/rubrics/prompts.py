@@ -334,9 +334,3 @@ def build_messages(rubric: str, case: SummaryCase) -> list[dict[str, str]]:
         raise ValueError(f"unknown rubric {rubric!r} (rubrics: {', '.join(RUBRICS)})")
     return [{"role": "system", "content": SYSTEM_PROMPTS[rubric]},
             {"role": "user", "content": user_prompt(rubric, case)}]
-
-
-def correction_messages(messages: list[dict[str, str]], reply: str | None, problems: list[str]) -> list[dict]:
-    """``messages`` followed by the unusable reply and a request to answer again in the right shape."""
-    return [*messages, {"role": "assistant", "content": reply or ""},
-            {"role": "user", "content": CORRECTION.format(problems="; ".join(problems[:5]))}]

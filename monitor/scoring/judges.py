@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sumwatch.clustering.llm_client import LLMConnection
-
+from ..remote.llm import LLMConnection
 from ..rubrics.cascade import Cascade
 from ..settings import Settings
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from ..settings import Settings, redact_url
 
@@ -169,7 +170,9 @@ class Store:
             if settings.is_embedded:
                 client = clickhouse_connect.get_client(dsn=settings.url)
             else:
-                client = clickhouse_connect.get_client(dsn=settings.url, connect_timeout=5, send_receive_timeout=60)
+                dsn, username, password = server_dsn(settings.url)
+                client = clickhouse_connect.get_client(dsn=dsn, username=username, password=password,
+                                                       connect_timeout=5, send_receive_timeout=60)
             if create_database:
                 on_cluster = f" ON CLUSTER {quote_ident(settings.cluster)}" if settings.cluster else ""
                 client.command(f"CREATE DATABASE IF NOT EXISTS {quote_ident(settings.database)}{on_cluster}")
@@ -238,6 +241,30 @@ class Store:
             if isinstance(exc, OperationalError) or not isinstance(exc, DatabaseError):
                 raise StoreUnavailableError(f"ClickHouse at {redact_url(self.settings.url)} failed: {exc}") from exc
             raise
+
+
+def server_dsn(url: str) -> tuple[str, str | None, str]:
+    """A server URL as (the DSN clickhouse-connect reads, user, password), the credentials taken from the query
+    when it carries them.
+
+    ClickHouse takes ``?user=u&password=p`` as well as ``u:p@host``; clickhouse-connect reads only the latter
+    and passes a query's ``password`` on a second time, so such a URL could not connect.
+
+        server_dsn("http://h:8123/db?user=u&password=p")   # ("http://h:8123/db", "u", "p")
+    """
+    parts = urlsplit(url)
+    username = unquote(parts.username) if parts.username is not None else None
+    password = unquote(parts.password) if parts.password is not None else ""
+    kept = []
+    for name, value in parse_qsl(parts.query, keep_blank_values=True):
+        if name in ("user", "user_name"):
+            username = value
+        elif name == "password":
+            password = value
+        else:
+            kept.append((name, value))
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, urlencode(kept), parts.fragment)), username, password
 
 
 def equals_filter(params: dict[str, Any], **columns: str | None) -> str:

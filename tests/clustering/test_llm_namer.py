@@ -1,4 +1,5 @@
-"""The LLM namer, through litellm's real HTTP path, against a scripted OpenAI-compatible server on loopback."""
+"""The LLM namer, through monitor's litellm client and its real HTTP path, against a scripted
+OpenAI-compatible server on loopback."""
 
 import os
 
@@ -13,10 +14,10 @@ import numpy as np
 import pytest
 from fakes.openai_server import FakeOpenAI, answer, chat_completion, error, sequence
 
-from sumwatch.clustering.llm_client import LLMConnection
 from sumwatch.clustering.llm_namer import LLMNamer
 from sumwatch.clustering.name import ClusterName, KeywordNamer, NameRequest
 from sumwatch.clustering.pipeline import FailureClusterer, PointMeta
+from sumwatch.monitor.remote.llm import LitellmModel, LLMConnection
 
 MODEL = "openai/judge-test"
 _IN = re.compile(r"<in_cluster>\n(.*?)\n</in_cluster>", re.DOTALL)
@@ -30,7 +31,7 @@ def make_namer(fake, **overrides):
     """A namer on the fake server; ``overrides`` may set connection fields and the namer's own options."""
     settings = {"api_base": fake.base_url, "api_key": "test-key", "backoff_s": 0.01, "timeout_s": 5, **overrides}
     connection = LLMConnection(MODEL, **{k: v for k, v in settings.items() if k in _CONNECTION})
-    return LLMNamer(connection, **{k: v for k, v in settings.items() if k not in _CONNECTION})
+    return LLMNamer(LitellmModel(connection), **{k: v for k, v in settings.items() if k not in _CONNECTION})
 
 
 def reply(title="Growth percentages changed", severity="high"):

@@ -157,11 +157,12 @@ def test_every_default_stage_satisfies_its_protocol_and_a_duck_typed_stage_is_us
         TrackerStage,
         UmapReducer,
     )
+    from sumwatch.monitor.remote.llm import LitellmModel, LLMConnection
 
+    llm_namer = LLMNamer(LitellmModel(LLMConnection("openai/x")))
     for stage, protocol in ((Embedder(), EmbedderStage), (UmapReducer(), ReducerStage),
                             (HdbscanClusterer(), ClustererStage), (Representer(), RepresenterStage),
-                            (KeywordNamer(), NamerStage), (LLMNamer("openai/x"), NamerStage),
-                            (IssueTracker(), TrackerStage)):
+                            (KeywordNamer(), NamerStage), (llm_namer, NamerStage), (IssueTracker(), TrackerStage)):
         assert isinstance(stage, protocol), (stage, protocol)
 
     class Terse:  # no base class: only the methods the namer protocol names

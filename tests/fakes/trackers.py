@@ -49,6 +49,7 @@ class Fault:
     status: int | None = None  # answer this status (None: answer normally, after ``delay``)
     retry_after: str | None = None
     delay: float = 0.0  # seconds before answering; the operation is applied first
+    echo: bool = False  # the error body repeats the request's URL and Authorization header, as some servers do
 
 
 @dataclass
@@ -171,8 +172,10 @@ class FakeTrackers:
         fault = self.fault(target, op) if self.fault else None
         if fault and fault.status:
             headers = {"retry-after": fault.retry_after} if fault.retry_after else {}
-            return body, JSONResponse({"message": f"fault {fault.status}"}, status_code=fault.status,
-                                      headers=headers), 0.0
+            message = f"fault {fault.status}"
+            if fault.echo:
+                message += f" for {request.url} with Authorization: {request.headers.get('authorization', '')}"
+            return body, JSONResponse({"message": message}, status_code=fault.status, headers=headers), 0.0
         return body, None, fault.delay if fault else 0.0
 
     def _refuse(self, status: int, problem: str) -> Response:

@@ -3,7 +3,7 @@
 import json
 import socket
 
-from fakes.openai_server import FakeOpenAI, answer, error
+from fakes.openai_server import FakeOpenAI, answer, error, judge_responder
 from typer.testing import CliRunner
 
 from sumwatch.monitor.cli import app
@@ -20,15 +20,37 @@ def test_without_an_llm_it_says_the_offline_tiers_judge_alone(cli_env, store):
     assert result.exit_code == 0 and "schema version" in result.stdout and "none configured" in result.stdout
 
 
+def model(judge_reply=judge_responder):
+    """Answers the one-word call with OK and a judge request with ``judge_reply``."""
+    ok = answer("OK", prompt_tokens=12, completion_tokens=1)
+    return lambda request: ok(request) if "single word OK" in json.dumps(request) else judge_reply(request)
+
+
 def test_a_working_model_reports_latency_tokens_and_cost(cli_env, store):
-    with FakeOpenAI(answer("OK", prompt_tokens=12, completion_tokens=1)) as fake:
+    with FakeOpenAI(model()) as fake:
         env = {**cli_env, "SUMWATCH_LLM_MODEL": "openai/doctor-test", "SUMWATCH_LLM_API_BASE": fake.base_url,
                "SUMWATCH_LLM_API_KEY": "sk-doctor-secret"}
         shown = doctor(env)
         report = json.loads(doctor(env, "--json").stdout)
     assert shown.exit_code == 0 and "openai/doctor-test answered in" in shown.stdout and "12 + 1 tokens" in shown.stdout
     assert report["llm"]["ok"] and report["llm"]["reply"] == "OK" and report["llm"]["input_tokens"] == 12
-    assert len(fake.requests) == 2  # one call per run, no retries
+    assert report["judge"] == {**report["judge"], "ok": True, "rubric": "groundedness", "verdict": "supported"}
+    assert "judge: the groundedness prompt came back as a valid verdict (supported)" in shown.stdout
+    assert len(fake.requests) == 4  # per run: the one-word call and one judge request, no retries
+    judged = fake.requests[1].body["messages"]
+    assert "<source>" in json.dumps(judged) and fake.requests[1].body["response_format"] == {"type": "json_object"}
+
+
+def test_a_model_that_answers_json_but_not_a_verdict_fails_in_one_line(cli_env, store):
+    with FakeOpenAI(model(answer({"answer": "OK"}))) as fake:
+        env = {**cli_env, "SUMWATCH_LLM_MODEL": "openai/doctor-test", "SUMWATCH_LLM_API_BASE": fake.base_url,
+               "SUMWATCH_LLM_API_KEY": "sk-doctor-secret"}
+        result = doctor(env)
+    assert result.exit_code == 1 and "openai/doctor-test answered in" in result.stdout
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("judge: the groundedness prompt got no usable verdict: ")
+    assert '"claims" must be a non-empty list' in lines[0] and "Traceback" not in result.output
+    assert len(fake.requests) == 3  # the one-word call, the judge request and its one repair turn
 
 
 def test_a_refused_connection_is_not_reported_as_a_server_error(cli_env, store):

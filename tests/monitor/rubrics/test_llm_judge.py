@@ -393,7 +393,7 @@ async def test_the_api_key_never_appears_in_results_or_logs(caplog):
 # -- one connection for the judge and the cluster namer ---------------------------------------------------------
 
 def test_the_judges_config_is_the_shared_connection_plus_its_own_knobs():
-    from sumwatch.clustering import LLMConnection
+    from sumwatch.monitor.remote.llm import LLMConnection
 
     connection = LLMConnection(MODEL, "http://127.0.0.1:9/v1", "sk-secret-key-123", max_retries=1, concurrency=2)
     config = LLMConfig.from_connection(connection, max_spend_usd=1.5, cache_size=8)
@@ -416,8 +416,8 @@ async def test_the_judge_and_the_namer_built_from_one_settings_reach_the_model_t
             "SUMWATCH_LLM_MODEL": MODEL, "SUMWATCH_LLM_API_BASE": fake.base_url, "SUMWATCH_LLM_API_KEY": "k-shared",
             "SUMWATCH_LLM_TIMEOUT_S": "5", "SUMWATCH_LLM_CONCURRENCY": "3", "SUMWATCH_CLUSTER_NAMER": "llm"})
         judge, namer = build_llm(settings), build_clusterer(settings).namer
-        assert judge.config.connection == namer.connection == llm_connection(settings)
-        assert (namer.connection.timeout_s, namer.connection.concurrency) == (5.0, 3)
+        assert judge.config.connection == judge.client.connection == namer.llm.connection == llm_connection(settings)
+        assert (namer.llm.connection.timeout_s, namer.llm.connection.concurrency) == (5.0, 3)
 
         result = await judge.ajudge("groundedness", CASE)
         by_judge = len(fake.requests)
@@ -426,6 +426,6 @@ async def test_the_judge_and_the_namer_built_from_one_settings_reach_the_model_t
 
     assert result.verdict == ERROR and namer.failures == 1 and named[0].title  # the namer fell back to keywords
     # the same retry budget, endpoint, key and model on both sides
-    assert by_judge == by_namer == 1 + judge.config.max_retries == 1 + namer.connection.max_retries == 4
+    assert by_judge == by_namer == 1 + judge.config.max_retries == 1 + namer.llm.connection.max_retries == 4
     assert {r.headers.get("authorization") for r in fake.requests} == {"Bearer k-shared"}
     assert {r.body["model"] for r in fake.requests} == {"judge-test"}

@@ -11,7 +11,7 @@ def test_the_judge_and_the_namer_share_the_connection_the_settings_describe():
                                       "SUMWATCH_LLM_CONCURRENCY": "5", "SUMWATCH_LLM_TIMEOUT_S": "7"})
     connection = llm_connection(settings)
     judge, namer = build_llm(settings), build_clusterer(settings).namer
-    assert judge.config.connection == namer.connection == connection
+    assert judge.config.connection == judge.client.connection == namer.llm.connection == connection
     assert (connection.model, connection.api_base, connection.concurrency, connection.timeout_s) == (
         "openai/gpt-4o-mini", "http://127.0.0.1:9/v1", 5, 7.0)
     assert (connection.max_retries, connection.backoff_s, connection.max_backoff_s) == (3, 0.5, 30.0)
