@@ -172,14 +172,19 @@ def open_client(settings: Settings, note: str = "reading through it", *, command
         try:
             yield client
         except ClientError as exc:
-            fail(client_problem(exc, client.where, token_set=bool(settings.api_token)),
-                 2 if exc.status in (400, 413) and exc.reason else 3)
+            refused = exc.status in (400, 413) and exc.reason and exc.what != "the read"
+            fail(client_problem(exc, client.where, token_set=bool(settings.api_token)), 2 if refused else 3)
+
+
+_COMMAND_REQUESTS = {"sample": "the scoring", "cluster": "the clustering run", "calibrate": "the calibration",
+                     "export": "the export"}
 
 
 def own_settings_for(client: ApiClient, settings: Settings, command: str) -> dict[str, Any]:
     """The request fields that carry this command's own settings to a server (nothing in process: the app there
     runs on these settings); exits 2 with one line for a setting of its own the server would not apply."""
     from ..exports.config import ExportConfig
+    from ..views.client import ClientError
     from ..views.command_settings import SettingsRefused, own_settings, travel
 
     if not client.is_remote:
@@ -191,7 +196,12 @@ def own_settings_for(client: ApiClient, settings: Settings, command: str) -> dic
         fail(str(exc))
     own = own_settings(settings, config, explicit)
     try:
-        carried, notes = travel(command, own, client.status().settings, client.where)
+        server = client.status().settings
+    except ClientError as exc:  # the command's request as it is refused, not the status read before it
+        exc.what = _COMMAND_REQUESTS.get(command, exc.what)
+        raise
+    try:
+        carried, notes = travel(command, own, server, client.where)
     except SettingsRefused as exc:
         fail(str(exc))
     for note in notes:
@@ -205,7 +215,9 @@ def client_problem(exc: ClientError, where: str, *, token_set: bool) -> str:
     what, status = exc.what, exc.status
     if status is None:  # no answer at all: refused, reset, timed out
         return f"{exc}; the server may be starting or stopping: try again, or stop it to read the database directly"
-    if status in (400, 413) and exc.reason:
+    if status == 200:  # an answer that was not the API's
+        return str(exc)
+    if status in (400, 413) and exc.reason and what != "the read":  # a request this command made, refused
         return exc.reason
     if status == 401:
         fix = ("SUMWATCH_API_TOKEN (or --token) here is not the token it was started with" if token_set else

@@ -54,8 +54,7 @@ def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization c
         with open_store(settings, migrate=False) as store:
             clustering = run_clustering_with_progress(store, settings)
     if json_:
-        print_json({**result.to_json(), "scoring": scoring.to_json() if scoring else None,
-                     "clustering": clustering.to_json() if clustering else None})
+        print_json({**result.to_json(), "scoring": scoring, "clustering": clustering})
         if serve:
             serve_dashboard(port, db, home)
         return

@@ -171,9 +171,7 @@ class Agreement:
     judged: int  # LLM verdicts
     agreed: int  # of those, how many passed or failed as the cheap tiers had it
     cost_usd: float
-
-    def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "agreement": round(self.agreed / self.judged, 4) if self.judged else None}
+    agreement: float | None  # agreed / judged (None before any verdict)
 
 
 def judge_agreement(store: Store, *, judge_version: str | None = None) -> list[Agreement]:
@@ -186,4 +184,5 @@ def judge_agreement(store: Store, *, judge_version: str | None = None) -> list[A
                countIf(JSONExtractBool(Details, -1, 'cheap_passed') = (Passed = 1)), sum(CostUsd)
         FROM {SCORES_TABLE} FINAL WHERE {where} AND route != '' AND Verdict != 'error'
         GROUP BY Rubric, route, kind ORDER BY Rubric, route, kind""", params)
-    return [Agreement(r, route, kind, int(n), int(agreed), float(cost)) for r, route, kind, n, agreed, cost in rows]
+    return [Agreement(r, route, kind, int(n), int(agreed), float(cost), round(int(agreed) / int(n), 4) if n else None)
+            for r, route, kind, n, agreed, cost in rows]

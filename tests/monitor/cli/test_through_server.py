@@ -79,8 +79,10 @@ def two_stores(settings, store, cli_env, monkeypatch, tmp_path):
         monkeypatch.setattr(_shared, "open_store", held if remote else real)
         return runner.invoke(app, args, env=env, catch_exceptions=False)
 
+    # the server applies its own tracker settings: a command that sets another Markdown folder is refused there
+    env_plain = {k: v for k, v in env_b.items() if k != "SUMWATCH_MARKDOWN_DIR"}
     yield (lambda *args: invoke(env_a, list(args), False), lambda *args: invoke(env_b, list(args), True),
-           lambda *args: invoke(env_b, list(args), False))
+           lambda *args: invoke(env_b, list(args), False), lambda *args: invoke(env_plain, list(args), True))
     server.stop()
     store_b.command(f"DROP DATABASE IF EXISTS `{settings_b.database}`")
     store_b.close()
@@ -117,7 +119,7 @@ def _same_json(here, there, args, drop=()):
 
 
 def test_commands_that_change_the_store_print_the_same_through_the_server(two_stores, tmp_path):
-    here, there, _ = two_stores
+    here, there, _, _ = two_stores
     backfill = _backfill(tmp_path)
     ingested = _same(here("ingest", str(backfill)), there("ingest", str(backfill)), "ingest")
     assert ingested.exit_code == 1 and f"stored 26 summarization spans from {backfill}" in ingested.stdout
@@ -138,7 +140,10 @@ def test_commands_that_change_the_store_print_the_same_through_the_server(two_st
                "cluster --json", drop=("run_id", "window_start", "window_end", "seconds", "map_seconds",
                                        "first_seen", "last_seen"))
 
-    _exports_print_the_same(here, there, two_stores[2], tmp_path)
+    refused = there("export", "SW-1", "--to", "markdown")
+    assert refused.exit_code == 2 and refused.stderr.count("\n") == 2  # the note, then one line
+    assert "SUMWATCH_MARKDOWN_DIR is " in refused.stderr and "applies its own" in refused.stderr
+    _exports_print_the_same(here, two_stores[3], two_stores[2], tmp_path)
 
     corpus, item_id = _corpus_file(tmp_path)
     imported = _same(here("corpus", "import", str(corpus)), there("corpus", "import", str(corpus)), "import")
@@ -211,7 +216,7 @@ def _exports_print_the_same(here, there, local_b, tmp_path):
     ["doctor", "--json"],
 ])
 def test_read_commands_print_the_same_through_the_server(two_stores, tmp_path, args):
-    _, there, local_b = two_stores
+    _, there, local_b, _ = two_stores
     backfill = _backfill(tmp_path)
     for step in (["ingest", str(backfill)], ["sample"], ["cluster", "--window", "3650d"]):
         local_b(*step)
@@ -219,7 +224,7 @@ def test_read_commands_print_the_same_through_the_server(two_stores, tmp_path, a
 
 
 def test_a_wrong_token_is_one_line_and_the_token_option_wins(two_stores):
-    _, there, _ = two_stores
+    _, there, _, _ = two_stores
     refused = there("--token", "not-the-token", "traces")
     assert refused.exit_code == 3 and "Traceback" not in refused.output
     assert refused.stderr.strip().splitlines()[-1].endswith("refused the read (401 unauthorized): SUMWATCH_API_TOKEN "

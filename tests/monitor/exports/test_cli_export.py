@@ -80,7 +80,7 @@ def test_the_export_route_wants_the_api_token_and_exports(issues, fake, tmp_path
                            headers={"authorization": "Bearer route-token-123"}, timeout=10).json()["exports"]
         assert [(e["target"], e["external_id"], e["phase"]) for e in listed] == [("github", "1", "synced")]
         bad = httpx.post(url, json={"to": "trello"}, headers={"authorization": "Bearer route-token-123"}, timeout=10)
-        assert bad.status_code == 400 and "unknown export target" in bad.json()["error"]
+        assert bad.status_code == 400 and "to must be one of 'github'" in bad.json()["error"]
         missing = httpx.post(server.endpoint + "/api/issues/SW-9/export", json={"to": "github"},
                              headers={"authorization": "Bearer route-token-123"}, timeout=10)
         assert missing.status_code == 404

@@ -14,6 +14,7 @@ from sumwatch.monitor.views.errors import ApiError
 from sumwatch.monitor.views.services import ActionRunner
 
 NEVER = "0 0 1 1 *"
+CLIENT = {"authorization": "Bearer none"}  # as the CLI sends: not a browser, so no CSRF token needed
 
 
 class Gate:
@@ -56,7 +57,7 @@ def test_score_now_during_a_scheduled_sampler_pass_answers_409_naming_it(store, 
     scheduled.start()
     try:
         assert gate.entered.wait(30)  # the scheduled pass is inside its first batch, holding the scoring lock
-        busy = httpx.post(endpoint + "/api/actions/score", json={"all": True}, timeout=30)
+        busy = httpx.post(endpoint + "/api/actions/score", json={"all": True}, headers=CLIENT, timeout=30)
         assert busy.status_code == 409
         assert busy.json()["error"].startswith("the scheduled sampler pass is already running")
         state = httpx.get(endpoint + "/api/actions", timeout=30).json()
@@ -66,7 +67,7 @@ def test_score_now_during_a_scheduled_sampler_pass_answers_409_naming_it(store, 
         scheduled.join(60)
     assert worker.stats[SAMPLER_JOB].runs == 1 and worker.stats[SAMPLER_JOB].skipped == 0
     assert job_locks(store).held() == {}
-    again = httpx.post(endpoint + "/api/actions/score", json={"all": True}, timeout=60)
+    again = httpx.post(endpoint + "/api/actions/score", json={"all": True}, headers=CLIENT, timeout=60)
     assert again.status_code == 200  # the lock went with the scheduled pass
 
 
@@ -74,7 +75,7 @@ def test_a_scheduled_sampler_pass_during_score_now_is_skipped_and_counted(store,
     endpoint, gate = served
     manual: dict = {}
     action = threading.Thread(target=lambda: manual.update(answer=httpx.post(
-        endpoint + "/api/actions/score", json={"all": True, "mode": "always"}, timeout=60)))
+        endpoint + "/api/actions/score", json={"all": True, "mode": "always"}, headers=CLIENT, timeout=60)))
     action.start()
     try:
         assert gate.entered.wait(30)  # score now is inside its first batch
@@ -127,10 +128,10 @@ def test_a_second_ingest_while_one_holds_the_lock_answers_409(store, served):
     line = b'{"source": "Revenue rose 12% in Q1.", "summary": "Revenue rose 12%."}\n'
     with job_locks(store).hold(INGEST, "ingest"):
         busy = httpx.post(endpoint + "/api/ingest", content=line,
-                          headers={"content-type": "application/x-ndjson"}, timeout=30)
+                          headers={**CLIENT, "content-type": "application/x-ndjson"}, timeout=30)
         assert busy.status_code == 409 and busy.json()["error"].startswith("ingest is already running")
         with pytest.raises(JobBusy), job_locks(store).hold(INGEST, "another"):
             pass
-    done = httpx.post(endpoint + "/api/ingest", content=line, headers={"content-type": "application/x-ndjson"},
-                      timeout=30)
+    done = httpx.post(endpoint + "/api/ingest", content=line,
+                      headers={**CLIENT, "content-type": "application/x-ndjson"}, timeout=30)
     assert done.status_code == 200 and done.json()["stored"] == 1
