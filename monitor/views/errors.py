@@ -54,8 +54,8 @@ def validation_message(errors: list[Any]) -> str:
     if not errors:
         return "bad request"
     first = errors[0]
-    loc = [str(p) for p in first.get("loc", ()) if p not in ("query", "path", "body", "header")]
-    name = ".".join(loc) or "the body"
+    loc = [p for p in first.get("loc", ()) if p not in ("query", "path", "body", "header")]
+    name = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".") or "the body"
     kind, ctx, given = first.get("type", ""), first.get("ctx") or {}, first.get("input")
     got = f", got {_shown(given)}" if given is not None and kind != "missing" else ""
     if kind == "missing":

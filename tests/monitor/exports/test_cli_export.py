@@ -91,11 +91,11 @@ def test_the_export_route_wants_the_api_token_and_exports(issues, fake, tmp_path
                                           "dry_run": True}, headers=token, timeout=10)
         assert planned.status_code == 200
         assert [(r["issue_id"], r["action"]) for r in planned.json()["results"]] == [("SW-1", "would-update")]
-        for body, says in (({"to": "github", "statuses": ["sleeping"]}, "statuses takes new"),
-                           ({"to": "github", "min_severity": "huge"}, "min_severity takes low"),
-                           ({"to": "github", "min_traces": -1}, "min_traces must be"),
+        for body, says in (({"to": "github", "statuses": ["sleeping"]}, "statuses[0] must be one of 'new'"),
+                           ({"to": "github", "min_severity": "huge"}, "min_severity must be one of 'low'"),
+                           ({"to": "github", "min_traces": -1}, "min_traces must be at least 0"),
                            ({"to": "github", "issue_ids": ["SW-x"]}, "an issue id looks like"),
-                           ({"to": "github", "colour": "red"}, "unknown field 'colour'"), ([], "the body must be")):
+                           ({"to": "github", "colour": "red"}, "unknown field colour"), ([], "the body must be")):
             refused = httpx.post(batch, json=body, headers=token, timeout=10)
             assert refused.status_code == 400 and says in refused.json()["error"], (body, refused.text)
     finally:
