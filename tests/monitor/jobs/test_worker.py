@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from fakes.tracing import memory_provider
+from hang_guard import HANG_GUARD_S
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.trace.export import SpanExportResult
 from typer.testing import CliRunner
@@ -168,7 +169,7 @@ def query(env, *sqls):
     """Results of SQL against the subprocess's store, read by another process: this one already hosts
     the test session's chDB engine, and chDB has one per process."""
     done = subprocess.run([sys.executable, "-c", _QUERY, json.dumps(sqls)], env=env, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=HANG_GUARD_S)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -179,8 +180,8 @@ def proc_env(tmp_path, **more):
             "SUMWATCH_EMBEDDINGS": "false", "SUMWATCH_JUDGE_MODE": "off", **more}
 
 
-def sumwatch(env, *args, timeout=300):
-    done = subprocess.run([SUMWATCH, *args], env=env, capture_output=True, text=True, timeout=timeout)
+def sumwatch(env, *args):
+    done = subprocess.run([SUMWATCH, *args], env=env, capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert done.returncode == 0, done.stderr
     return done
 
@@ -196,7 +197,7 @@ class Running:
     def text(self):
         return self.log.read_text()
 
-    def wait_for(self, pattern, timeout=60):
+    def wait_for(self, pattern, timeout=HANG_GUARD_S):
         deadline = time.monotonic() + timeout
         while not re.search(pattern, self.text()):
             assert self.proc.poll() is None, f"exited {self.proc.returncode}:\n{self.text()}"
@@ -205,7 +206,7 @@ class Running:
 
     def terminate(self):
         self.proc.send_signal(signal.SIGTERM)
-        stdout, _ = self.proc.communicate(timeout=60)
+        stdout, _ = self.proc.communicate(timeout=HANG_GUARD_S)
         return self.proc.returncode, stdout
 
 
@@ -224,10 +225,10 @@ def test_a_worker_killed_mid_pass_resumes_on_restart_without_losing_or_repeating
     # busy the machine is
     first = Running({**env, "SUMWATCH_SAMPLER_BATCH_PAUSE_S": "600"}, tmp_path / "first.log", "worker")
     try:
-        first.wait_for(r"sampler: \d+ spans scored and stored so far; pausing", timeout=120)
+        first.wait_for(r"sampler: \d+ spans scored and stored so far; pausing", timeout=HANG_GUARD_S)
     finally:
         first.proc.kill()
-        first.proc.wait(timeout=30)
+        first.proc.wait(timeout=HANG_GUARD_S)
     assert first.proc.returncode == -signal.SIGKILL
     [[[scored_before]]] = query(env, "SELECT count() FROM sumwatch_scores FINAL")
     assert scored_before == batch * 4, f"the kill did not land after the first batch:\n{first.text()}"
