@@ -139,8 +139,8 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
 
     progress("cluster", 0, 1)
     if isinstance(getattr(clusterer.namer, "last_errors", None), list):  # a worker reuses its namer
-        clusterer.namer.last_errors = []  # type: ignore[attr-defined]
-        clusterer.namer.last_requests = 0  # type: ignore[attr-defined]
+        clusterer.namer.last_errors = []
+        clusterer.namer.last_requests = 0
     if failures:
         from sumwatch.clustering.pipeline import PointMeta
 
