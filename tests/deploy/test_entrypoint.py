@@ -28,7 +28,7 @@ def fake_path(tmp_path) -> tuple[dict[str, str], Path]:
 
 def _run_until_calls(env: dict[str, str], calls: Path, *args: str, n: int = 2) -> subprocess.Popen:
     proc = subprocess.Popen(["/bin/sh", str(ENTRYPOINT), *args], env=env, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + HANG_GUARD_S
     while time.monotonic() < deadline and (not calls.exists() or len(calls.read_text().splitlines()) < n):
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
         time.sleep(0.05)

@@ -70,7 +70,7 @@ def free_port() -> int:
 
 def start_up(command: list[str], env: dict[str, str], port: int) -> subprocess.Popen:
     proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + HANG_GUARD_S
     while True:
         try:
             if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
@@ -143,7 +143,7 @@ def test_sigkill_mid_stream_then_restart_loses_nothing_and_readers_see_each_span
     producer = threading.Thread(target=produce)
     try:
         producer.start()
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + HANG_GUARD_S
         while exporter.ok < 8:  # mid-stream: some batches stored, more queued and on the wire
             assert time.monotonic() < deadline, "the exporter made no progress"
             time.sleep(0.005)

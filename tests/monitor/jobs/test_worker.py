@@ -33,8 +33,8 @@ def score_rows(store):
     return store.query_rows("SELECT count() FROM sumwatch_scores FINAL")[0][0]
 
 
-def wait_for(condition, timeout, what):
-    deadline = time.monotonic() + timeout
+def wait_for(condition, what):
+    deadline = time.monotonic() + HANG_GUARD_S
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.05)
@@ -75,8 +75,8 @@ def test_worker_scores_every_pending_span_once_and_registers_both_jobs(store, se
     assert all(j.max_instances == 1 and j.coalesce is True and j.misfire_grace_time > 0 for j in jobs.values())
     worker.start()
     try:
-        wait_for(lambda: score_rows(store) >= 160, 30, "40 spans scored")
-        wait_for(lambda: worker.stats[SAMPLER_JOB].runs >= 3, 10, "more sampler runs")  # later passes add nothing
+        wait_for(lambda: score_rows(store) >= 160, "40 spans scored")
+        wait_for(lambda: worker.stats[SAMPLER_JOB].runs >= 3, "more sampler runs")  # later passes add nothing
     finally:
         worker.stop()
     assert not worker.running
@@ -94,7 +94,7 @@ def test_a_failing_run_is_logged_and_the_next_interval_succeeds(store, settings,
     with caplog.at_level("INFO", logger="sumwatch.monitor.jobs.worker"):
         worker.start()
         try:
-            wait_for(lambda: worker.stats[SAMPLER_JOB].runs >= 2, 30, "the run after the failure")
+            wait_for(lambda: worker.stats[SAMPLER_JOB].runs >= 2, "the run after the failure")
         finally:
             worker.stop()
     stats = worker.stats[SAMPLER_JOB]
@@ -111,7 +111,7 @@ def test_stop_ends_a_long_pass_at_a_batch_boundary_and_the_next_start_finishes_i
     s = settings.with_(sampler_interval_s=60, cluster_cron=NEVER, sample_batch=4)
     worker = Worker(store, s, cascade=SlowCascade(rules_only(settings)))
     worker.start()
-    wait_for(lambda: score_rows(store) > 0, 30, "the first batch")
+    wait_for(lambda: score_rows(store) > 0, "the first batch")
     started = time.monotonic()
     worker.stop()
     assert time.monotonic() - started < 2  # not the whole pass (10 batches of 0.1 s and more)
@@ -120,7 +120,7 @@ def test_stop_ends_a_long_pass_at_a_batch_boundary_and_the_next_start_finishes_i
     assert "stopped after" in worker.stats[SAMPLER_JOB].last_summary
     restarted = Worker(store, s, cascade=rules_only(settings)).start()
     try:
-        wait_for(lambda: restarted.stats[SAMPLER_JOB].runs == 1, 30, "the first pass after the restart")
+        wait_for(lambda: restarted.stats[SAMPLER_JOB].runs == 1, "the first pass after the restart")
     finally:
         restarted.stop()
     assert restarted.stats[SAMPLER_JOB].failures == 0
