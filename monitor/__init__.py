@@ -1,4 +1,5 @@
-"""The sumwatch backend, one room per stage of the data flow (lowest first; a room imports only rooms before it):
+"""The sumwatch backend, one room per stage of the data flow (lowest first; a room imports only rooms before it,
+as the layers contract in pyproject.toml says; rooms on one line there do not import each other):
 
     settings     the one Settings object, read from the environment once
     rubrics      the four rubrics and their judge tiers (rules, embeddings, LLM): pure, no I/O
@@ -7,8 +8,9 @@
     scoring      the sampler and the judge cascade built from settings
     calibration  corpora management and the kappa gate on judge changes
     issues       the clustering job, failure texts, issue reads
-    views        the read API served by `sumwatch up`, and the readers the CLI prints from
+    exports      issues to trackers (GitHub, Linear, Jira, Slack, webhooks, Markdown) and alerts
     jobs         the scheduler (sampler on an interval, clustering on a cron)
     demo         a generated workload with planted failures, traced through the whole loop
+    views        the read API served by `sumwatch up`, and the readers the CLI prints from
     cli          the `sumwatch` command, one module per command group
 """

@@ -1,16 +1,29 @@
 """The shape of the source tree: rooms follow the data flow and imports run one way.
 
 monitor/ is a row of rooms, lowest first: a room may import the rooms before it, never the ones after
-(ingest does not know the sampler, readers do not run jobs, nothing shipped imports the demo but the CLI).
+(ingest does not know the sampler, the sampler does not know issues, nothing shipped imports the demo but the
+CLI and the server).
 """
 
 import ast
+import re
 from pathlib import Path
 
+import tomllib
+
 ROOT = Path(__file__).resolve().parents[1]
-ROOMS = ("settings", "remote", "rubrics", "store", "ingest", "scoring", "calibration", "issues", "views", "exports",
-         "jobs", "demo", "cli")
-RANK = {room: i for i, room in enumerate(ROOMS)}
+
+
+def _layers() -> list[list[str]]:
+    """monitor's rooms, lowest layer first, as the import contract in pyproject.toml lists them (top first):
+    the order is written once, and lint-imports checks it too, indirect imports included."""
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    [layers] = [c["layers"] for c in contracts if c.get("containers") == ["sumwatch.monitor"]]
+    return [[room.strip() for room in re.split(r"[|:]", layer)] for layer in reversed(layers)]
+
+
+RANK = {room: i for i, layer in enumerate(_layers()) for room in layer}
+ROOMS = tuple(RANK)
 MAX_LINES = 600
 
 

@@ -68,7 +68,7 @@ class Failure:
         return self.primary.failure_mode
 
 
-def _rank(s: FailingScore) -> tuple:
+def _rank(s: FailingScore) -> tuple[Any, ...]:
     return (_TIER_RANK.get(s.tier, 2), s.score, _RUBRIC_RANK.get(s.rubric, 9), s.rubric)
 
 

@@ -27,10 +27,10 @@ from ..scoring.judges import llm_connection
 from ..settings import Settings, parse_duration
 from ..store.connection import Store
 from ..store.corpus import NEEDS_LABEL, CorpusItem, existing_ids, save_items
-from ..store.issue_members import BOUNDARY, MEMBER, REPRESENTATIVE, save_members
+from ..store.issue_members import BOUNDARY, MEMBER, REPRESENTATIVE, MemberRow, save_members
 from ..store.issues import IssueState, issue_states, save_states
 from ..store.projections import ProjectionPoint, save_projection
-from ..store.runs import CLUSTER_RUNS_TABLE, RUN_COLUMNS, latest_run_id
+from ..store.runs import RunRow, latest_run_id, save_run
 from ..store.traces import span_texts
 from .failures import Failure, embed_failures, load_failures
 from .reads import IssueView
@@ -134,8 +134,8 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
 
     progress("cluster", 0, 1)
     if isinstance(getattr(clusterer.namer, "last_errors", None), list):  # a worker reuses its namer
-        clusterer.namer.last_errors = []  # type: ignore[attr-defined]
-        clusterer.namer.last_requests = 0  # type: ignore[attr-defined]
+        clusterer.namer.last_errors = []
+        clusterer.namer.last_requests = 0
     if failures:
         from sumwatch.clustering.pipeline import PointMeta
 
@@ -159,7 +159,7 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
     by_number = {p.number: p for p in previous}
     namer = namer_label(clusterer.namer)
     seen: list[IssueState] = []
-    member_rows: list[tuple] = []
+    member_rows: list[MemberRow] = []
     for cluster in clusters:
         a, name = cluster.issue, cluster.name
         members = [failures[i] for i in cluster.members]
@@ -174,10 +174,11 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
         roles = {i: REPRESENTATIVE for i in cluster.representatives} | {i: BOUNDARY for i in cluster.boundary}
         for i, p in zip(cluster.members, cluster.probabilities):
             f = failures[i]
-            member_rows.append((run_id, a.number, f.trace_id, f.span_id,
-                                datetime.fromtimestamp(f.timestamp_ns / 1e9, timezone.utc), f.service, f.rubric,
-                                f.primary.verdict, f.failure_mode, float(p), roles.get(i, MEMBER),
-                                f.primary.evidence, f.text, started_at))
+            member_rows.append(MemberRow(
+                run_id, a.number, f.trace_id, f.span_id, datetime.fromtimestamp(f.timestamp_ns / 1e9, timezone.utc),
+                service_name=f.service, rubric=f.rubric, verdict=f.primary.verdict, failure_mode=f.failure_mode,
+                membership=float(p), role=roles.get(i, MEMBER), evidence=f.primary.evidence, failure_text=f.text,
+                run_at=started_at))
     carried = []
     resolved_now = []
     for k in unmatched:
@@ -201,9 +202,10 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
     seconds = time.monotonic() - started
     clustered = sum(s.members for s in seen)
     new_issues = sum(1 for c in clusters if not c.issue.previous_status)
-    store.insert(CLUSTER_RUNS_TABLE, [(
-        run_id, started_at, datetime.now(timezone.utc), start_ns, end_ns, len(failures), clustered, noise,
-        len(seen), new_issues, embedded, promoted, namer, model_name, seconds)], RUN_COLUMNS)
+    save_run(store, RunRow(
+        run_id, started_at, datetime.now(timezone.utc), start_ns, end_ns, failures=len(failures),
+        clustered=clustered, noise=noise, issues=len(seen), new_issues=new_issues, embedded=embedded,
+        promoted=promoted, namer=namer, embedding_model=model_name, seconds=seconds))
     return ClusterRunReport(run_id, datetime.fromtimestamp(start_ns / 1e9, timezone.utc), end, len(failures),
                             embedded, clustered, noise,
                             [IssueView.of(s) for s in sorted(seen, key=lambda s: (-s.members, s.number))],

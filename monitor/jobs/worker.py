@@ -122,7 +122,7 @@ class Worker:
 
     @property
     def running(self) -> bool:
-        return self.scheduler.running
+        return bool(self.scheduler.running)
 
     def describe(self) -> str:
         """One line saying what runs when."""

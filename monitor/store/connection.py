@@ -17,16 +17,17 @@ import os
 import shlex
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from ..settings import Settings, redact_url
 
 LOCK_NAME = "sumwatch.lock"
+_T = TypeVar("_T")
 
 
 class StoreError(RuntimeError):
@@ -55,7 +56,7 @@ _locks: dict[Path, _Lock] = {}
 _locks_guard = threading.Lock()
 
 
-def _holder(lock_path: Path) -> dict:
+def _holder(lock_path: Path) -> dict[str, Any]:
     try:
         info = json.loads(lock_path.read_text() or "{}")
     except (OSError, ValueError):
@@ -63,7 +64,7 @@ def _holder(lock_path: Path) -> dict:
     return info if isinstance(info, dict) else {}
 
 
-def _describe_holder(info: dict) -> str:
+def _describe_holder(info: dict[str, Any]) -> str:
     if not info:
         return "another process"
     what = f"process {info.get('pid', '?')}"
@@ -200,15 +201,16 @@ class Store:
         self.close()
 
     # -- I/O, serialized per client ------------------------------------------------------
-    def command(self, sql: str, parameters: dict | None = None) -> Any:
+    def command(self, sql: str, parameters: dict[str, Any] | None = None) -> Any:
         with self._io:
             return self._wrap(lambda: self.client.command(sql, parameters=parameters))
 
-    def query_rows(self, sql: str, parameters: dict | None = None) -> list[tuple]:
+    def query_rows(self, sql: str, parameters: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
         with self._io:
-            return self._wrap(lambda: self.client.query(sql, parameters=parameters).result_rows)
+            rows: list[tuple[Any, ...]] = self._wrap(lambda: self.client.query(sql, parameters=parameters).result_rows)
+            return rows
 
-    def query_dicts(self, sql: str, parameters: dict | None = None) -> list[dict]:
+    def query_dicts(self, sql: str, parameters: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         with self._io:
             result = self._wrap(lambda: self.client.query(sql, parameters=parameters))
             return [dict(zip(result.column_names, row)) for row in result.result_rows]
@@ -225,14 +227,14 @@ class Store:
             self._wrap(lambda: self.client.raw_insert(f"{quote_ident(self.database)}.{quote_ident(table)}",
                                                       column_names=list(columns), insert_block=body, fmt=fmt))
 
-    def insert_spans(self, rows: Sequence[tuple]) -> None:
+    def insert_spans(self, rows: Sequence[tuple[Any, ...]]) -> None:
         """Rows in ``otel_traces`` column order, as one INSERT."""
         from sumwatch.tracer.otel_traces import COLUMNS, INSERT_FORMAT, TRACES_TABLE, encode_rows
 
         if rows:
             self.insert_encoded(TRACES_TABLE, COLUMNS, encode_rows(rows), INSERT_FORMAT)
 
-    def _wrap(self, call):
+    def _wrap(self, call: Callable[[], _T]) -> _T:
         try:
             return call()
         except Exception as exc:

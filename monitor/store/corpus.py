@@ -119,7 +119,7 @@ class CorpusItem:
         return cls(**values, expected_facts=tuple(facts))
 
 
-def _row(item: CorpusItem, at: datetime) -> tuple:
+def _row(item: CorpusItem, at: datetime) -> tuple[Any, ...]:
     return (item.item_id, item.rubric, item.source, item.summary, item.claim, item.human_verdict,
             item.proposed_verdict, item.bucket, item.origin, item.status, item.band, list(item.expected_facts),
             item.trace_id, item.note, at)

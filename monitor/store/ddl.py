@@ -9,7 +9,8 @@ is what readers and writers use.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
 from .connection import quote_ident
 
@@ -78,3 +79,21 @@ def tables_ddl(t: Target, *tables: Table) -> list[str]:
     migrations are checksummed on this order, so it must not change."""
     return [table.create(t) for table in tables] + [
         sql for table in tables for sql in t.distributed(table.name, table.sharding_key)]
+
+
+class TableRow:
+    """Base of a frozen dataclass that is one row of a table: its fields are the table's columns, in order,
+    each named as its column in snake case (``run_id`` is ``RunId``), so the column list is written once.
+
+        MEMBER_COLUMNS = MemberRow.columns()
+        store.insert(ISSUE_MEMBERS_TABLE, [m.row() for m in members], MEMBER_COLUMNS)
+    """
+
+    @classmethod
+    def columns(cls) -> tuple[str, ...]:
+        return tuple("".join(part.capitalize() for part in f.name.split("_")) for f in fields(cls))  # type: ignore[arg-type]
+
+    def row(self) -> tuple[Any, ...]:
+        """The insert row, in ``columns()`` order."""
+        return tuple(getattr(self, f.name) for f in fields(self))  # type: ignore[arg-type]
+

@@ -86,7 +86,7 @@ class ExportRow:
         values["updated_at"] = datetime.fromisoformat(values["updated_at"])
         return cls(**values)
 
-    def row(self) -> tuple:
+    def row(self) -> tuple[Any, ...]:
         return (self.number, self.target, self.external_id, self.url, self.phase, self.tracker_state,
                 self.issue_status, self.run_id, self.members, self.error[:2000], self.attempts, self.created_at,
                 self.updated_at)

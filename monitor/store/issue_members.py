@@ -5,16 +5,43 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from datetime import datetime
 from typing import Any
 
 from .connection import Store, quote_ident
-from .ddl import Table, Target
+from .ddl import Table, TableRow, Target
 
 ISSUE_MEMBERS_TABLE = "sumwatch_issue_members"
-MEMBER_COLUMNS = ("RunId", "Number", "TraceId", "SpanId", "SpanTimestamp", "ServiceName", "Rubric", "Verdict",
-                  "FailureMode", "Membership", "Role", "Evidence", "FailureText", "RunAt")
 REPRESENTATIVE, BOUNDARY, MEMBER = "representative", "boundary", "member"
+
+
+@dataclass(frozen=True)
+class MemberRow(TableRow):
+    """One failing span in one issue of one run, as the clustering job writes it.
+
+        save_members(store, [MemberRow("run-1", 3, trace_id, span_id, at, "svc", "factuality", "entity_wrong",
+                                       "entity_swap", 0.93, REPRESENTATIVE, evidence, text, run_at)])
+    """
+
+    run_id: str
+    number: int
+    trace_id: str
+    span_id: str
+    span_timestamp: datetime
+    service_name: str
+    rubric: str
+    verdict: str
+    failure_mode: str
+    membership: float  # the clusterer's soft membership, 0..1
+    role: str  # REPRESENTATIVE, BOUNDARY or MEMBER
+    evidence: str
+    failure_text: str
+    run_at: datetime
+
+
+MEMBER_COLUMNS = MemberRow.columns()
 
 
 def _create(t: Target) -> str:
@@ -60,9 +87,8 @@ class Example:
         return cls(**{k: data[k] for k in cls.__dataclass_fields__})
 
 
-def save_members(store: Store, rows: list[tuple]) -> None:
-    """Rows in ``MEMBER_COLUMNS`` order."""
-    store.insert(ISSUE_MEMBERS_TABLE, rows, MEMBER_COLUMNS)
+def save_members(store: Store, members: Sequence[MemberRow]) -> None:
+    store.insert(ISSUE_MEMBERS_TABLE, [m.row() for m in members], MEMBER_COLUMNS)
 
 
 def members_of(store: Store, run_id: str, number: int) -> list[Example]:

@@ -79,7 +79,7 @@ class IssueState:
     embedding_model: str = ""
     namer: str = ""
 
-    def row(self, run_id: str, run_at: datetime) -> tuple:
+    def row(self, run_id: str, run_at: datetime) -> tuple[Any, ...]:
         return (self.number, run_id, run_at, self.issue_id, self.title, self.description, self.root_cause,
                 self.fix, self.severity, self.rubric, self.failure_mode, list(self.keywords), self.status,
                 self.members, self.traces, float(self.share), self.missed_runs, self.first_seen, self.last_seen,

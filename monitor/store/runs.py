@@ -14,11 +14,9 @@ from datetime import datetime
 from typing import Any
 
 from .connection import Store, as_utc, quote_ident
-from .ddl import Table, Target
+from .ddl import Table, TableRow, Target
 
 CLUSTER_RUNS_TABLE = "sumwatch_cluster_runs"
-RUN_COLUMNS = ("RunId", "StartedAt", "FinishedAt", "WindowStart", "WindowEnd", "Failures", "Clustered", "Noise",
-               "Issues", "NewIssues", "Embedded", "Promoted", "Namer", "EmbeddingModel", "Seconds")
 FINISHED_RUNS = f"SELECT RunId FROM {quote_ident(CLUSTER_RUNS_TABLE)} FINAL"  # a subquery: the runs readers see
 
 
@@ -44,6 +42,40 @@ ORDER BY RunId"""
 
 
 CLUSTER_RUNS = Table(CLUSTER_RUNS_TABLE, "cityHash64(RunId)", _create)
+
+
+@dataclass(frozen=True)
+class RunRow(TableRow):
+    """A finished clustering run, as the job writes it last (see :func:`save_run`).
+
+        save_run(store, RunRow("run-1", started, finished, start_ns, end_ns, failures=40, clustered=31, noise=9,
+                               issues=3, new_issues=1, embedded=40, promoted=6, namer="KeywordNamer",
+                               embedding_model="all-MiniLM-L6-v2", seconds=2.5))
+    """
+
+    run_id: str
+    started_at: datetime
+    finished_at: datetime
+    window_start: datetime | int  # a datetime, or nanoseconds since the epoch: DateTime64(9) takes either
+    window_end: datetime | int
+    failures: int
+    clustered: int
+    noise: int
+    issues: int
+    new_issues: int
+    embedded: int  # failure texts embedded in this run (the rest came from the store)
+    promoted: int
+    namer: str
+    embedding_model: str
+    seconds: float
+
+
+RUN_COLUMNS = RunRow.columns()
+
+
+def save_run(store: Store, run: RunRow) -> None:
+    """Write the run's row: the last write of a run, after which readers see it."""
+    store.insert(CLUSTER_RUNS_TABLE, [run.row()], RUN_COLUMNS)
 
 
 @dataclass(frozen=True)

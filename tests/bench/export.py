@@ -36,10 +36,10 @@ from sumwatch.monitor.exports.registry import build_target  # noqa: E402
 from sumwatch.monitor.exports.sync import export_issues  # noqa: E402
 from sumwatch.monitor.settings import Settings  # noqa: E402
 from sumwatch.monitor.store.connection import Store  # noqa: E402
-from sumwatch.monitor.store.issue_members import REPRESENTATIVE, save_members  # noqa: E402
+from sumwatch.monitor.store.issue_members import REPRESENTATIVE, MemberRow, save_members  # noqa: E402
 from sumwatch.monitor.store.issues import IssueState, save_states  # noqa: E402
 from sumwatch.monitor.store.migrations import migrate  # noqa: E402
-from sumwatch.monitor.store.runs import CLUSTER_RUNS_TABLE, RUN_COLUMNS  # noqa: E402
+from sumwatch.monitor.store.runs import RunRow, save_run  # noqa: E402
 
 TARGETS = ("github", "linear", "jira", "slack", "webhook", "markdown")
 SEVERITIES = ("low", "medium", "high", "critical")
@@ -52,11 +52,13 @@ def fill(store: Store, n: int) -> None:
                          "number_mismatch", ["number"], "new", 3 + i % 7, 3 + i % 7, 0.01, 0, at, at,
                          np.ones(4, dtype=np.float32), "m", "KeywordNamer") for i in range(1, n + 1)]
     save_states(store, states, "run-1", at)
-    save_members(store, [("run-1", s.number, uuid.uuid4().hex, "0" * 16, at, "svc", "factuality", "numerically_wrong",
-                          "number_mismatch", 0.9, REPRESENTATIVE, 'summary: "21%" | source: "12%"', "text", at)
+    save_members(store, [MemberRow("run-1", s.number, uuid.uuid4().hex, "0" * 16, at, service_name="svc",
+                                   rubric="factuality", verdict="numerically_wrong", failure_mode="number_mismatch",
+                                   membership=0.9, role=REPRESENTATIVE, evidence='summary: "21%" | source: "12%"',
+                                   failure_text="text", run_at=at)
                          for s in states])
-    store.insert(CLUSTER_RUNS_TABLE, [("run-1", at, at, at, at, n * 5, n * 5, 0, n, n, 0, 0, "KeywordNamer", "m",
-                                       1.0)], RUN_COLUMNS)
+    save_run(store, RunRow("run-1", at, at, at, at, failures=n * 5, clustered=n * 5, noise=0, issues=n, new_issues=n,
+                           embedded=0, promoted=0, namer="KeywordNamer", embedding_model="m", seconds=1.0))
 
 
 def main() -> None:

@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from hang_guard import HANG_GUARD_S
 
 CONFIG = Path(__file__).resolve().parents[2] / "deploy" / "clickhouse" / "config.d" / "sumwatch.xml"
 USERS = CONFIG.parents[1] / "users.d" / "sumwatch.xml"
@@ -46,7 +47,7 @@ print(json.dumps({"settings": settings, "engines": ttls}))
 def engine(tmp_path_factory) -> dict:
     data = tmp_path_factory.mktemp("chconfig") / "engine"
     out = subprocess.run([sys.executable, "-c", ENGINE, str(data), str(CONFIG)], capture_output=True, text=True,
-                         timeout=120)
+                         timeout=HANG_GUARD_S)
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 

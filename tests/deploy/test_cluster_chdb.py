@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hang_guard import HANG_GUARD_S
 
 HARNESS = Path(__file__).with_name("cluster_chdb.py")
 pytestmark = pytest.mark.slow
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.slow
 def run(tmp_path_factory) -> dict:
     out = tmp_path_factory.mktemp("cluster") / "out.json"
     proc = subprocess.run([sys.executable, str(HARNESS), str(out.parent / "data"), str(out), "--n", "120"],
-                          capture_output=True, text=True, timeout=900)
+                          capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(out.read_text())
 

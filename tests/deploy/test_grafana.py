@@ -12,7 +12,7 @@ from grafana_sql import expand, panel_queries
 
 from sumwatch.monitor.demo.run import run_demo, score_demo
 from sumwatch.monitor.store.issues import IssueState, save_states
-from sumwatch.monitor.store.runs import CLUSTER_RUNS_TABLE, RUN_COLUMNS
+from sumwatch.monitor.store.runs import RunRow, save_run
 
 
 @pytest.fixture
@@ -23,8 +23,9 @@ def demo_store(store, rules_cascade):
     save_states(store, [IssueState(1, "SW-1", "Numbers that differ from the source", "d", "rc", "fix", "high",
                                    "factuality", "numerically_wrong", ["revenue"], "new", 5, 5, 0.1, 0, now, now,
                                    np.zeros(4, dtype=np.float32))], "run-1", now)
-    store.insert(CLUSTER_RUNS_TABLE, [("run-1", now, now, now - timedelta(days=1), now, 5, 5, 0, 1, 1, 0, 0,
-                                       "keywords", "all-MiniLM-L6-v2", 1.0)], RUN_COLUMNS)
+    save_run(store, RunRow("run-1", now, now, now - timedelta(days=1), now, failures=5, clustered=5, noise=0,
+                           issues=1, new_issues=1, embedded=0, promoted=0, namer="keywords",
+                           embedding_model="all-MiniLM-L6-v2", seconds=1.0))
     return store
 
 

@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hang_guard import HANG_GUARD_S
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,7 +40,7 @@ def test_plain_install_brings_only_opentelemetry_and_maps_the_folders(tmp_path):
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     py = venv / "bin" / "python"
     subprocess.run([str(py), "-m", "pip", "install", "-q", str(ROOT)], check=True, capture_output=True,
-                   timeout=600)
+                   timeout=HANG_GUARD_S)
     listed = subprocess.run([str(py), "-m", "pip", "list", "--format=freeze"], check=True, capture_output=True,
                             text=True).stdout.lower()
     for absent in ("clickhouse-connect", "chdb", "numpy", "torch", "litellm", "sentence-transformers"):

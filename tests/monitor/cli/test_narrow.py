@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 from sumwatch.monitor.cli import _shared, app
 from sumwatch.monitor.store.exports import FAILED, SYNCED, ExportRow, save_export
-from sumwatch.monitor.store.issue_members import REPRESENTATIVE, save_members
+from sumwatch.monitor.store.issue_members import REPRESENTATIVE, MemberRow, save_members
 from sumwatch.monitor.store.issues import IssueState, save_states
-from sumwatch.monitor.store.runs import CLUSTER_RUNS_TABLE, RUN_COLUMNS
+from sumwatch.monitor.store.runs import RunRow, save_run
 
 runner = CliRunner()
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
@@ -37,11 +37,13 @@ def narrow_store(store, rules_cascade, monkeypatch):
                          NOW, NOW, np.ones(4, dtype=np.float32) / 2, "all-MiniLM-L6-v2", "KeywordNamer")
               for n, title, fix in zip((11, 12), TITLES, FIXES)]
     save_states(store, states, "run-1", NOW)
-    save_members(store, [("run-1", 11, trace_ids[0], "0" * 16, NOW, "svc", "groundedness", "contradicted",
-                          "number_mismatch", 0.9, REPRESENTATIVE, 'summary: "21%" | source: "12%"',
-                          "groundedness contradicted", NOW)])
-    store.insert(CLUSTER_RUNS_TABLE, [("run-1", NOW, NOW, NOW, NOW, 6, 2, 4, 2, 2, 0, 0, "KeywordNamer",
-                                       "all-MiniLM-L6-v2", 1.5)], RUN_COLUMNS)
+    save_members(store, [MemberRow("run-1", 11, trace_ids[0], "0" * 16, NOW, service_name="svc",
+                                   rubric="groundedness", verdict="contradicted", failure_mode="number_mismatch",
+                                   membership=0.9, role=REPRESENTATIVE, evidence='summary: "21%" | source: "12%"',
+                                   failure_text="groundedness contradicted", run_at=NOW)])
+    save_run(store, RunRow("run-1", NOW, NOW, NOW, NOW, failures=6, clustered=2, noise=4, issues=2, new_issues=2,
+                           embedded=0, promoted=0, namer="KeywordNamer", embedding_model="all-MiniLM-L6-v2",
+                           seconds=1.5))
     save_export(store, ExportRow(11, "github", "4242", GITHUB_URL, SYNCED, "closed"))
     save_export(store, ExportRow(11, "jira", phase=FAILED, error="jira: 401 unauthorized: check SUMWATCH_JIRA_EMAIL "
                                                                  "and SUMWATCH_JIRA_TOKEN"))

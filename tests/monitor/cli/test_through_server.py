@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from hang_guard import HANG_GUARD_S
 from served import serve
 from typer.testing import CliRunner
 
@@ -243,7 +244,7 @@ def test_a_command_that_cannot_go_through_names_the_holders_whole_command_line(s
     """`db migrate` on a database another process holds: one line naming that process's command line."""
     env = {"SUMWATCH_HOME": str(settings.home), "SUMWATCH_DATABASE": settings.database, "PATH": ""}
     result = subprocess.run([str(Path(sys.executable).with_name("sumwatch")), "db", "migrate"], env=env,
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert result.returncode == 3 and "Traceback" not in result.stderr
     holder = shlex.join([Path(sys.argv[0]).name] + sys.argv[1:])
     line = " ".join(result.stderr.split())

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from fakes.trackers import FakeTrackers
 
-from sumwatch.monitor.store.issue_members import REPRESENTATIVE, save_members
+from sumwatch.monitor.store.issue_members import REPRESENTATIVE, MemberRow, save_members
 from sumwatch.monitor.store.issues import IssueState, save_states
-from sumwatch.monitor.store.runs import CLUSTER_RUNS_TABLE, RUN_COLUMNS
+from sumwatch.monitor.store.runs import RunRow, save_run
 
 T0 = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
 
@@ -32,12 +32,15 @@ def write_run(store, run_no: int, states: list[IssueState], trace_ids: list[str]
     """A finished run ``run-N`` holding ``states``; each issue's representatives are the given traces."""
     run_id, at = f"run-{run_no}", T0 + timedelta(hours=run_no)
     save_states(store, states, run_id, at)
-    save_members(store, [(run_id, s.number, tid, span, at, "svc", "factuality", "numerically_wrong",
-                          "number_mismatch", 0.9 - i / 10, REPRESENTATIVE, f'summary: "21%" | source: "12%" #{i}',
-                          "factuality numerically wrong", at)
+    save_members(store, [MemberRow(run_id, s.number, tid, span, at, service_name="svc", rubric="factuality",
+                                   verdict="numerically_wrong", failure_mode="number_mismatch",
+                                   membership=0.9 - i / 10, role=REPRESENTATIVE,
+                                   evidence=f'summary: "21%" | source: "12%" #{i}',
+                                   failure_text="factuality numerically wrong", run_at=at)
                          for s in states if s.members for i, (tid, span) in enumerate(trace_ids)])
-    store.insert(CLUSTER_RUNS_TABLE, [(run_id, at, at, at, at, 10, 8, 2, len(states), 1, 8, 0, "KeywordNamer",
-                                       "m", 1.0)], RUN_COLUMNS)
+    save_run(store, RunRow(run_id, at, at, at, at, failures=10, clustered=8, noise=2, issues=len(states),
+                           new_issues=1, embedded=8, promoted=0, namer="KeywordNamer", embedding_model="m",
+                           seconds=1.0))
     return run_id
 
 

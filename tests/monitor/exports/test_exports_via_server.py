@@ -10,6 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from hang_guard import HANG_GUARD_S
 
 SUMWATCH = str(Path(sys.executable).with_name("sumwatch"))
 
@@ -22,7 +23,7 @@ def test_export_goes_through_the_server_that_holds_the_database(tmp_path):
                             text=True)
     try:
         endpoint = proc.stderr.readline().split(" on ", 1)[1].split("/v1/traces", 1)[0]
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + HANG_GUARD_S
         while True:
             try:
                 if httpx.get(f"{endpoint}/healthz").status_code == 200:
@@ -35,7 +36,7 @@ def test_export_goes_through_the_server_that_holds_the_database(tmp_path):
 
         def export(*args, **more):
             return subprocess.run([SUMWATCH, "export", *args], env={**env, **more}, capture_output=True, text=True,
-                                  timeout=60)
+                                  timeout=HANG_GUARD_S)
         missing = export("SW-1", "--to", "markdown")
         assert missing.returncode == 1 and "no issue SW-1 in the last clustering run" in missing.stderr
         assert "held by the sumwatch server" in missing.stderr and "Traceback" not in missing.stderr
@@ -46,4 +47,4 @@ def test_export_goes_through_the_server_that_holds_the_database(tmp_path):
         assert wrong.returncode == 3 and "refused the export (401 unauthorized)" in wrong.stderr
     finally:
         proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=60)
+        proc.communicate(timeout=HANG_GUARD_S)

@@ -21,6 +21,7 @@ import httpx
 import pytest
 import requests
 from fakes.tracing import memory_provider
+from hang_guard import HANG_GUARD_S
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExportResult
@@ -69,7 +70,7 @@ def free_port() -> int:
 
 def start_up(command: list[str], env: dict[str, str], port: int) -> subprocess.Popen:
     proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + HANG_GUARD_S
     while True:
         try:
             if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
@@ -142,12 +143,12 @@ def test_sigkill_mid_stream_then_restart_loses_nothing_and_readers_see_each_span
     producer = threading.Thread(target=produce)
     try:
         producer.start()
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + HANG_GUARD_S
         while exporter.ok < 8:  # mid-stream: some batches stored, more queued and on the wire
             assert time.monotonic() < deadline, "the exporter made no progress"
             time.sleep(0.005)
         server.send_signal(signal.SIGKILL)
-        server.wait(timeout=30)
+        server.wait(timeout=HANG_GUARD_S)
         exported_before_kill = exporter.ok
         server = start_up(command, env, port)  # same port, same database; the exporter is backing off
         producer.join(timeout=60)
@@ -162,7 +163,7 @@ def test_sigkill_mid_stream_then_restart_loses_nothing_and_readers_see_each_span
 
         # through the restarted server: the `traces` command (it reads through the API) and trace detail
         listed = subprocess.run([SUMWATCH, "traces", "--json", "-n", str(SPANS * 3), "--db", db], env=env,
-                                capture_output=True, text=True, timeout=60)
+                                capture_output=True, text=True, timeout=HANG_GUARD_S)
         assert listed.returncode == 0, listed.stderr
         keys = [(r["trace_id"], r["span_id"]) for r in json.loads(listed.stdout)]
         assert len(keys) == len(set(keys)) == SPANS and set(keys) == made
@@ -175,11 +176,11 @@ def test_sigkill_mid_stream_then_restart_loses_nothing_and_readers_see_each_span
     finally:
         producer.join(timeout=60)
         server.send_signal(signal.SIGTERM)
-        _, stderr = server.communicate(timeout=60)
+        _, stderr = server.communicate(timeout=HANG_GUARD_S)
     assert server.returncode == 0, stderr
 
     readers = subprocess.run([sys.executable, "-c", READERS, db, home], env=env, capture_output=True, text=True,
-                             timeout=120)
+                             timeout=HANG_GUARD_S)
     assert readers.returncode == 0, readers.stderr
     seen = json.loads(readers.stdout)
     assert seen["distinct"] == SPANS and seen["raw"] > SPANS  # copies are stored ...

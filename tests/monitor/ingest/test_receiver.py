@@ -11,6 +11,7 @@ import pytest
 from fakes.tracing import memory_provider
 from google.protobuf import json_format
 from google.rpc import status_pb2
+from hang_guard import HANG_GUARD_S
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.http import Compression
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -228,7 +229,7 @@ def test_an_app_process_configured_with_the_endpoint_reaches_the_store(receiver,
     script = tmp_path / "app.py"
     script.write_text(APP)
     # the app exits normally: the SDK flushes its batch processor at shutdown
-    subprocess.run([sys.executable, str(script), receiver.endpoint], check=True, timeout=120)
+    subprocess.run([sys.executable, str(script), receiver.endpoint], check=True, timeout=HANG_GUARD_S)
     rows = stored(store)
     assert len(rows) == 5
     assert {r["ServiceName"] for r in rows} == {"support-digest"}

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from fakes.tracing import memory_provider
+from hang_guard import HANG_GUARD_S
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.trace.export import SpanExportResult
 from typer.testing import CliRunner
@@ -32,8 +33,8 @@ def score_rows(store):
     return store.query_rows("SELECT count() FROM sumwatch_scores FINAL")[0][0]
 
 
-def wait_for(condition, timeout, what):
-    deadline = time.monotonic() + timeout
+def wait_for(condition, what):
+    deadline = time.monotonic() + HANG_GUARD_S
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.05)
@@ -74,8 +75,8 @@ def test_worker_scores_every_pending_span_once_and_registers_both_jobs(store, se
     assert all(j.max_instances == 1 and j.coalesce is True and j.misfire_grace_time > 0 for j in jobs.values())
     worker.start()
     try:
-        wait_for(lambda: score_rows(store) >= 160, 30, "40 spans scored")
-        wait_for(lambda: worker.stats[SAMPLER_JOB].runs >= 3, 10, "more sampler runs")  # later passes add nothing
+        wait_for(lambda: score_rows(store) >= 160, "40 spans scored")
+        wait_for(lambda: worker.stats[SAMPLER_JOB].runs >= 3, "more sampler runs")  # later passes add nothing
     finally:
         worker.stop()
     assert not worker.running
@@ -93,7 +94,7 @@ def test_a_failing_run_is_logged_and_the_next_interval_succeeds(store, settings,
     with caplog.at_level("INFO", logger="sumwatch.monitor.jobs.worker"):
         worker.start()
         try:
-            wait_for(lambda: worker.stats[SAMPLER_JOB].runs >= 2, 30, "the run after the failure")
+            wait_for(lambda: worker.stats[SAMPLER_JOB].runs >= 2, "the run after the failure")
         finally:
             worker.stop()
     stats = worker.stats[SAMPLER_JOB]
@@ -110,7 +111,7 @@ def test_stop_ends_a_long_pass_at_a_batch_boundary_and_the_next_start_finishes_i
     s = settings.with_(sampler_interval_s=60, cluster_cron=NEVER, sample_batch=4)
     worker = Worker(store, s, cascade=SlowCascade(rules_only(settings)))
     worker.start()
-    wait_for(lambda: score_rows(store) > 0, 30, "the first batch")
+    wait_for(lambda: score_rows(store) > 0, "the first batch")
     started = time.monotonic()
     worker.stop()
     assert time.monotonic() - started < 2  # not the whole pass (10 batches of 0.1 s and more)
@@ -119,7 +120,7 @@ def test_stop_ends_a_long_pass_at_a_batch_boundary_and_the_next_start_finishes_i
     assert "stopped after" in worker.stats[SAMPLER_JOB].last_summary
     restarted = Worker(store, s, cascade=rules_only(settings)).start()
     try:
-        wait_for(lambda: restarted.stats[SAMPLER_JOB].runs == 1, 30, "the first pass after the restart")
+        wait_for(lambda: restarted.stats[SAMPLER_JOB].runs == 1, "the first pass after the restart")
     finally:
         restarted.stop()
     assert restarted.stats[SAMPLER_JOB].failures == 0
@@ -168,7 +169,7 @@ def query(env, *sqls):
     """Results of SQL against the subprocess's store, read by another process: this one already hosts
     the test session's chDB engine, and chDB has one per process."""
     done = subprocess.run([sys.executable, "-c", _QUERY, json.dumps(sqls)], env=env, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=HANG_GUARD_S)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -179,8 +180,8 @@ def proc_env(tmp_path, **more):
             "SUMWATCH_EMBEDDINGS": "false", "SUMWATCH_JUDGE_MODE": "off", **more}
 
 
-def sumwatch(env, *args, timeout=300):
-    done = subprocess.run([SUMWATCH, *args], env=env, capture_output=True, text=True, timeout=timeout)
+def sumwatch(env, *args):
+    done = subprocess.run([SUMWATCH, *args], env=env, capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert done.returncode == 0, done.stderr
     return done
 
@@ -196,7 +197,7 @@ class Running:
     def text(self):
         return self.log.read_text()
 
-    def wait_for(self, pattern, timeout=60):
+    def wait_for(self, pattern, timeout=HANG_GUARD_S):
         deadline = time.monotonic() + timeout
         while not re.search(pattern, self.text()):
             assert self.proc.poll() is None, f"exited {self.proc.returncode}:\n{self.text()}"
@@ -205,7 +206,7 @@ class Running:
 
     def terminate(self):
         self.proc.send_signal(signal.SIGTERM)
-        stdout, _ = self.proc.communicate(timeout=60)
+        stdout, _ = self.proc.communicate(timeout=HANG_GUARD_S)
         return self.proc.returncode, stdout
 
 
@@ -224,10 +225,10 @@ def test_a_worker_killed_mid_pass_resumes_on_restart_without_losing_or_repeating
     # busy the machine is
     first = Running({**env, "SUMWATCH_SAMPLER_BATCH_PAUSE_S": "600"}, tmp_path / "first.log", "worker")
     try:
-        first.wait_for(r"sampler: \d+ spans scored and stored so far; pausing", timeout=120)
+        first.wait_for(r"sampler: \d+ spans scored and stored so far; pausing", timeout=HANG_GUARD_S)
     finally:
         first.proc.kill()
-        first.proc.wait(timeout=30)
+        first.proc.wait(timeout=HANG_GUARD_S)
     assert first.proc.returncode == -signal.SIGKILL
     [[[scored_before]]] = query(env, "SELECT count() FROM sumwatch_scores FINAL")
     assert scored_before == batch * 4, f"the kill did not land after the first batch:\n{first.text()}"

@@ -5,6 +5,7 @@ import sys
 import textwrap
 
 import pytest
+from hang_guard import HANG_GUARD_S
 
 from sumwatch.monitor.settings import Settings
 from sumwatch.monitor.store.connection import Store, StoreError
@@ -36,7 +37,7 @@ def test_a_chdb_url_creates_only_its_last_folder_and_locks_it(tmp_path):
         with Store.open(Settings(clickhouse_url="chdb://{tmp_path}/db", home=Path({str(tmp_path / 'home')!r}))) as s:
             print(s.query_rows("SELECT 41 + 1")[0][0])
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert out.stdout.strip() == "42", out.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["db"]  # the home folder is not made
     assert (tmp_path / "db" / "sumwatch.lock").exists()

@@ -8,7 +8,7 @@ import pytest
 from sumwatch.monitor.rubrics.verdicts import RubricResult
 from sumwatch.monitor.store import stats
 from sumwatch.monitor.store.issues import ISSUE_COLUMNS, ISSUES_TABLE
-from sumwatch.monitor.store.runs import CLUSTER_RUNS_TABLE, RUN_COLUMNS
+from sumwatch.monitor.store.runs import RunRow, save_run
 from sumwatch.monitor.store.scores import ScoredSpan, SpanRef, write_scores
 from sumwatch.monitor.store.span_facts import SPAN_FACTS_TABLE
 from sumwatch.tracer import semconv
@@ -150,8 +150,8 @@ def test_issue_sparklines_give_traces_per_run_oldest_first(store):
         rows = [(n, run, at, f"SW-{n}", "t", "", "", "", "low", "factuality", "", [], "ongoing", t, t, 0.1, 0,
                  T0, at, [0.0], "m", "keywords") for n, t in traces[run].items()]
         store.insert(ISSUES_TABLE, rows, ISSUE_COLUMNS)
-        store.insert(CLUSTER_RUNS_TABLE, [(run, at, at, 0, 0, 1, 1, 0, 1, 0, 0, 0, "keywords", "m", 1.0)],
-                     RUN_COLUMNS)
+        save_run(store, RunRow(run, at, at, 0, 0, failures=1, clustered=1, noise=0, issues=1, new_issues=0,
+                               embedded=0, promoted=0, namer="keywords", embedding_model="m", seconds=1.0))
     assert stats.issue_sparklines(store, ["SW-1", "SW-2", "SW-7"]) == {
         "SW-1": [4, 6, 0], "SW-2": [0, 3, 9], "SW-7": [0, 0, 0]}
     assert stats.issue_sparklines(store, ["SW-2"], runs=2) == {"SW-2": [3, 9]}

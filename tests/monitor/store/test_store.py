@@ -5,6 +5,7 @@ import sys
 import textwrap
 
 import pytest
+from hang_guard import HANG_GUARD_S
 
 from sumwatch.monitor.store.connection import Store
 from sumwatch.monitor.store.ddl import Target
@@ -137,7 +138,7 @@ def test_second_process_gets_a_plain_busy_error(settings, store):
         else:
             print("OPENED")
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert out.stdout.startswith("BUSY"), out.stdout + out.stderr
     assert "is in use by process" in out.stdout and str(settings.embedded_path) in out.stdout
 

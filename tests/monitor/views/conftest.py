@@ -8,9 +8,9 @@ import pytest
 from served import serve
 
 from sumwatch.monitor.demo.run import run_demo
-from sumwatch.monitor.store.issue_members import MEMBER, REPRESENTATIVE, save_members
+from sumwatch.monitor.store.issue_members import MEMBER, REPRESENTATIVE, MemberRow, save_members
 from sumwatch.monitor.store.issues import IssueState, save_states
-from sumwatch.monitor.store.runs import CLUSTER_RUNS_TABLE, RUN_COLUMNS
+from sumwatch.monitor.store.runs import RunRow, save_run
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
 TOKEN = "s3cret-token"
@@ -33,12 +33,15 @@ def issue_state():
 def _one_run_with_an_issue(store, state, trace_ids):
     """A finished clustering run that found one issue, written as the clustering job writes it."""
     save_states(store, [state], "run-1", NOW)
-    save_members(store, [("run-1", 1, tid, "0" * 16, NOW, "svc", "factuality", "numerically_wrong",
-                          "number_mismatch", 0.9 - i / 10, REPRESENTATIVE if i == 0 else MEMBER,
-                          'summary: "21%" | source: "12%"', "factuality numerically wrong", NOW)
+    save_members(store, [MemberRow("run-1", 1, tid, "0" * 16, NOW, service_name="svc", rubric="factuality",
+                                   verdict="numerically_wrong", failure_mode="number_mismatch",
+                                   membership=0.9 - i / 10, role=REPRESENTATIVE if i == 0 else MEMBER,
+                                   evidence='summary: "21%" | source: "12%"',
+                                   failure_text="factuality numerically wrong", run_at=NOW)
                          for i, tid in enumerate(trace_ids)])
-    store.insert(CLUSTER_RUNS_TABLE, [("run-1", NOW, NOW, NOW, NOW, 4, 2, 2, 1, 1, 2, 0, "KeywordNamer",
-                                       "all-MiniLM-L6-v2", 1.5)], RUN_COLUMNS)
+    save_run(store, RunRow("run-1", NOW, NOW, NOW, NOW, failures=4, clustered=2, noise=2, issues=1, new_issues=1,
+                           embedded=2, promoted=0, namer="KeywordNamer", embedding_model="all-MiniLM-L6-v2",
+                           seconds=1.5))
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import httpx
+from hang_guard import HANG_GUARD_S
 
 SUMWATCH = Path(sys.executable).with_name("sumwatch")
 
@@ -20,7 +21,7 @@ def test_demo_serve_prints_the_dashboard_url_and_serves_the_demo_data(tmp_path):
     lines: list[str] = []
     try:
         url = None
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + HANG_GUARD_S
         while url is None and time.monotonic() < deadline and proc.stdout is not None:
             line = proc.stdout.readline()
             if not line and proc.poll() is not None:
@@ -37,7 +38,7 @@ def test_demo_serve_prints_the_dashboard_url_and_serves_the_demo_data(tmp_path):
     finally:
         proc.send_signal(signal.SIGINT)
         try:
-            rest, _ = proc.communicate(timeout=30)
+            rest, _ = proc.communicate(timeout=HANG_GUARD_S)
         except subprocess.TimeoutExpired:
             proc.kill()
             rest, _ = proc.communicate()

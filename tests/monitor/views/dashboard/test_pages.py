@@ -12,7 +12,7 @@ from served_dashboard import serve
 
 from sumwatch.monitor.store.corpus import NEEDS_LABEL, CorpusItem, load_items, save_items
 from sumwatch.monitor.store.projections import ProjectionPoint, save_projection
-from sumwatch.monitor.store.runs import CLUSTER_RUNS_TABLE, RUN_COLUMNS
+from sumwatch.monitor.store.runs import RunRow, save_run
 from sumwatch.monitor.store.scores import list_scores
 from sumwatch.monitor.views.dashboard.labelling import QUEUE_PAGE, queue_page
 from sumwatch.monitor.views.dashboard.pages import MapCache, map_page
@@ -140,8 +140,9 @@ def test_with_an_api_token_pages_ask_for_the_login_and_assets_stay_public(datase
 def _finished_run(store, run_id: str, at: datetime, points: int) -> None:
     save_projection(store, run_id, at, [ProjectionPoint(f"{i:032x}", f"{i:016x}", "factuality", i, i, None, "t")
                                         for i in range(points)])
-    store.insert(CLUSTER_RUNS_TABLE, [(run_id, at, at, at, at, points, 0, points, 0, 0, 0, 0, "KeywordNamer", "m",
-                                       1.0)], RUN_COLUMNS)
+    save_run(store, RunRow(run_id, at, at, at, at, failures=points, clustered=0, noise=points, issues=0,
+                           new_issues=0, embedded=0, promoted=0, namer="KeywordNamer", embedding_model="m",
+                           seconds=1.0))
 
 
 def test_the_map_of_the_latest_run_is_built_once_and_a_new_run_replaces_it(store):
