@@ -63,13 +63,16 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 LOGIN_FAILURES_ALLOWED = 5  # per client address and window
 LOGIN_FAILURE_WINDOW_S = 60.0
 _MAX_TRACKED_CLIENTS = 10_000  # failed sign-in records kept; the oldest go first beyond this
-# plotly.js adds <style> elements and draws scattergl through regl, which compiles its shaders with
-# new Function: hence 'unsafe-inline' for styles only and 'unsafe-eval' (no inline script runs anywhere)
-CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
+# plotly.js adds <style> elements: 'unsafe-inline' for styles only; no inline script runs anywhere
+CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
                            "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; "
                            "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
-PAGE_HEADERS = ((b"content-security-policy", CONTENT_SECURITY_POLICY.encode()), (b"x-frame-options", b"DENY"),
-                (b"referrer-policy", b"same-origin"), (b"x-content-type-options", b"nosniff"))
+# the cluster map draws scattergl through regl, which compiles its shaders with new Function: that page alone
+# may evaluate code
+WEBGL_PAGES = frozenset({"/map"})
+WEBGL_POLICY = CONTENT_SECURITY_POLICY.replace("script-src 'self'", "script-src 'self' 'unsafe-eval'")
+PAGE_HEADERS = ((b"x-frame-options", b"DENY"), (b"referrer-policy", b"same-origin"),
+                (b"x-content-type-options", b"nosniff"))
 LOGIN_PATHS = ("/login", "/logout")
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _MAX_FORM_BYTES = 1024 * 1024  # a form whose csrf_token field the middleware reads before the route does
@@ -374,6 +377,9 @@ class AuthMiddleware:
                 content_type = next((v for k, v in headers if k.lower() == b"content-type"), b"")
                 is_page = content_type.startswith(b"text/html")
                 present = {k.lower() for k, _ in headers}
+                if is_page and b"content-security-policy" not in present:
+                    policy = WEBGL_POLICY if scope["path"] in WEBGL_PAGES else CONTENT_SECURITY_POLICY
+                    headers.append((b"content-security-policy", policy.encode()))
                 for name, value in PAGE_HEADERS if is_page else PAGE_HEADERS[-1:]:
                     if name not in present:
                         headers.append((name, value))

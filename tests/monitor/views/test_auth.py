@@ -177,8 +177,7 @@ def test_an_unsafe_request_from_another_origin_gets_403_even_with_a_bearer_token
 def test_pages_carry_the_security_headers_and_json_nosniff(client):
     page = client.get("/login")
     csp = page.headers["content-security-policy"]
-    assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp and "'unsafe-inline'" not in \
-        csp.split("script-src")[1].split(";")[0]
+    assert "frame-ancestors 'none'" in csp and "script-src 'self';" in csp  # no inline or evaluated script
     assert page.headers["x-frame-options"] == "DENY" and page.headers["x-content-type-options"] == "nosniff"
     assert page.headers["referrer-policy"] == "same-origin"
     api = client.post("/api/things", headers={"authorization": f"Bearer {TOKEN}"})
