@@ -93,6 +93,7 @@ def guarded_protocol(header_timeout_s: float, max_connections: int | None = None
     class GuardedProtocol(base):  # type: ignore[misc, valid-type]
         _header_timer: asyncio.TimerHandle | None = None
         _idle_since = 0.0  # loop time the connection opened or last finished a response
+        app: ASGIApp  # set by uvicorn's protocol
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)

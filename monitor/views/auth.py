@@ -268,11 +268,13 @@ class AuthMiddleware:
             return
         path = scope["path"]
         is_api = path == "/api" or path.startswith("/api/")
-        if self.hosts is not None and self.hosts.checks(path):
-            refusal = self._host_refusal(scope, is_api or path.startswith("/v1/"))
-            if refusal is not None:
-                await refusal(scope, receive, send)
-                return
+        checked, json_answer = self.hosts is not None and self.hosts.checks(path), is_api or path.startswith("/v1/")
+        refusal = self._host_refusal(scope, json_answer) if checked else None
+        if refusal is None and checked and (path.startswith(PUBLIC_PREFIXES) or path in LOGIN_PATHS):
+            refusal = self._origin_refusal(scope, json_answer)  # no token to ask for first
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
         if path.startswith(PUBLIC_PREFIXES) or path in ("/healthz", "/readyz"):
             await self.app(scope, receive, send)
             return
@@ -296,6 +298,10 @@ class AuthMiddleware:
                 answer = RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
             await answer(scope, receive, send)
             return
+        refusal = self._origin_refusal(scope, json_answer) if checked and path not in LOGIN_PATHS else None
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
         if scope["method"] in UNSAFE_METHODS and not bearer_ok(request.headers, self.token):
             receive, reason = await self._csrf_problem(request, receive)
             if reason:
@@ -310,26 +316,24 @@ class AuthMiddleware:
         await self.app(scope, receive, self._decorated(scope, request, send))
 
     def _host_refusal(self, scope: Scope, json_answer: bool) -> Response | None:
-        """400 when ``Host`` is not this server's; 403 when an unsafe request's ``Origin`` is not."""
+        """400 when ``Host`` is not a name of this server."""
         assert self.hosts is not None
-        headers = Request(scope).headers
-        host = headers.get("host")
-        if not self.hosts.allows(host):
-            reason = (f"Host {host!r} is not a name of this server; add it to SUMWATCH_ALLOWED_HOSTS "
-                      f"or set SUMWATCH_PUBLIC_URL")
-            status = 400
-        elif scope["method"] in UNSAFE_METHODS and "origin" in headers and not self._origin_allowed(headers["origin"]):
-            reason, status = f"forbidden: Origin {headers['origin']!r} is not this server", 403
-        else:
+        host = Request(scope).headers.get("host")
+        if self.hosts.allows(host):
             return None
-        if json_answer:
-            return JSONResponse({"error": reason}, status_code=status)
-        return PlainTextResponse(reason, status_code=status)
+        return _refusal(f"Host {host!r} is not a name of this server; add it to SUMWATCH_ALLOWED_HOSTS or set "
+                        f"SUMWATCH_PUBLIC_URL", 400, json_answer)
 
-    def _origin_allowed(self, origin: str) -> bool:
+    def _origin_refusal(self, scope: Scope, json_answer: bool) -> Response | None:
+        """403 when an unsafe request's ``Origin`` is not this server (Bearer or not)."""
         assert self.hosts is not None
+        origin = Request(scope).headers.get("origin")
+        if scope["method"] not in UNSAFE_METHODS or origin is None:
+            return None
         parts = urlsplit(origin)
-        return parts.scheme in ("http", "https") and bool(parts.netloc) and self.hosts.allows(parts.netloc)
+        if parts.scheme in ("http", "https") and parts.netloc and self.hosts.allows(parts.netloc):
+            return None
+        return _refusal(f"forbidden: Origin {origin!r} is not this server", 403, json_answer)
 
     def _counting_sign_ins(self, client: str, send: Send) -> Send:
         """``send``, recording a refused sign-in (401) or a successful one (a session cookie) for ``client``."""
@@ -380,9 +384,9 @@ class AuthMiddleware:
                 if is_page and b"content-security-policy" not in present:
                     policy = WEBGL_POLICY if scope["path"] in WEBGL_PAGES else CONTENT_SECURITY_POLICY
                     headers.append((b"content-security-policy", policy.encode()))
-                for name, value in PAGE_HEADERS if is_page else PAGE_HEADERS[-1:]:
+                for name, header in PAGE_HEADERS if is_page else PAGE_HEADERS[-1:]:
                     if name not in present:
-                        headers.append((name, value))
+                        headers.append((name, header))
                 state = scope.get("state", {})
                 if is_page or "csrf_token" in state:
                     value = state.get("csrf_token") or csrf_token(request)
@@ -391,6 +395,12 @@ class AuthMiddleware:
             await send(message)
 
         return sending
+
+
+def _refusal(reason: str, status: int, json_answer: bool) -> Response:
+    if json_answer:
+        return JSONResponse({"error": reason}, status_code=status)
+    return PlainTextResponse(reason, status_code=status)
 
 
 async def form_fields(request: Request) -> dict[str, str]:

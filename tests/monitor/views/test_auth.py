@@ -172,6 +172,10 @@ def test_an_unsafe_request_from_another_origin_gets_403_even_with_a_bearer_token
     assert client.post("/api/things", headers={**bearer, "origin": "http://localhost:4318"}).status_code == 200
     assert client.post("/api/things", headers=bearer).status_code == 200  # the CLI sends no Origin
     assert client.get("/api/things", headers={**bearer, "origin": "http://rebound.example"}).status_code == 200
+    foreign = {"origin": "http://rebound.example:4318"}
+    assert client.post("/api/things", headers=foreign).status_code == 401  # the token is asked for first
+    assert client.post("/v1/traces", headers=foreign).status_code == 403  # loopback bind: OTLP from pages too
+    assert client.post("/login", headers=foreign).status_code == 403
 
 
 def test_pages_carry_the_security_headers_and_json_nosniff(client):
