@@ -1,7 +1,8 @@
 """Who may use the API and the dashboard, and protection of state-changing requests against other sites.
 
     app.router.routes.extend(login_routes(settings))            # GET/POST /login, /logout
-    app.add_middleware(AuthMiddleware, token=settings.api_token)  # every route but /v1, /healthz, /static
+    layer = auth_middleware(settings)       # every route but /v1, /healthz, /static; the Host allow-list
+    app.add_middleware(layer.cls, *layer.args, **layer.kwargs)
     <input type="hidden" name="csrf_token" value="{{ csrf_token(request) }}">   # in a template
 
 One token (``SUMWATCH_API_TOKEN``) opens everything: as ``Authorization: Bearer <token>``, or as the
