@@ -239,3 +239,20 @@ def test_the_served_server_checks_the_host_name(served):
                         timeout=10)
     assert rebound.status_code == 400 and "rebound.example" in rebound.json()["error"]
     assert httpx.get(f"http://localhost:{server.port}/api/traces", headers=bearer, timeout=10).status_code == 200
+
+
+@pytest.mark.parametrize("env, message", [
+    ({"SUMWATCH_PUBLIC_URL": "dash.example.com"}, "SUMWATCH_PUBLIC_URL must be an http(s) URL naming a host, "
+                                                  "like https://sumwatch.example.com, got 'dash.example.com'"),
+    ({"SUMWATCH_PUBLIC_URL": "https://me:pw@dash.example.com"}, "got 'https://me:***@dash.example.com'"),
+    ({"SUMWATCH_PUBLIC_URL": "https://dash.example.com:99999"}, "SUMWATCH_PUBLIC_URL must be an http(s) URL"),
+    ({"SUMWATCH_ALLOWED_HOSTS": "ok.example, dash.example.com:8443"},
+     "SUMWATCH_ALLOWED_HOSTS entry 'dash.example.com:8443' must be a host name or address without a port"),
+    ({"SUMWATCH_ALLOWED_HOSTS": "https://dash.example.com"}, "entry 'https://dash.example.com' must be"),
+])
+def test_a_public_url_or_allowed_host_that_cannot_name_this_server_is_one_line_naming_its_variable(env, message):
+    from sumwatch.monitor.settings import Settings, SettingsError
+
+    with pytest.raises(SettingsError) as refused:
+        Settings.from_env(env=env)
+    assert message in str(refused.value) and "\n" not in str(refused.value)
