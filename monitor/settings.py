@@ -61,7 +61,12 @@ class Settings:
     # body that takes longer to arrive (slow or stuck clients must not hold connections)
     header_timeout_s: float = 10.0
     body_timeout_s: float = 30.0
-    max_connections: int = 1000  # beyond this the receiver answers 503 until connections close
+    # open connections beyond this close the longest idle; requests in progress beyond it get 503 (not probes)
+    max_connections: int = 1000
+    # where users reach the dashboard and API (http(s)://name[:port]); its host joins the allowed Host names
+    public_url: str | None = None
+    # more Host names the API and dashboard answer to, comma-separated ("*": any; DNS rebinding unchecked)
+    allowed_hosts: str | None = None
     service_name: str = "sumwatch-demo"
     # judges
     judge_mode: JudgeMode | None = None  # default: ambiguous with an LLM, else off
@@ -275,6 +280,23 @@ def _token(value: Any) -> None:
                          "`openssl rand -hex 24`), got a value that is not")
 
 
+def _public_url(value: Any) -> None:
+    if value is None:
+        return
+    parts = urlsplit(value)
+    try:
+        parts.port  # noqa: B018 - raises ValueError on a port that is not a number or out of range
+    except ValueError:
+        parts = parts._replace(netloc="")
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.username or parts.password:
+        raise ValueError(f"must be an http(s) URL naming a host, like https://sumwatch.example.com, "
+                         f"got {redact_url(value)!r}")
+
+
+def _allowed_hosts(value: Any) -> None:
+    parse_allowed_hosts(value)
+
+
 def _database(value: Any) -> None:
     if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", value):
         raise ValueError(f"must be a database name of letters, digits and _ (like otel), got {value!r}")
@@ -372,6 +394,20 @@ def parse_service_rates(text: str | None) -> dict[str, float]:
     return rates
 
 
+_HOST_NAME = re.compile(r"[a-z0-9_][a-z0-9_-]{0,62}(\.[a-z0-9_][a-z0-9_-]{0,62})*\.?|\[[0-9a-f:.]+\]")
+
+
+def parse_allowed_hosts(text: str | None) -> tuple[str, ...]:
+    """``"dash.example.com, 10.0.0.5"`` -> ``("dash.example.com", "10.0.0.5")``: host names without ports,
+    lower case (``*`` alone allows any)."""
+    hosts = tuple(h.strip().lower() for h in (text or "").split(",") if h.strip())
+    for host in hosts:
+        if host != "*" and not _HOST_NAME.fullmatch(host):
+            raise ValueError(f"entry {host!r} must be a host name or address without a port or scheme, "
+                             f"like dash.example.com or [::1] (or * for any)")
+    return hosts
+
+
 def parse_span_filter(spec: str | None) -> tuple[tuple[str, str], ...]:
     """``"span_name=ChatCompletion,attr:gen_ai.operation.name=chat"`` -> (key, value) pairs."""
     filters = []
@@ -459,7 +495,8 @@ _CHECKS: dict[str, Callable[[Any], object]] = {
     "insert_batch_wait_ms": _between(0, math.inf, "a number of milliseconds"),
     "retry_after_seconds": _between(0, math.inf, "a number of seconds"),
     "header_timeout_s": _seconds(), "body_timeout_s": _seconds(),
-    "max_connections": _positive("number of connections"),
+    "max_connections": _positive("number of connections"), "public_url": _public_url,
+    "allowed_hosts": _allowed_hosts,
     "judge_mode": _one_of(JUDGE_MODES), "cluster_namer": _one_of(NAMERS),
     "judge_audit_rate": _between(0, 1, "a share"),
     "llm_concurrency": _positive("number of requests"), "llm_timeout_s": _seconds(),

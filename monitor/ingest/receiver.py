@@ -21,8 +21,9 @@ never fail another request's INSERT. Answers:
 - 503 (with Retry-After) when the database fails, so OTLP exporters retry; its body says only that, the
   error itself goes to the log.
 
-Connections whose request headers take longer than ``header_timeout_s`` are closed, and beyond
-``max_connections`` open connections new requests get 503 until some close.
+Connections whose request headers take longer than ``header_timeout_s`` are closed. Beyond
+``max_connections`` open connections the longest idle are closed; beyond ``max_connections`` requests in
+progress new ones get 503, but ``/healthz`` and ``/readyz`` are always answered (:mod:`.timeouts`).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from .otlp import (
     media_type,
     safe_text,
 )
-from .timeouts import BodyTimeout, header_timeout_protocol, read_body
+from .timeouts import BodyTimeout, guarded_protocol, read_body
 from .writer import SpanEncodeError, SpanWriter
 
 _log = logging.getLogger(__name__)
@@ -195,8 +196,7 @@ class ReceiverServer:
         self.writer: SpanWriter = app.state.writer
         config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning",
                                 access_log=False, lifespan="off",
-                                http=header_timeout_protocol(settings.header_timeout_s),
-                                limit_concurrency=settings.max_connections)
+                                http=guarded_protocol(settings.header_timeout_s, settings.max_connections))
         self._server = _uvicorn_server(config)
         self._thread: threading.Thread | None = None
 

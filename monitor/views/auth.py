@@ -1,7 +1,8 @@
 """Who may use the API and the dashboard, and protection of state-changing requests against other sites.
 
     app.router.routes.extend(login_routes(settings))            # GET/POST /login, /logout
-    app.add_middleware(AuthMiddleware, token=settings.api_token)  # every route but /v1, /healthz, /static
+    layer = auth_middleware(settings)       # every route but /v1, /healthz, /static; the Host allow-list
+    app.add_middleware(layer.cls, *layer.args, **layer.kwargs)
     <input type="hidden" name="csrf_token" value="{{ csrf_token(request) }}">   # in a template
 
 One token (``SUMWATCH_API_TOKEN``) opens everything: as ``Authorization: Bearer <token>``, or as the
@@ -12,6 +13,20 @@ CSRF: a POST, PUT, PATCH or DELETE (outside /v1) carries a Bearer header, or com
 (``Origin``, else ``Referer``) with an ``X-CSRF-Token`` header or ``csrf_token`` form field equal to the
 ``sumwatch_csrf`` cookie (double submit; that cookie is readable by the page and set on every HTML answer).
 Both checks hold with no token configured too. A failure answers 403.
+
+DNS rebinding: a page of ``evil.example``, whose name the attacker then points at 127.0.0.1, is same-origin
+with this server in the browser's eyes, and without a token could read the API and post to it. So the
+``Host`` header must name this server (:class:`HostPolicy`: the bind address, localhost, 127.0.0.1, [::1],
+``SUMWATCH_PUBLIC_URL``'s host, ``SUMWATCH_ALLOWED_HOSTS``), else 400; an unsafe request whose ``Origin``
+names another host answers 403, Bearer or not.
+
+Pages carry a Content-Security-Policy (scripts from this server only; frame-ancestors 'none'),
+X-Frame-Options, Referrer-Policy and nosniff; JSON answers carry nosniff.
+
+Sessions: ``POST /logout`` revokes the session it carries, so a copy of the cookie kept elsewhere stops
+working. The revocations live in this process's memory: a restart, or another replica, forgets them
+(a logged-out cookie then works until its 7-day expiry; a new API token ends every session). Failed sign-ins
+are limited per client address (5 a minute, then 429 with Retry-After).
 """
 
 from __future__ import annotations
@@ -19,18 +34,22 @@ from __future__ import annotations
 import hashlib
 import hmac
 import html
+import ipaddress
+import math
 import secrets
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from ..settings import Settings
+from ..settings import Settings, parse_allowed_hosts
 
 SESSION_COOKIE = "sumwatch_session"
 CSRF_COOKIE = "sumwatch_csrf"
@@ -39,6 +58,22 @@ CSRF_FIELD = "csrf_token"
 SESSION_MAX_AGE_S = 7 * 86400
 # paths that never ask for the API token: ingest has its own, probes and static assets are public
 PUBLIC_PREFIXES = ("/v1/", "/healthz", "/readyz", "/static/")
+# what machines call from elsewhere: exporters name the collector's DNS name, probes the pod's address
+MACHINE_PREFIXES = ("/v1/", "/healthz", "/readyz")
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
+LOGIN_FAILURES_ALLOWED = 5  # per client address and window
+LOGIN_FAILURE_WINDOW_S = 60.0
+_MAX_TRACKED_CLIENTS = 10_000  # failed sign-in records kept; the oldest go first beyond this
+# plotly.js adds <style> elements: 'unsafe-inline' for styles only; no inline script runs anywhere
+CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+                           "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; "
+                           "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+# the cluster map draws scattergl through regl, which compiles its shaders with new Function: that page alone
+# may evaluate code
+WEBGL_PAGES = frozenset({"/map"})
+WEBGL_POLICY = CONTENT_SECURITY_POLICY.replace("script-src 'self'", "script-src 'self' 'unsafe-eval'")
+PAGE_HEADERS = ((b"x-frame-options", b"DENY"), (b"referrer-policy", b"same-origin"),
+                (b"x-content-type-options", b"nosniff"))
 LOGIN_PATHS = ("/login", "/logout")
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _MAX_FORM_BYTES = 1024 * 1024  # a form whose csrf_token field the middleware reads before the route does
@@ -105,24 +140,155 @@ def same_origin(headers: Any, scheme: str) -> bool:
     return parts.scheme in ("http", "https") and parts.scheme == scheme and parts.netloc.lower() == host.lower()
 
 
+def host_name(authority: str) -> str:
+    """The host of a ``Host`` header or URL authority, lower case, without port or final dot:
+    ``host_name("[::1]:4318") == "[::1]"``."""
+    authority = authority.strip().lower().rpartition("@")[2]
+    name = authority[:authority.find("]") + 1] if authority.startswith("[") else authority.partition(":")[0]
+    return name.rstrip(".")
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class HostPolicy:
+    """The host names this server answers to, against DNS rebinding.
+
+        policy = HostPolicy.from_settings(settings)
+        policy.allows("localhost:4318"), policy.checks("/v1/traces")
+
+    Pages, ``/api`` and ``/static`` are checked always. ``/v1/`` (OTLP) and the probes are checked only when
+    the server listens on loopback, where every legitimate client is on this machine and names it
+    localhost or by address. Listening on another address, exporters send ``Host`` = whatever DNS name
+    they were given for the collector and probes the pod's address, which no list here can foresee; the
+    ingest token guards ``/v1/`` there, and the probes disclose nothing.
+    """
+
+    names: frozenset[str]
+    any_host: bool = False
+    loopback_bind: bool = True
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> HostPolicy:
+        bind = settings.host.strip().lower()
+        bound = f"[{bind}]" if ":" in bind and not bind.startswith("[") else bind
+        extra = parse_allowed_hosts(settings.allowed_hosts)
+        names = {bound, *LOOPBACK_NAMES, *(h for h in extra if h != "*")}
+        if settings.public_url:
+            names.add(host_name(urlsplit(settings.public_url).netloc))
+        return cls(frozenset(names), any_host="*" in extra, loopback_bind=_is_loopback(bind))
+
+    def checks(self, path: str) -> bool:
+        """Whether requests to ``path`` must name an allowed host."""
+        return not self.any_host and (self.loopback_bind or not path.startswith(MACHINE_PREFIXES))
+
+    def allows(self, authority: str | None) -> bool:
+        """Whether a ``Host`` header (or an Origin's authority) names this server; a request with no Host
+        (HTTP/1.0) is not a browser's, and passes."""
+        return self.any_host or authority is None or host_name(authority) in self.names
+
+
+class SessionRevocations:
+    """Session cookies ended by ``/logout``, remembered in memory until they would have expired anyway.
+
+        revoked = SessionRevocations(); revoked.revoke(value); revoked.holds(value)   # True
+    """
+
+    def __init__(self) -> None:
+        self._until: dict[str, float] = {}
+
+    def revoke(self, value: str, now: float | None = None) -> None:
+        now = time.time() if now is None else now
+        self._until = {v: t for v, t in self._until.items() if t > now}  # expired cookies fail anyway
+        self._until[value] = int(value.split(".")[0]) + SESSION_MAX_AGE_S
+
+    def holds(self, value: str) -> bool:
+        return value in self._until
+
+
+class LoginLimiter:
+    """Failed sign-ins per client address: after ``allowed`` failures in ``window_s`` seconds, the address
+    waits until the oldest of them leaves the window.
+
+        limiter = LoginLimiter(clock=fake_clock)
+        limiter.failed("10.0.0.9"); limiter.retry_after("10.0.0.9")   # None, or seconds to wait
+    """
+
+    def __init__(self, allowed: int = LOGIN_FAILURES_ALLOWED, window_s: float = LOGIN_FAILURE_WINDOW_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.allowed, self.window_s, self.clock = allowed, window_s, clock
+        self._failures: dict[str, deque[float]] = {}
+
+    def _recent(self, client: str) -> deque[float]:
+        times = self._failures.get(client, deque())
+        while times and times[0] <= self.clock() - self.window_s:
+            times.popleft()
+        return times
+
+    def retry_after(self, client: str) -> int | None:
+        """Seconds ``client`` must wait before its next attempt, or None when it may try now."""
+        times = self._recent(client)
+        if len(times) < self.allowed:
+            return None
+        return max(1, math.ceil(times[-self.allowed] + self.window_s - self.clock()))
+
+    def failed(self, client: str) -> None:
+        times = self._recent(client)
+        times.append(self.clock())
+        self._failures.pop(client, None)
+        self._failures[client] = times  # most recent last, so the oldest are dropped first
+        while len(self._failures) > _MAX_TRACKED_CLIENTS:
+            del self._failures[next(iter(self._failures))]
+
+    def succeeded(self, client: str) -> None:
+        self._failures.pop(client, None)
+
+
 class AuthMiddleware:
     """ASGI middleware: the API token on every route but the public ones, CSRF on state-changing requests,
     and the ``sumwatch_csrf`` cookie on HTML answers."""
 
-    def __init__(self, app: ASGIApp, token: str | None) -> None:
+    def __init__(self, app: ASGIApp, token: str | None, hosts: HostPolicy | None = None,
+                 limiter: LoginLimiter | None = None) -> None:
         self.app = app
         self.token = token
+        self.hosts = hosts  # None: any Host (an app behind something that checks it)
+        self.limiter = limiter or LoginLimiter()
+        self.revoked = SessionRevocations()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request = Request(scope)
         path = scope["path"]
+        is_api = path == "/api" or path.startswith("/api/")
+        checked, json_answer = self.hosts is not None and self.hosts.checks(path), is_api or path.startswith("/v1/")
+        refusal = self._host_refusal(scope, json_answer) if checked else None
+        if refusal is None and checked and (path.startswith(PUBLIC_PREFIXES) or path in LOGIN_PATHS):
+            refusal = self._origin_refusal(scope, json_answer)  # no token to ask for first
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
         if path.startswith(PUBLIC_PREFIXES) or path in ("/healthz", "/readyz"):
             await self.app(scope, receive, send)
             return
-        is_api = path == "/api" or path.startswith("/api/")
+        request = Request(scope)
+        client = scope["client"][0] if scope.get("client") else "unknown"
+        if path == "/login" and scope["method"] == "POST":
+            wait = self.limiter.retry_after(client)
+            if wait is not None:
+                limited = HTMLResponse(f"<p>Too many failed sign-ins from this address: try again in {wait} s.</p>",
+                                       status_code=429, headers={"Retry-After": str(wait)})
+                await limited(scope, receive, send)
+                return
+            send = self._counting_sign_ins(client, send)
         if path not in LOGIN_PATHS and not self._authenticated(request):
             if is_api:
                 answer: Response = JSONResponse({"error": "unauthorized: send Authorization: Bearer "
@@ -133,6 +299,10 @@ class AuthMiddleware:
                 answer = RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
             await answer(scope, receive, send)
             return
+        refusal = self._origin_refusal(scope, json_answer) if checked and path not in LOGIN_PATHS else None
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
         if scope["method"] in UNSAFE_METHODS and not bearer_ok(request.headers, self.token):
             receive, reason = await self._csrf_problem(request, receive)
             if reason:
@@ -140,12 +310,52 @@ class AuthMiddleware:
                     else HTMLResponse(f"<p>Forbidden: {html.escape(reason)}</p>", status_code=403)
                 await forbidden(scope, receive, send)
                 return
-        await self.app(scope, receive, self._with_csrf_cookie(scope, request, send))
+        if path == "/logout" and scope["method"] == "POST" and self.token is not None:
+            session = request.cookies.get(SESSION_COOKIE)
+            if session_ok(session, self.token):  # only a real session: nobody fills the memory without the token
+                self.revoked.revoke(session)  # type: ignore[arg-type]
+        await self.app(scope, receive, self._decorated(scope, request, send))
+
+    def _host_refusal(self, scope: Scope, json_answer: bool) -> Response | None:
+        """400 when ``Host`` is not a name of this server."""
+        assert self.hosts is not None
+        host = Request(scope).headers.get("host")
+        if self.hosts.allows(host):
+            return None
+        return _refusal(f"Host {host!r} is not a name of this server; add it to SUMWATCH_ALLOWED_HOSTS or set "
+                        f"SUMWATCH_PUBLIC_URL", 400, json_answer)
+
+    def _origin_refusal(self, scope: Scope, json_answer: bool) -> Response | None:
+        """403 when an unsafe request's ``Origin`` is not this server (Bearer or not)."""
+        assert self.hosts is not None
+        origin = Request(scope).headers.get("origin")
+        if scope["method"] not in UNSAFE_METHODS or origin is None:
+            return None
+        parts = urlsplit(origin)
+        if parts.scheme in ("http", "https") and parts.netloc and self.hosts.allows(parts.netloc):
+            return None
+        return _refusal(f"forbidden: Origin {origin!r} is not this server", 403, json_answer)
+
+    def _counting_sign_ins(self, client: str, send: Send) -> Send:
+        """``send``, recording a refused sign-in (401) or a successful one (a session cookie) for ``client``."""
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                if message["status"] == 401:
+                    self.limiter.failed(client)
+                elif any(k.lower() == b"set-cookie" and v.startswith(SESSION_COOKIE.encode() + b"=")
+                         for k, v in message.get("headers", [])):
+                    self.limiter.succeeded(client)
+            await send(message)
+
+        return sending
 
     def _authenticated(self, request: Request) -> bool:
         if self.token is None:
             return True
-        return bearer_ok(request.headers, self.token) or session_ok(request.cookies.get(SESSION_COOKIE), self.token)
+        if bearer_ok(request.headers, self.token):
+            return True
+        session = request.cookies.get(SESSION_COOKIE)
+        return session_ok(session, self.token) and not self.revoked.holds(session)  # type: ignore[arg-type]
 
     async def _csrf_problem(self, request: Request, receive: Receive) -> tuple[Receive, str | None]:
         """(the receive to pass on, the reason a browser request fails the CSRF check or None)."""
@@ -163,19 +373,35 @@ class AuthMiddleware:
             return receive, f"missing or wrong CSRF token ({CSRF_HEADER} header or {CSRF_FIELD} field)"
         return receive, None
 
-    def _with_csrf_cookie(self, scope: Scope, request: Request, send: Send) -> Send:
+    def _decorated(self, scope: Scope, request: Request, send: Send) -> Send:
+        """``send``, adding the security headers (all of them on pages, nosniff on the rest) and the
+        ``sumwatch_csrf`` cookie on pages and wherever a route asked for the token."""
         async def sending(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = message.setdefault("headers", [])
                 content_type = next((v for k, v in headers if k.lower() == b"content-type"), b"")
+                is_page = content_type.startswith(b"text/html")
+                present = {k.lower() for k, _ in headers}
+                if is_page and b"content-security-policy" not in present:
+                    policy = WEBGL_POLICY if scope["path"] in WEBGL_PAGES else CONTENT_SECURITY_POLICY
+                    headers.append((b"content-security-policy", policy.encode()))
+                for name, header in PAGE_HEADERS if is_page else PAGE_HEADERS[-1:]:
+                    if name not in present:
+                        headers.append((name, header))
                 state = scope.get("state", {})
-                if content_type.startswith(b"text/html") or "csrf_token" in state:
+                if is_page or "csrf_token" in state:
                     value = state.get("csrf_token") or csrf_token(request)
                     if value != request.cookies.get(CSRF_COOKIE):
                         headers.append((b"set-cookie", _cookie(CSRF_COOKIE, value, http_only=False).encode()))
             await send(message)
 
         return sending
+
+
+def _refusal(reason: str, status: int, json_answer: bool) -> Response:
+    if json_answer:
+        return JSONResponse({"error": reason}, status_code=status)
+    return PlainTextResponse(reason, status_code=status)
 
 
 async def form_fields(request: Request) -> dict[str, str]:
@@ -248,8 +474,9 @@ input{{width:100%;padding:.5rem;margin:.5rem 0;box-sizing:border-box}}.error{{co
 
 
 def auth_middleware(settings: Settings) -> Middleware:
-    """The middleware ``sumwatch up`` puts in front of every route."""
-    return Middleware(AuthMiddleware, token=settings.api_token)
+    """The middleware ``sumwatch up`` puts in front of every route: the token, CSRF, the Host allow-list, the
+    security headers, session revocation and the sign-in limit."""
+    return Middleware(AuthMiddleware, token=settings.api_token, hosts=HostPolicy.from_settings(settings))
 
 
 def login_routes(settings: Settings) -> list[Route]:

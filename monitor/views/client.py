@@ -127,7 +127,8 @@ class ApiClient:
 
     @classmethod
     def in_process(cls, app: Any, token: str | None = None) -> ApiClient:
-        http = httpx.Client(transport=_InProcess(app), base_url="http://sumwatch.local",
+        # localhost: a Host name the app answers to (views.auth.HostPolicy), and true of an app in this process
+        http = httpx.Client(transport=_InProcess(app), base_url="http://localhost",
                             headers={"authorization": f"Bearer {token or 'none'}"}, timeout=None)
         return cls(http, IN_PROCESS, poll_s=0.1)
 

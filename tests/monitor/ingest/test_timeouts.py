@@ -120,18 +120,57 @@ def test_keep_alive_connections_get_a_fresh_header_timeout_per_request(receiver,
         sock.close()
 
 
-def test_connections_over_the_cap_get_503_until_some_close(settings, store, body):
-    server = ReceiverServer(settings.with_(max_connections=3), store).start()
-    url = server.endpoint + "/v1/traces"
-    held = [connect(server) for _ in range(3)]
+def keep_alive(server) -> socket.socket:
+    """A connection that has had one answer and stays open, idle."""
+    sock = connect(server)
+    sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    answer = b""
+    while b"\r\n\r\n" not in answer or not answer.rstrip().endswith(b"}"):
+        chunk = sock.recv(4096)
+        assert chunk, "closed before answering"
+        answer += chunk
+    assert answer.startswith(b"HTTP/1.1 200 ")
+    return sock
+
+
+def test_idle_connections_up_to_the_cap_are_shed_oldest_first_so_probes_and_work_are_served(settings, store, body):
+    server = ReceiverServer(settings.with_(max_connections=5), store).start()
+    held = [keep_alive(server) for _ in range(5)]
     try:
-        time.sleep(0.2)
-        r = httpx.post(url, content=body, headers=PB, timeout=5)
-        assert r.status_code == 503
+        assert httpx.get(server.endpoint + "/healthz", timeout=5).status_code == 200
+        assert httpx.post(server.endpoint + "/v1/traces", content=body, headers=PB, timeout=5).status_code == 200
+        # two new connections made room by closing the two idle longest; the newest still serves
+        assert [closed_within(sock, 5)[0] for sock in held[:2]] == [True, True]
+        held[-1].sendall(HEADERS + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        held[-1].settimeout(5)
+        assert held[-1].recv(65536).startswith(b"HTTP/1.1 200 ")
+    finally:
         for sock in held:
             sock.close()
-        held = []
-        time.sleep(0.2)
+        server.stop()
+    assert len(stored(store)) == 4  # both posts' spans
+
+
+def test_requests_in_progress_over_the_cap_get_503_but_the_probes_are_answered(settings, store, body):
+    server = ReceiverServer(settings.with_(max_connections=3), store).start()
+    url = server.endpoint + "/v1/traces"
+    # three requests whose bodies never come: in progress until the body timeout
+    held = [connect(server) for _ in range(3)]
+    for sock in held:
+        sock.sendall(HEADERS + f"Content-Length: {len(body)}\r\n\r\n".encode())
+    try:
+        for _ in range(100):  # until the server has taken all three requests in
+            busy = httpx.post(url, content=body, headers=PB, timeout=5)
+            if busy.status_code == 503:
+                break
+            time.sleep(0.05)
+        assert busy.status_code == 503 and busy.headers["retry-after"] == "1" and b"busy" in busy.content
+        assert httpx.get(server.endpoint + "/healthz", timeout=5).status_code == 200
+        assert httpx.get(server.endpoint + "/readyz", timeout=5).json() == {"status": "ready"}
+        for sock in held:
+            sock.sendall(body)  # the held requests complete and are stored
+            sock.settimeout(5)
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
         assert httpx.post(url, content=body, headers=PB, timeout=5).status_code == 200
     finally:
         for sock in held:

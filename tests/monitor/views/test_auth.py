@@ -1,4 +1,5 @@
-"""The API token and CSRF checks, over real HTTP on loopback: Bearer, the /login session, redirects and 403s."""
+"""The API token and CSRF checks, over real HTTP on loopback: Bearer, the /login session, redirects and 403s;
+the Host allow-list against DNS rebinding, security headers, logout revoking the session, the sign-in limit."""
 
 import httpx
 import pytest
@@ -13,6 +14,8 @@ from sumwatch.monitor.views.auth import (
     CSRF_COOKIE,
     SESSION_COOKIE,
     AuthMiddleware,
+    HostPolicy,
+    LoginLimiter,
     csrf_token,
     form_fields,
     login_routes,
@@ -23,7 +26,7 @@ from sumwatch.monitor.views.auth import (
 TOKEN = "s3cret-token"
 
 
-def _app(settings, token):
+def _app(settings, token, **guards):
     async def page(request: Request):
         return HTMLResponse(f'<form><input name="csrf_token" value="{csrf_token(request)}"></form>')
 
@@ -31,11 +34,11 @@ def _app(settings, token):
         form = await form_fields(request)
         return JSONResponse({"changed": True, "note": form.get("note")})
 
-    routes = [Route("/", page), Route("/api/things", change, methods=["POST"]), Route("/labels", change,
-                                                                                        methods=["POST"]),
+    routes = [Route("/", page), Route("/api/things", change, methods=["GET", "POST"]),
+              Route("/labels", change, methods=["POST"]),
               Route("/v1/traces", change, methods=["POST"]), Route("/healthz", change)]
     return Starlette(routes=routes + login_routes(settings.with_(api_token=token)),
-                     middleware=[Middleware(AuthMiddleware, token=token)])
+                     middleware=[Middleware(AuthMiddleware, token=token, **guards)])
 
 
 @pytest.fixture
@@ -122,3 +125,134 @@ def test_an_api_token_that_cannot_travel_in_a_header_is_refused_naming_its_varia
     with pytest.raises(SettingsError, match="^SUMWATCH_API_TOKEN must be 8 to 512 visible ASCII characters"):
         Settings.from_env(env={"SUMWATCH_API_TOKEN": value})
     assert Settings.from_env(env={"SUMWATCH_API_TOKEN": "x" * 8}).api_token == "x" * 8
+
+
+def _hosts(settings, **changes):
+    return HostPolicy.from_settings(settings.with_(**changes))
+
+
+def test_a_host_name_that_is_not_this_server_gets_400_so_dns_rebinding_reads_nothing(settings):
+    """A page of rebound.example whose name now resolves to 127.0.0.1, with no API token set."""
+    app = _app(settings, None, hosts=_hosts(settings, host="127.0.0.1"))
+    rebound = TestClient(app, base_url="http://rebound.example:4318", follow_redirects=False)
+    api = rebound.get("/api/things")
+    assert api.status_code == 400 and api.json() == {
+        "error": "Host 'rebound.example:4318' is not a name of this server; add it to SUMWATCH_ALLOWED_HOSTS "
+                 "or set SUMWATCH_PUBLIC_URL"}
+    page = rebound.get("/")
+    assert page.status_code == 400 and page.headers["content-type"].startswith("text/plain")
+    assert "rebound.example" in page.text and "\n" not in page.text.strip()
+    assert rebound.post("/api/things", headers={"authorization": "Bearer x"}).status_code == 400
+    # bound to loopback, every client is on this machine: OTLP and the probes are checked too
+    assert rebound.post("/v1/traces").status_code == 400 and rebound.get("/healthz").status_code == 400
+    for name in ("127.0.0.1:4318", "localhost:4318", "LOCALHOST.", "[::1]:4318"):
+        assert TestClient(app, base_url=f"http://{name}").get("/api/things").status_code == 200, name
+
+
+def test_the_public_url_and_allowed_hosts_join_the_list_and_a_public_bind_leaves_otlp_and_probes_open(settings):
+    hosts = _hosts(settings, host="0.0.0.0", public_url="https://dash.example.com/sumwatch",
+                   allowed_hosts="10.0.0.5, Other.Example")
+    app = _app(settings, None, hosts=hosts)
+    for name in ("dash.example.com", "10.0.0.5:4318", "other.example", "localhost:4318"):
+        assert TestClient(app, base_url=f"http://{name}").get("/api/things").status_code == 200, name
+    collector = TestClient(app, base_url="http://otel-collector.monitoring.svc:4318")
+    assert collector.get("/api/things").status_code == 400
+    # exporters name the collector as their DNS knows it, and probes the pod's address
+    assert collector.post("/v1/traces").status_code == 200 and collector.get("/healthz").status_code == 200
+    anything = _app(settings, None, hosts=_hosts(settings, allowed_hosts="*"))
+    assert TestClient(anything, base_url="http://whatever.example").get("/api/things").status_code == 200
+
+
+def test_an_unsafe_request_from_another_origin_gets_403_even_with_a_bearer_token(settings):
+    client = TestClient(_app(settings, TOKEN, hosts=_hosts(settings)), base_url="http://127.0.0.1:4318")
+    bearer = {"authorization": f"Bearer {TOKEN}"}
+    for origin in ("http://rebound.example:4318", "null", "file://"):
+        refused = client.post("/api/things", headers={**bearer, "origin": origin})
+        assert refused.status_code == 403 and refused.json()["error"].startswith("forbidden: Origin"), origin
+    assert client.post("/api/things", headers={**bearer, "origin": "http://localhost:4318"}).status_code == 200
+    assert client.post("/api/things", headers=bearer).status_code == 200  # the CLI sends no Origin
+    assert client.get("/api/things", headers={**bearer, "origin": "http://rebound.example"}).status_code == 200
+    foreign = {"origin": "http://rebound.example:4318"}
+    assert client.post("/api/things", headers=foreign).status_code == 401  # the token is asked for first
+    assert client.post("/v1/traces", headers=foreign).status_code == 403  # loopback bind: OTLP from pages too
+    assert client.post("/login", headers=foreign).status_code == 403
+
+
+def test_pages_carry_the_security_headers_and_json_nosniff(client):
+    page = client.get("/login")
+    csp = page.headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in csp and "script-src 'self';" in csp  # no inline or evaluated script
+    assert page.headers["x-frame-options"] == "DENY" and page.headers["x-content-type-options"] == "nosniff"
+    assert page.headers["referrer-policy"] == "same-origin"
+    api = client.post("/api/things", headers={"authorization": f"Bearer {TOKEN}"})
+    assert api.headers["x-content-type-options"] == "nosniff" and "content-security-policy" not in api.headers
+
+
+def _sign_in(client, token):
+    form = client.get("/login")
+    assert form.status_code == 200
+    return client.post("/login", data={"token": token, "csrf_token": client.cookies[CSRF_COOKIE], "next": "/"},
+                       headers={"origin": str(client.base_url)})
+
+
+def test_a_session_cookie_kept_after_logout_is_refused(client):
+    assert _sign_in(client, TOKEN).status_code == 303
+    kept = client.cookies[SESSION_COOKIE]
+    assert client.get("/").status_code == 200
+    csrf = client.cookies[CSRF_COOKIE]
+    out = client.post("/logout", headers={"origin": "http://sumwatch.test", "X-CSRF-Token": csrf})
+    assert out.status_code == 303
+    client.cookies.set(SESSION_COOKIE, kept)  # a client that ignores the cookie's removal
+    assert client.get("/").status_code == 303
+    assert client.post("/api/things", headers={"origin": "http://sumwatch.test", "X-CSRF-Token": csrf}) \
+        .status_code == 401
+    assert _sign_in(client, TOKEN).status_code == 303 and client.get("/").status_code == 200  # a new session works
+
+
+def test_failed_sign_ins_are_limited_per_client_address_with_retry_after(settings):
+    now = [1000.0]
+    limiter = LoginLimiter(clock=lambda: now[0])
+    app = _app(settings, TOKEN, limiter=limiter)
+    client = TestClient(app, base_url="http://sumwatch.test", follow_redirects=False, client=("10.0.0.9", 5000))
+    for _ in range(5):
+        now[0] += 1
+        assert _sign_in(client, "wrong-token").status_code == 401
+    limited = _sign_in(client, TOKEN)  # even the right token waits: guessing must not go on
+    assert limited.status_code == 429 and limited.headers["retry-after"] == "56"  # the 1st failure was at 1001
+    assert "try again in 56 s" in limited.text and SESSION_COOKIE not in client.cookies
+    other = TestClient(app, base_url="http://sumwatch.test", follow_redirects=False, client=("10.0.0.7", 5000))
+    assert _sign_in(other, TOKEN).status_code == 303  # another address is not held back
+    now[0] += 56
+    assert _sign_in(client, "wrong-token").status_code == 401  # one failure left the window: one more try
+    assert _sign_in(client, TOKEN).status_code == 429
+    now[0] += 60
+    assert _sign_in(client, TOKEN).status_code == 303
+    for _ in range(5):  # a success starts the count again
+        assert _sign_in(client, "wrong-token").status_code == 401
+    assert _sign_in(client, "wrong-token").status_code == 429
+
+
+def test_the_served_server_checks_the_host_name(served):
+    server, _ = served
+    bearer = {"authorization": f"Bearer {TOKEN}"}
+    rebound = httpx.get(server.endpoint + "/api/traces", headers={**bearer, "host": f"rebound.example:{server.port}"},
+                        timeout=10)
+    assert rebound.status_code == 400 and "rebound.example" in rebound.json()["error"]
+    assert httpx.get(f"http://localhost:{server.port}/api/traces", headers=bearer, timeout=10).status_code == 200
+
+
+@pytest.mark.parametrize("env, message", [
+    ({"SUMWATCH_PUBLIC_URL": "dash.example.com"}, "SUMWATCH_PUBLIC_URL must be an http(s) URL naming a host, "
+                                                  "like https://sumwatch.example.com, got 'dash.example.com'"),
+    ({"SUMWATCH_PUBLIC_URL": "https://me:pw@dash.example.com"}, "got 'https://me:***@dash.example.com'"),
+    ({"SUMWATCH_PUBLIC_URL": "https://dash.example.com:99999"}, "SUMWATCH_PUBLIC_URL must be an http(s) URL"),
+    ({"SUMWATCH_ALLOWED_HOSTS": "ok.example, dash.example.com:8443"},
+     "SUMWATCH_ALLOWED_HOSTS entry 'dash.example.com:8443' must be a host name or address without a port"),
+    ({"SUMWATCH_ALLOWED_HOSTS": "https://dash.example.com"}, "entry 'https://dash.example.com' must be"),
+])
+def test_a_public_url_or_allowed_host_that_cannot_name_this_server_is_one_line_naming_its_variable(env, message):
+    from sumwatch.monitor.settings import Settings, SettingsError
+
+    with pytest.raises(SettingsError) as refused:
+        Settings.from_env(env=env)
+    assert message in str(refused.value) and "\n" not in str(refused.value)

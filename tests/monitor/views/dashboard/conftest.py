@@ -59,6 +59,8 @@ def page(browser, server):
     tab = context.new_page()
     errors: list[str] = []
     tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    # what the Content-Security-Policy blocks, Chromium reports on the console
+    tab.on("console", lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None)
     yield tab
     context.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
+    assert not errors, f"JavaScript errors or Content-Security-Policy violations on the page: {errors}"

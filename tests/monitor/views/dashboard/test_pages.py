@@ -37,6 +37,11 @@ def test_every_page_renders_and_loads_its_assets_from_this_server_only(client, d
         assets = re.findall(r'<(?:script|link)[^>]+(?:src|href)="([^"]+)"', answer.text)
         assert assets and all(a.startswith("/static/") for a in assets), (path, assets)
         assert "cdn" not in answer.text.lower()
+        # no page runs inline script; only the map (WebGL through regl) may evaluate code
+        csp = answer.headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in csp and answer.headers["x-content-type-options"] == "nosniff"
+        script_src = csp.split("script-src ")[1].split(";")[0]
+        assert script_src == ("'self' 'unsafe-eval'" if path == "/map" else "'self'"), path
         for asset in assets:
             assert client.get(asset).status_code == 200, asset
     plotly = client.get("/static/plotly.min.js")
