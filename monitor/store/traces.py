@@ -35,6 +35,7 @@ from sumwatch.tracer.otel_traces import TRACE_ID_TS_TABLE, TRACE_ID_TS_VIEW, TRA
 
 from .connection import Store, quote_ident
 from .ddl import Target
+from .paging import TRACES_CURSOR, decode_cursor, encode_cursor
 
 ONE_PER_SPAN = "LIMIT 1 BY TraceId, SpanId"  # appended to a read of otel_traces: each span once
 
@@ -156,6 +157,7 @@ class TraceRow:
     status: str
     duration_ms: float
     summary_preview: str
+    timestamp_ns: int = 0  # the stored timestamp exactly (``timestamp`` is rounded to ms): a cursor's key
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -201,48 +203,79 @@ def count_spans(store: Store) -> int:
 
 
 def list_traces(store: Store, limit: int = 20, service: str | None = None, *, domain: str | None = None,
-                band: str | None = None, since: datetime | None = None) -> list[TraceRow]:
+                band: str | None = None, since: datetime | None = None, cursor: str | None = None) -> list[TraceRow]:
     """The newest summarization spans, each once; only those of ``service``, ``domain``, ``band`` and from
-    ``since`` on when given."""
+    ``since`` on when given; with ``cursor`` (from :func:`next_traces_cursor`), the page after the one it
+    came from.
+
+        page = list_traces(store, limit=100)
+        more = list_traces(store, limit=100, cursor=next_traces_cursor(page, 100))
+
+    Rows go newest first, ties by trace and span id, so a walk of pages gives each span once. A span
+    stored after the walk began comes in a later page only if its timestamp is older than the page
+    before (a late or backfilled span); new spans sort before the cursor and are not repeated or shown.
+    """
     if limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")
+    after = decode_cursor(TRACES_CURSOR, cursor, (int, str, str)) if cursor is not None else None
     a = "SpanAttributes"
     where = (_is_summarization() + (" AND ServiceName = {service:String}" if service else "")
              + (f" AND {a}['{semconv.DOMAIN}'] = {{domain:String}}" if domain else "")
              + (f" AND {a}['{semconv.SUMMARIZATION_BAND}'] = {{band:String}}" if band else "")
-             + (" AND Timestamp >= fromUnixTimestamp64Nano({since:Int64})" if since else ""))
-    rows = _newest(store, where, (service, domain, band, since), limit, bounded=not (domain or band))
+             + (" AND Timestamp >= fromUnixTimestamp64Nano({since:Int64})" if since else "")
+             + (f" AND {_AFTER_CURSOR}" if after else ""))
+    filters = (service, domain, band, since, after)
+    rows = _newest(store, where, filters, limit, bounded=not (domain or band))
     if len(rows) < limit and not (domain or band):  # the facts missed a span (they should not): read it all
-        rows = _newest(store, where, (service, domain, band, since), limit, bounded=False)
+        rows = _newest(store, where, filters, limit, bounded=False)
     return [TraceRow(_iso(ts), tid, sid, svc, band, domain, doc, int(sw), int(mw), status,
-                     round(dur / 1e6, 3), " ".join(preview.split()))
-            for tid, sid, ts, svc, band, domain, doc, sw, mw, status, dur, preview in rows]
+                     round(dur / 1e6, 3), " ".join(preview.split()), int(ts_ns))
+            for tid, sid, ts, svc, band, domain, doc, sw, mw, status, dur, preview, ts_ns in rows]
+
+
+def next_traces_cursor(page: Sequence[TraceRow], limit: int) -> str | None:
+    """The cursor of the page after ``page`` (read with ``limit``), or None when it was the last page.
+    A page that came back full may be followed by an empty one: the listing reads no row beyond it."""
+    if len(page) < limit or not page:
+        return None
+    last = page[-1]
+    return encode_cursor(TRACES_CURSOR, (last.timestamp_ns, last.trace_id, last.span_id))
+
+
+# the rows after the cursor's in the listing's order (Timestamp, TraceId, SpanId all descending); the
+# plain bound on Timestamp lets the engine skip whole partitions and granules
+_AFTER_CURSOR = ("Timestamp <= fromUnixTimestamp64Nano({c_ts:Int64}) AND (Timestamp, TraceId, SpanId) < "
+                 "(fromUnixTimestamp64Nano({c_ts:Int64}), {c_tid:String}, {c_sid:String})")
 
 
 def _newest(store: Store, where: str, filters: tuple[Any, ...], limit: int, *, bounded: bool) -> list[tuple]:
     """The rows of list_traces. ``bounded``: only spans at or after the oldest of the newest ``prefix`` rows
     of the span facts (the same spans, narrow, with service and time): the filter on the attributes map
-    then reads the last hours' granules instead of every span's map (over 1M spans 45 ms instead of 140)."""
+    then reads the last hours' granules instead of every span's map (over 1M spans 45 ms instead of 140).
+    After a cursor the facts are read after it too, so a deep page reads its own hours only."""
     from .span_facts import SPAN_FACTS_TABLE
 
-    service, domain, band, since = filters
+    service, domain, band, since, after = filters
     a = "SpanAttributes"
     if bounded:
         facts = ("1" + (" AND ServiceName = {service:String}" if service else "")
-                 + (" AND Timestamp >= fromUnixTimestamp64Nano({since:Int64})" if since else ""))
+                 + (" AND Timestamp >= fromUnixTimestamp64Nano({since:Int64})" if since else "")
+                 + (f" AND {_AFTER_CURSOR}" if after else ""))
         where += (f" AND Timestamp >= (SELECT min(Timestamp) FROM (SELECT Timestamp FROM "
                   f"{quote_ident(SPAN_FACTS_TABLE)} WHERE {facts} ORDER BY Timestamp DESC LIMIT {{prefix:UInt64}}))")
+    c_ts, c_tid, c_sid = after or (0, "", "")
     return first_spans(
         store,
         f"""SELECT TraceId, SpanId, toTimeZone(Timestamp, 'UTC'), ServiceName,
                {a}['{semconv.SUMMARIZATION_BAND}'], {a}['{semconv.DOMAIN}'], {a}['{semconv.DOCUMENT_ID}'],
                toUInt32OrZero({a}['{semconv.SOURCE_WORDS}']), toUInt32OrZero({a}['{semconv.SUMMARY_WORDS}']),
-               StatusCode, Duration, substring({a}['{semconv.OUTPUT_VALUE}'], 1, 200)
+               StatusCode, Duration, substring({a}['{semconv.OUTPUT_VALUE}'], 1, 200), toUnixTimestamp64Nano(Timestamp)
         FROM {TRACES_TABLE} WHERE {where}
-        ORDER BY Timestamp DESC LIMIT {{prefix:UInt64}}""",
+        ORDER BY Timestamp DESC, TraceId DESC, SpanId DESC LIMIT {{prefix:UInt64}}""",
         {"service": service or "", "domain": domain or "", "band": band or "",
          # nanoseconds, held in Int64 (years 1678 to 2262): a time beyond is the nearest end
-         "since": max(-(2**63), min(2**63 - 1, int(since.timestamp() * 1e9))) if since else 0}, limit)
+         "since": max(-(2**63), min(2**63 - 1, int(since.timestamp() * 1e9))) if since else 0,
+         "c_ts": c_ts, "c_tid": c_tid, "c_sid": c_sid}, limit)
 
 
 def normalize_trace_id(trace_id: str) -> str:
