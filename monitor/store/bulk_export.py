@@ -1,0 +1,314 @@
+"""Every summarization span and every score out of the store, page by page, as JSON lines or Parquet.
+
+    written = export_spans(store, "spans.parquet", ExportFormat.PARQUET, service="digest", on_progress=print)
+    export_scores(store, sys.stdout.buffer, ExportFormat.JSONL, rubric="factuality")
+
+The listings bound what one answer holds; these walk them with their cursors (the same filters, the same
+order, each span and each score key once) and write each page as it comes: memory holds one page, never
+the table. Parquet gets one row group per page.
+
+What is written:
+
+- spans: the whole stored span, one per (trace id, span id), newest first: every column of ``otel_traces``
+  (the Collector's names in snake case). Parquet types: ``timestamp`` timestamp[ns, UTC], ``duration_ns``
+  int64, ``attributes`` and ``resource_attributes`` map<string, string>, ``events`` and ``links`` lists of
+  structs (an event's ``timestamp`` timestamp[ns, UTC], its ``attributes`` a map). JSON lines: the same
+  names, timestamps as ISO 8601 UTC with nanoseconds (``2026-05-28T20:26:40.123456789Z``), maps as objects.
+- scores: the score record of the listings (:class:`ScoreRecord`), newest first. Parquet types: ``score``,
+  ``cost_usd``, ``latency_ms`` float64, ``passed`` bool, ``scored_at`` timestamp[us, UTC], the rest strings.
+  JSON lines: the listing's JSON of each record.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from enum import Enum
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+import orjson
+
+from sumwatch.tracer.otel_traces import TRACES_TABLE
+
+from ..settings import MAX_LIST_LIMIT
+from .connection import Store
+from .scores import ScoreRecord, list_scores, next_scores_cursor
+from .traces import ONE_PER_SPAN, TraceRow, list_traces, next_traces_cursor
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+SPAN_PAGE = 1000  # whole spans carry their source text: about 10 MB a page at 10 KB a span
+SCORE_PAGE = 5000
+
+
+class ExportFormat(str, Enum):
+    JSONL = "jsonl"
+    PARQUET = "parquet"
+
+
+Progress = Callable[[int], None]  # rows written so far, after each page
+Sink = str | os.PathLike[str] | IO[bytes]
+
+
+@dataclass(frozen=True)
+class SpanEvent:
+    timestamp_ns: int
+    name: str
+    attributes: dict[str, str]
+
+
+@dataclass(frozen=True)
+class SpanLink:
+    trace_id: str
+    span_id: str
+    trace_state: str
+    attributes: dict[str, str]
+
+
+@dataclass(frozen=True)
+class StoredSpan:
+    """A span as ``otel_traces`` holds it, every column."""
+
+    timestamp_ns: int
+    trace_id: str
+    span_id: str
+    parent_span_id: str
+    trace_state: str
+    name: str
+    kind: str
+    service: str
+    resource_attributes: dict[str, str]
+    scope_name: str
+    scope_version: str
+    attributes: dict[str, str]
+    duration_ns: int
+    status: str
+    status_message: str
+    events: tuple[SpanEvent, ...]
+    links: tuple[SpanLink, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        # by hand, not asdict: its deep copy of every map was half an export's time
+        return {"timestamp": iso_ns(self.timestamp_ns), "trace_id": self.trace_id, "span_id": self.span_id,
+                "parent_span_id": self.parent_span_id, "trace_state": self.trace_state, "name": self.name,
+                "kind": self.kind, "service": self.service, "resource_attributes": self.resource_attributes,
+                "scope_name": self.scope_name, "scope_version": self.scope_version, "attributes": self.attributes,
+                "duration_ns": self.duration_ns, "status": self.status, "status_message": self.status_message,
+                "events": [{"timestamp": iso_ns(e.timestamp_ns), "name": e.name, "attributes": e.attributes}
+                           for e in self.events],
+                "links": [{"trace_id": k.trace_id, "span_id": k.span_id, "trace_state": k.trace_state,
+                           "attributes": k.attributes} for k in self.links]}
+
+
+# the columns of a span export, in order, as both formats name them
+SPAN_FIELDS = ("timestamp", "trace_id", "span_id", "parent_span_id", "trace_state", "name", "kind", "service",
+               "resource_attributes", "scope_name", "scope_version", "attributes", "duration_ns", "status",
+               "status_message", "events", "links")
+
+
+def iso_ns(ns: int) -> str:
+    """Nanoseconds since the epoch as ISO 8601 UTC with all nine digits: ``2026-05-28T20:26:40.123456789Z``."""
+    seconds, frac = divmod(ns, 1_000_000_000)
+    return f"{datetime.fromtimestamp(seconds, timezone.utc):%Y-%m-%dT%H:%M:%S}.{frac:09d}Z"
+
+
+def span_pages(store: Store, *, page_size: int = SPAN_PAGE, service: str | None = None, domain: str | None = None,
+               band: str | None = None, since: datetime | None = None) -> Iterator[list[StoredSpan]]:
+    """The spans :func:`list_traces` lists with these filters, whole, a page at a time, newest first."""
+    _check_page_size(page_size)
+    cursor = None
+    while True:
+        page = list_traces(store, limit=page_size, service=service, domain=domain, band=band, since=since,
+                           cursor=cursor)
+        if page:
+            yield _whole_spans(store, page)
+        cursor = next_traces_cursor(page, page_size)
+        if cursor is None:
+            return
+
+
+def _whole_spans(store: Store, page: Sequence[TraceRow]) -> list[StoredSpan]:
+    """The stored spans of a listing page, in its order: its traces within its time range (the partitions and
+    the trace id's bloom filter skip the rest), one row per span."""
+    rows = store.query_rows(
+        f"""SELECT toUnixTimestamp64Nano(Timestamp), TraceId, SpanId, ParentSpanId, TraceState, SpanName, SpanKind,
+               ServiceName, ResourceAttributes, ScopeName, ScopeVersion, SpanAttributes, Duration, StatusCode,
+               StatusMessage, arrayMap(t -> toUnixTimestamp64Nano(t), Events.Timestamp), Events.Name,
+               Events.Attributes, Links.TraceId, Links.SpanId, Links.TraceState, Links.Attributes
+        FROM {TRACES_TABLE}
+        WHERE TraceId IN {{tids:Array(String)}}
+          AND Timestamp BETWEEN fromUnixTimestamp64Nano({{lo:Int64}}) AND fromUnixTimestamp64Nano({{hi:Int64}})
+        {ONE_PER_SPAN}""",
+        {"tids": list(dict.fromkeys(r.trace_id for r in page)), "lo": page[-1].timestamp_ns,
+         "hi": page[0].timestamp_ns})
+    by_key = {}
+    for (ts, tid, sid, parent, state, name, kind, svc, res, scope, scope_v, attrs, dur, status, msg,
+         ev_ts, ev_names, ev_attrs, l_tids, l_sids, l_states, l_attrs) in rows:
+        by_key[(tid, sid)] = StoredSpan(
+            int(ts), tid, sid, parent, state, name, kind, svc, dict(res), scope, scope_v, dict(attrs), int(dur),
+            status, msg, tuple(SpanEvent(int(t), n, dict(a)) for t, n, a in zip(ev_ts, ev_names, ev_attrs)),
+            tuple(SpanLink(t, s, st, dict(a)) for t, s, st, a in zip(l_tids, l_sids, l_states, l_attrs)))
+    # a span the listing gave is stored (spans are never deleted but by TTL, which drops the oldest day
+    # first): one missing was dropped between the two reads, and is left out as a later page would
+    return [by_key[(r.trace_id, r.span_id)] for r in page if (r.trace_id, r.span_id) in by_key]
+
+
+def score_pages(store: Store, *, page_size: int = SCORE_PAGE, trace_id: str | None = None, rubric: str | None = None,
+                judge_version: str | None = None, failing_only: bool = False) -> Iterator[list[ScoreRecord]]:
+    """The scores :func:`list_scores` lists with these filters, a page at a time, newest first."""
+    _check_page_size(page_size)
+    cursor = None
+    while True:
+        page = list_scores(store, trace_id=trace_id, rubric=rubric, judge_version=judge_version,
+                           failing_only=failing_only, limit=page_size, cursor=cursor)
+        if page:
+            yield page
+        cursor = next_scores_cursor(page, page_size)
+        if cursor is None:
+            return
+
+
+def _check_page_size(page_size: int) -> None:
+    if not 1 <= page_size <= MAX_LIST_LIMIT:
+        raise ValueError(f"page size must be 1 to {MAX_LIST_LIMIT:,}, got {page_size}")
+
+
+def export_spans(store: Store, sink: Sink, fmt: ExportFormat | str, *, page_size: int = SPAN_PAGE,
+                 on_progress: Progress | None = None, service: str | None = None, domain: str | None = None,
+                 band: str | None = None, since: datetime | None = None) -> int:
+    """Write every span the trace listing gives with these filters to ``sink`` (a path, or a binary stream
+    left open); the number written.
+
+        export_spans(store, "spans.parquet", "parquet", since=datetime(2026, 5, 1, tzinfo=timezone.utc))
+    """
+    fmt = _format(fmt)
+    pages = span_pages(store, page_size=page_size, service=service, domain=domain, band=band, since=since)
+    return _write(sink, fmt, pages, _span_table if fmt is ExportFormat.PARQUET else None, on_progress)
+
+
+def export_scores(store: Store, sink: Sink, fmt: ExportFormat | str, *, page_size: int = SCORE_PAGE,
+                  on_progress: Progress | None = None, trace_id: str | None = None, rubric: str | None = None,
+                  judge_version: str | None = None, failing_only: bool = False) -> int:
+    """Write every score the score listing gives with these filters to ``sink`` (a path, or a binary stream
+    left open); the number written.
+
+        export_scores(store, sys.stdout.buffer, "jsonl", failing_only=True)
+    """
+    fmt = _format(fmt)
+    pages = score_pages(store, page_size=page_size, trace_id=trace_id, rubric=rubric, judge_version=judge_version,
+                        failing_only=failing_only)
+    return _write(sink, fmt, pages, _score_table if fmt is ExportFormat.PARQUET else None, on_progress)
+
+
+def _format(fmt: ExportFormat | str) -> ExportFormat:
+    try:
+        return ExportFormat(fmt)
+    except ValueError:
+        raise ValueError(f"format must be one of {', '.join(f.value for f in ExportFormat)}, got {fmt!r}") from None
+
+
+def _write(sink: Sink, fmt: ExportFormat, pages: Iterator[Sequence[StoredSpan]] | Iterator[Sequence[ScoreRecord]],
+           to_table: Callable[[Any], pa.Table] | None, on_progress: Progress | None) -> int:
+    """Pages to the sink, one at a time. A path is written beside itself and moved into place at the end,
+    so a failed export leaves no half file under the name asked for."""
+    if isinstance(sink, (str, os.PathLike)):
+        path = Path(sink)
+        part = path.with_name(path.name + ".part")
+        try:
+            part.touch()
+        except OSError as exc:
+            raise ValueError(f"cannot write the export to {path}: {exc.strerror}") from None
+        try:
+            with part.open("wb") as stream:
+                written = _write_stream(stream, fmt, pages, to_table, on_progress)
+            part.replace(path)
+        finally:
+            part.unlink(missing_ok=True)
+        return written
+    return _write_stream(sink, fmt, pages, to_table, on_progress)
+
+
+def _write_stream(stream: IO[bytes], fmt: ExportFormat, pages: Iterator[Sequence[Any]],
+                  to_table: Callable[[Any], pa.Table] | None, on_progress: Progress | None) -> int:
+    written = 0
+    if fmt is ExportFormat.JSONL:
+        for page in pages:
+            stream.write(b"".join(orjson.dumps(row.to_json()) + b"\n" for row in page))
+            written += len(page)
+            if on_progress:
+                on_progress(written)
+        stream.flush()
+        return written
+    # pyarrow only here: importing it costs about half a second, which no other command should pay
+    import pyarrow.parquet as pq
+
+    assert to_table is not None
+    writer = None
+    try:
+        for page in pages:
+            table = to_table(page)
+            if writer is None:
+                writer = pq.ParquetWriter(stream, table.schema, compression="zstd")
+            writer.write_table(table)  # one row group per page
+            written += len(page)
+            if on_progress:
+                on_progress(written)
+        if writer is None:  # nothing matched: a file with the schema and no rows
+            writer = pq.ParquetWriter(stream, to_table([]).schema, compression="zstd")
+    finally:
+        if writer is not None:
+            writer.close()
+    return written
+
+
+def span_schema() -> pa.Schema:
+    """The Parquet schema of a span export."""
+    import pyarrow as pa
+
+    text, ts = pa.string(), pa.timestamp("ns", tz="UTC")
+    attrs = pa.map_(pa.string(), pa.string())
+    types = {"timestamp": ts, "resource_attributes": attrs, "attributes": attrs, "duration_ns": pa.int64(),
+             "events": pa.list_(pa.struct([("timestamp", ts), ("name", text), ("attributes", attrs)])),
+             "links": pa.list_(pa.struct([("trace_id", text), ("span_id", text), ("trace_state", text),
+                                          ("attributes", attrs)]))}
+    return pa.schema([(name, types.get(name, text)) for name in SPAN_FIELDS])
+
+
+def score_schema() -> pa.Schema:
+    """The Parquet schema of a score export."""
+    import pyarrow as pa
+
+    types = {"score": pa.float64(), "passed": pa.bool_(), "cost_usd": pa.float64(), "latency_ms": pa.float64(),
+             "scored_at": pa.timestamp("us", tz="UTC")}
+    return pa.schema([(name, types.get(name, pa.string())) for name in ScoreRecord.__dataclass_fields__])
+
+
+def _span_table(page: Sequence[StoredSpan]) -> pa.Table:
+    import pyarrow as pa
+
+    columns: dict[str, list[Any]] = {
+        "timestamp": [s.timestamp_ns for s in page],
+        "resource_attributes": [list(s.resource_attributes.items()) for s in page],
+        "attributes": [list(s.attributes.items()) for s in page],
+        "events": [[{"timestamp": e.timestamp_ns, "name": e.name, "attributes": list(e.attributes.items())}
+                    for e in s.events] for s in page],
+        "links": [[{"trace_id": k.trace_id, "span_id": k.span_id, "trace_state": k.trace_state,
+                    "attributes": list(k.attributes.items())} for k in s.links] for s in page],
+    }
+    schema = span_schema()
+    arrays = [pa.array(columns[f.name] if f.name in columns else [getattr(s, f.name) for s in page], type=f.type)
+              for f in schema]
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _score_table(page: Sequence[ScoreRecord]) -> pa.Table:
+    import pyarrow as pa
+
+    schema = score_schema()
+    arrays = [pa.array([datetime.fromisoformat(r.scored_at) for r in page] if f.name == "scored_at"
+                       else [getattr(r, f.name) for r in page], type=f.type) for f in schema]
+    return pa.Table.from_arrays(arrays, schema=schema)
