@@ -31,17 +31,15 @@ from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
-from sumwatch.tracer.otel_traces import TRACES_TABLE
-
 from ..settings import MAX_LIST_LIMIT
 from .connection import Store
 from .scores import ScoreRecord, list_scores, next_scores_cursor
-from .traces import ONE_PER_SPAN, TraceRow, list_traces, next_traces_cursor
+from .traces import StoredSpan, list_stored_spans, next_traces_cursor
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-SPAN_PAGE = 1000  # whole spans carry their source text: about 10 MB a page at 10 KB a span
+SPAN_PAGE = 2000  # whole spans carry their source text: about 20 MB a page at 10 KB a span
 SCORE_PAGE = 5000
 
 
@@ -54,60 +52,24 @@ Progress = Callable[[int], None]  # rows written so far, after each page
 Sink = str | os.PathLike[str] | IO[bytes]
 
 
-@dataclass(frozen=True)
-class SpanEvent:
-    timestamp_ns: int
-    name: str
-    attributes: dict[str, str]
-
-
-@dataclass(frozen=True)
-class SpanLink:
-    trace_id: str
-    span_id: str
-    trace_state: str
-    attributes: dict[str, str]
-
-
-@dataclass(frozen=True)
-class StoredSpan:
-    """A span as ``otel_traces`` holds it, every column."""
-
-    timestamp_ns: int
-    trace_id: str
-    span_id: str
-    parent_span_id: str
-    trace_state: str
-    name: str
-    kind: str
-    service: str
-    resource_attributes: dict[str, str]
-    scope_name: str
-    scope_version: str
-    attributes: dict[str, str]
-    duration_ns: int
-    status: str
-    status_message: str
-    events: tuple[SpanEvent, ...]
-    links: tuple[SpanLink, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        # by hand, not asdict: its deep copy of every map was half an export's time
-        return {"timestamp": iso_ns(self.timestamp_ns), "trace_id": self.trace_id, "span_id": self.span_id,
-                "parent_span_id": self.parent_span_id, "trace_state": self.trace_state, "name": self.name,
-                "kind": self.kind, "service": self.service, "resource_attributes": self.resource_attributes,
-                "scope_name": self.scope_name, "scope_version": self.scope_version, "attributes": self.attributes,
-                "duration_ns": self.duration_ns, "status": self.status, "status_message": self.status_message,
-                "events": [{"timestamp": iso_ns(e.timestamp_ns), "name": e.name, "attributes": e.attributes}
-                           for e in self.events],
-                "links": [{"trace_id": k.trace_id, "span_id": k.span_id, "trace_state": k.trace_state,
-                           "attributes": k.attributes} for k in self.links]}
-
-
 # the columns of a span export, in order, as both formats name them
 SPAN_FIELDS = ("timestamp", "trace_id", "span_id", "parent_span_id", "trace_state", "name", "kind", "service",
                "resource_attributes", "scope_name", "scope_version", "attributes", "duration_ns", "status",
                "status_message", "events", "links")
+
+
+def span_json(span: StoredSpan) -> dict[str, Any]:
+    """A span as its JSON line holds it."""
+    # by hand, not asdict: its deep copy of every map was half an export's time
+    return {"timestamp": iso_ns(span.timestamp_ns), "trace_id": span.trace_id, "span_id": span.span_id,
+            "parent_span_id": span.parent_span_id, "trace_state": span.trace_state, "name": span.name,
+            "kind": span.kind, "service": span.service, "resource_attributes": span.resource_attributes,
+            "scope_name": span.scope_name, "scope_version": span.scope_version, "attributes": span.attributes,
+            "duration_ns": span.duration_ns, "status": span.status, "status_message": span.status_message,
+            "events": [{"timestamp": iso_ns(e.timestamp_ns), "name": e.name, "attributes": e.attributes}
+                       for e in span.events],
+            "links": [{"trace_id": k.trace_id, "span_id": k.span_id, "trace_state": k.trace_state,
+                       "attributes": k.attributes} for k in span.links]}
 
 
 def iso_ns(ns: int) -> str:
@@ -122,39 +84,13 @@ def span_pages(store: Store, *, page_size: int = SPAN_PAGE, service: str | None 
     _check_page_size(page_size)
     cursor = None
     while True:
-        page = list_traces(store, limit=page_size, service=service, domain=domain, band=band, since=since,
-                           cursor=cursor)
+        page = list_stored_spans(store, limit=page_size, service=service, domain=domain, band=band, since=since,
+                                 cursor=cursor)
         if page:
-            yield _whole_spans(store, page)
+            yield page
         cursor = next_traces_cursor(page, page_size)
         if cursor is None:
             return
-
-
-def _whole_spans(store: Store, page: Sequence[TraceRow]) -> list[StoredSpan]:
-    """The stored spans of a listing page, in its order: its traces within its time range (the partitions and
-    the trace id's bloom filter skip the rest), one row per span."""
-    rows = store.query_rows(
-        f"""SELECT toUnixTimestamp64Nano(Timestamp), TraceId, SpanId, ParentSpanId, TraceState, SpanName, SpanKind,
-               ServiceName, ResourceAttributes, ScopeName, ScopeVersion, SpanAttributes, Duration, StatusCode,
-               StatusMessage, arrayMap(t -> toUnixTimestamp64Nano(t), Events.Timestamp), Events.Name,
-               Events.Attributes, Links.TraceId, Links.SpanId, Links.TraceState, Links.Attributes
-        FROM {TRACES_TABLE}
-        WHERE TraceId IN {{tids:Array(String)}}
-          AND Timestamp BETWEEN fromUnixTimestamp64Nano({{lo:Int64}}) AND fromUnixTimestamp64Nano({{hi:Int64}})
-        {ONE_PER_SPAN}""",
-        {"tids": list(dict.fromkeys(r.trace_id for r in page)), "lo": page[-1].timestamp_ns,
-         "hi": page[0].timestamp_ns})
-    by_key = {}
-    for (ts, tid, sid, parent, state, name, kind, svc, res, scope, scope_v, attrs, dur, status, msg,
-         ev_ts, ev_names, ev_attrs, l_tids, l_sids, l_states, l_attrs) in rows:
-        by_key[(tid, sid)] = StoredSpan(
-            int(ts), tid, sid, parent, state, name, kind, svc, dict(res), scope, scope_v, dict(attrs), int(dur),
-            status, msg, tuple(SpanEvent(int(t), n, dict(a)) for t, n, a in zip(ev_ts, ev_names, ev_attrs)),
-            tuple(SpanLink(t, s, st, dict(a)) for t, s, st, a in zip(l_tids, l_sids, l_states, l_attrs)))
-    # a span the listing gave is stored (spans are never deleted but by TTL, which drops the oldest day
-    # first): one missing was dropped between the two reads, and is left out as a later page would
-    return [by_key[(r.trace_id, r.span_id)] for r in page if (r.trace_id, r.span_id) in by_key]
 
 
 def score_pages(store: Store, *, page_size: int = SCORE_PAGE, trace_id: str | None = None, rubric: str | None = None,
@@ -187,7 +123,7 @@ def export_spans(store: Store, sink: Sink, fmt: ExportFormat | str, *, page_size
     """
     fmt = _format(fmt)
     pages = span_pages(store, page_size=page_size, service=service, domain=domain, band=band, since=since)
-    return _write(sink, fmt, pages, _span_table if fmt is ExportFormat.PARQUET else None, on_progress)
+    return _write(sink, fmt, pages, _Encoding(span_json, _span_table), on_progress)
 
 
 def export_scores(store: Store, sink: Sink, fmt: ExportFormat | str, *, page_size: int = SCORE_PAGE,
@@ -201,7 +137,7 @@ def export_scores(store: Store, sink: Sink, fmt: ExportFormat | str, *, page_siz
     fmt = _format(fmt)
     pages = score_pages(store, page_size=page_size, trace_id=trace_id, rubric=rubric, judge_version=judge_version,
                         failing_only=failing_only)
-    return _write(sink, fmt, pages, _score_table if fmt is ExportFormat.PARQUET else None, on_progress)
+    return _write(sink, fmt, pages, _Encoding(ScoreRecord.to_json, _score_table), on_progress)
 
 
 def _format(fmt: ExportFormat | str) -> ExportFormat:
@@ -211,8 +147,16 @@ def _format(fmt: ExportFormat | str) -> ExportFormat:
         raise ValueError(f"format must be one of {', '.join(f.value for f in ExportFormat)}, got {fmt!r}") from None
 
 
-def _write(sink: Sink, fmt: ExportFormat, pages: Iterator[Sequence[StoredSpan]] | Iterator[Sequence[ScoreRecord]],
-           to_table: Callable[[Any], pa.Table] | None, on_progress: Progress | None) -> int:
+@dataclass(frozen=True)
+class _Encoding:
+    """How one kind of row is written: a JSON line's object, a page's Arrow table."""
+
+    json: Callable[[Any], dict[str, Any]]
+    table: Callable[[Sequence[Any]], pa.Table]
+
+
+def _write(sink: Sink, fmt: ExportFormat, pages: Iterator[Sequence[Any]], encoding: _Encoding,
+           on_progress: Progress | None) -> int:
     """Pages to the sink, one at a time. A path is written beside itself and moved into place at the end,
     so a failed export leaves no half file under the name asked for."""
     if isinstance(sink, (str, os.PathLike)):
@@ -224,20 +168,20 @@ def _write(sink: Sink, fmt: ExportFormat, pages: Iterator[Sequence[StoredSpan]] 
             raise ValueError(f"cannot write the export to {path}: {exc.strerror}") from None
         try:
             with part.open("wb") as stream:
-                written = _write_stream(stream, fmt, pages, to_table, on_progress)
+                written = _write_stream(stream, fmt, pages, encoding, on_progress)
             part.replace(path)
         finally:
             part.unlink(missing_ok=True)
         return written
-    return _write_stream(sink, fmt, pages, to_table, on_progress)
+    return _write_stream(sink, fmt, pages, encoding, on_progress)
 
 
-def _write_stream(stream: IO[bytes], fmt: ExportFormat, pages: Iterator[Sequence[Any]],
-                  to_table: Callable[[Any], pa.Table] | None, on_progress: Progress | None) -> int:
+def _write_stream(stream: IO[bytes], fmt: ExportFormat, pages: Iterator[Sequence[Any]], encoding: _Encoding,
+                  on_progress: Progress | None) -> int:
     written = 0
     if fmt is ExportFormat.JSONL:
         for page in pages:
-            stream.write(b"".join(orjson.dumps(row.to_json()) + b"\n" for row in page))
+            stream.write(b"".join(orjson.dumps(encoding.json(row)) + b"\n" for row in page))
             written += len(page)
             if on_progress:
                 on_progress(written)
@@ -246,11 +190,10 @@ def _write_stream(stream: IO[bytes], fmt: ExportFormat, pages: Iterator[Sequence
     # pyarrow only here: importing it costs about half a second, which no other command should pay
     import pyarrow.parquet as pq
 
-    assert to_table is not None
     writer = None
     try:
         for page in pages:
-            table = to_table(page)
+            table = encoding.table(page)
             if writer is None:
                 writer = pq.ParquetWriter(stream, table.schema, compression="zstd")
             writer.write_table(table)  # one row group per page
@@ -258,7 +201,7 @@ def _write_stream(stream: IO[bytes], fmt: ExportFormat, pages: Iterator[Sequence
             if on_progress:
                 on_progress(written)
         if writer is None:  # nothing matched: a file with the schema and no rows
-            writer = pq.ParquetWriter(stream, to_table([]).schema, compression="zstd")
+            writer = pq.ParquetWriter(stream, encoding.table([]).schema, compression="zstd")
     finally:
         if writer is not None:
             writer.close()

@@ -7,7 +7,7 @@ import pytest
 
 from sumwatch.monitor.store.paging import SCORES_CURSOR, TRACES_CURSOR, decode_cursor, encode_cursor
 from sumwatch.monitor.store.scores import SCORE_COLUMNS, SCORES_TABLE, list_scores, next_scores_cursor
-from sumwatch.monitor.store.traces import list_traces, next_traces_cursor
+from sumwatch.monitor.store.traces import list_stored_spans, list_traces, next_traces_cursor
 from sumwatch.tracer import semconv
 
 BASE_NS = 1_780_000_000_000_000_000  # 2026-05-28
@@ -60,6 +60,22 @@ def test_a_walk_of_trace_pages_gives_each_span_once_in_order_with_ties_and_copie
     assert walk_traces(store, 5, domain="news") == expected
     assert walk_traces(store, 6, service="digest", since=datetime.fromtimestamp(BASE_NS / 1e9, timezone.utc)
                        ) == expected
+
+
+def test_whole_spans_page_like_the_listing_when_copies_crowd_their_short_prefix(store):
+    rows = span_rows(45, random.Random(8), tie=2)
+    for _ in range(3):  # every span three times: a prefix 5% longer than a page holds a third of it
+        store.insert_spans(rows)
+    seen, cursor = [], None
+    while True:
+        page = list_stored_spans(store, limit=10, cursor=cursor)
+        seen += [(s.trace_id, s.span_id) for s in page]
+        assert [s.attributes[semconv.OUTPUT_VALUE] for s in page] == [
+            t.summary_preview for t in list_traces(store, limit=10, cursor=cursor)]
+        cursor = next_traces_cursor(page, 10)
+        if cursor is None:
+            break
+    assert seen == newest_first(rows)
 
 
 def test_spans_stored_during_a_walk_are_not_in_its_later_pages_and_copies_are_not_repeated(store):
