@@ -1,7 +1,7 @@
 """What taking every span and score out costs: the paged exports (JSON lines, Parquet) against one unbounded
 SELECT of the same rows into Python, timed and measured in the same run.
 
-    python tests/bench/bulk_export.py [--spans 100000] [--scores 100000] [--source-bytes 1024] [--page-size 1000]
+    python tests/bench/bulk_export.py [--spans 100000] [--scores 100000] [--source-bytes 1024] [--page-size 2000]
 
 Spans go in as the receiver stores them (1% of them twice, as retried batches), scores as the sampler
 writes them. Each export walks the listing's cursor, reads a page of whole spans (or score records) and
@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from sumwatch.monitor.settings import Settings
-from sumwatch.monitor.store.bulk_export import export_scores, export_spans
+from sumwatch.monitor.store.bulk_export import SCORE_PAGE, SPAN_PAGE, export_scores, export_spans
 from sumwatch.monitor.store.connection import Store
 from sumwatch.monitor.store.migrations import migrate
 from sumwatch.monitor.store.scores import SCORE_COLUMNS, SCORES_TABLE
@@ -130,7 +130,8 @@ def main() -> None:
     ap.add_argument("--spans", type=int, default=100_000)
     ap.add_argument("--scores", type=int, default=100_000)
     ap.add_argument("--source-bytes", type=int, default=1024, help="source text per span")
-    ap.add_argument("--page-size", type=int, default=1000, help="spans per page (scores: 5x)")
+    ap.add_argument("--page-size", type=int, default=SPAN_PAGE, help="spans per page")
+    ap.add_argument("--score-page-size", type=int, default=SCORE_PAGE, help="scores per page")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
@@ -169,14 +170,14 @@ def main() -> None:
             f"SELECT TraceId, SpanId, Rubric, JudgeVersion, Verdict, Score, Passed, FailureMode, Tier, Evidence, "
             f"Explanation, Model, CostUsd, LatencyMs, Error, ServiceName, ScoredAt FROM {SCORES_TABLE} FINAL "
             f"ORDER BY ScoredAt DESC, TraceId, Rubric, SpanId, JudgeVersion")
-        page = args.page_size
+        page, score_page = args.page_size, args.score_page_size
         runs: dict[str, Callable[[], int]] = {
             "spans_select": lambda: len(store.query_rows(select_spans)),
             "spans_jsonl": lambda: export_spans(store, out / "spans.jsonl", "jsonl", page_size=page),
             "spans_parquet": lambda: export_spans(store, out / "spans.parquet", "parquet", page_size=page),
             "scores_select": lambda: len(store.query_rows(select_scores)),
-            "scores_jsonl": lambda: export_scores(store, out / "scores.jsonl", "jsonl", page_size=5 * page),
-            "scores_parquet": lambda: export_scores(store, out / "scores.parquet", "parquet", page_size=5 * page),
+            "scores_jsonl": lambda: export_scores(store, out / "scores.jsonl", "jsonl", page_size=score_page),
+            "scores_parquet": lambda: export_scores(store, out / "scores.parquet", "parquet", page_size=score_page),
         }
         figures: dict[str, dict[str, Any]] = {}
         # exports first, the unbounded reads last: resident memory seldom shrinks, so a read's growth would
@@ -205,7 +206,7 @@ def main() -> None:
 
     print(json.dumps({
         "bench": "bulk_export", "spans": args.spans, "stored_span_rows": stored, "scores": args.scores,
-        "source_bytes": args.source_bytes, "page_size": args.page_size, "score_page_size": 5 * args.page_size,
+        "source_bytes": args.source_bytes, "page_size": args.page_size, "score_page_size": args.score_page_size,
         "repeats": args.repeats, "build_s": round(build_s, 1), "cpus": os.cpu_count(), **figures,
         "each_row_once": all(figures[f"{k}_{f}"]["rows"] == figures[f"{k}_select"]["rows"]
                              for k in ("spans", "scores") for f in ("jsonl", "parquet")),

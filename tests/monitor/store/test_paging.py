@@ -5,6 +5,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from sumwatch.monitor.store.corpus import CorpusItem, load_items, next_corpus_cursor, save_items
 from sumwatch.monitor.store.paging import SCORES_CURSOR, TRACES_CURSOR, decode_cursor, encode_cursor
 from sumwatch.monitor.store.scores import SCORE_COLUMNS, SCORES_TABLE, list_scores, next_scores_cursor
 from sumwatch.monitor.store.traces import list_stored_spans, list_traces, next_traces_cursor
@@ -190,6 +191,28 @@ def test_a_failing_listing_is_right_when_replaced_failures_fill_what_it_first_re
     assert [k[1] for k in walk_scores(store, 2, failing_only=True)] == ["a" * 16] * 3 + [r[1] for r in buried[::-1]]
 
 
+def test_a_walk_of_corpus_pages_gives_each_item_once_in_order(store):
+    items = [CorpusItem(rubric=rubric, source=f"Source {i}.", summary=f"Summary {i}.", human_verdict=verdict,
+                        bucket=("pass", "numbers", "entities")[i % 3])
+             for i in range(23) for rubric, verdict in (("factuality", "correct"), ("completeness", "present"))]
+    save_items(store, items)
+    save_items(store, items[:5])  # saved again: replaced, not added
+    everything = [i.item_id for i in load_items(store)]
+    assert len(everything) == 46
+    for limit in (1, 4, 46):
+        seen, cursor = [], None
+        while True:
+            page = load_items(store, limit=limit, cursor=cursor)
+            seen += [i.item_id for i in page]
+            cursor = next_corpus_cursor(page, limit)
+            if cursor is None:
+                break
+        assert seen == everything
+    first = load_items(store, rubric="factuality", limit=5)
+    rest = load_items(store, rubric="factuality", limit=100, cursor=next_corpus_cursor(first, 5))
+    assert [i.item_id for i in first + rest] == [i.item_id for i in load_items(store, rubric="factuality")]
+
+
 def test_a_cursor_this_server_did_not_give_is_refused_in_one_line(store):
     rows = span_rows(6, random.Random(6))
     store.insert_spans(rows)
@@ -205,6 +228,8 @@ def test_a_cursor_this_server_did_not_give_is_refused_in_one_line(store):
         assert message.startswith("cursor is not one this server gave: ") and "\n" not in message
     with pytest.raises(ValueError, match="cursor is not one this server gave: it pages 'traces', not 'scores'"):
         list_scores(store, cursor=good)
+    with pytest.raises(ValueError, match="cursor is not one this server gave: it pages 'traces', not 'corpus'"):
+        load_items(store, limit=5, cursor=good)
     assert decode_cursor(TRACES_CURSOR, good, (int, str, str))[1:] == newest_first(rows)[2]
 
 
