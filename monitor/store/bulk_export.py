@@ -10,7 +10,8 @@ the table. Parquet gets one row group per page.
 What is written:
 
 - spans: the whole stored span, one per (trace id, span id), newest first: every column of ``otel_traces``
-  (the Collector's names in snake case). Parquet types: ``timestamp`` timestamp[ns, UTC], ``duration_ns``
+  (in :class:`StoredSpan`'s names: ``name`` is SpanName, ``service`` ServiceName, ``status`` StatusCode,
+  ``attributes`` SpanAttributes, ...). Parquet types: ``timestamp`` timestamp[ns, UTC], ``duration_ns``
   int64, ``attributes`` and ``resource_attributes`` map<string, string>, ``events`` and ``links`` lists of
   structs (an event's ``timestamp`` timestamp[ns, UTC], its ``attributes`` a map). JSON lines: the same
   names, timestamps as ISO 8601 UTC with nanoseconds (``2026-05-28T20:26:40.123456789Z``), maps as objects.

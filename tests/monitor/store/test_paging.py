@@ -79,6 +79,19 @@ def test_whole_spans_page_like_the_listing_when_copies_crowd_their_short_prefix(
     assert seen == newest_first(rows)
 
 
+def test_whole_spans_read_only_their_window_when_every_span_is_stored_twice(store, monkeypatch):
+    rows = span_rows(60, random.Random(9), tie=1)
+    store.insert_spans(rows)
+    store.insert_spans(rows)  # the span facts hold both copies until a merge
+    reads: list[str] = []
+    query_rows = store.query_rows
+    monkeypatch.setattr(store, "query_rows", lambda sql, params=None: reads.append(sql) or query_rows(sql, params))
+    page = list_stored_spans(store, limit=10)
+    more = list_stored_spans(store, limit=10, cursor=next_traces_cursor(page, 10))
+    assert [(s.trace_id, s.span_id) for s in page + more] == newest_first(rows)[:20]
+    assert reads and all("sumwatch_span_facts" in sql for sql in reads)  # never the read of every span
+
+
 def test_spans_stored_during_a_walk_are_not_in_its_later_pages_and_copies_are_not_repeated(store):
     rng = random.Random(2)
     rows = span_rows(40, rng, tie=3)
