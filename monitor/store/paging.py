@@ -68,4 +68,6 @@ def decode_cursor(tag: str, cursor: str, types: Sequence[type]) -> tuple[int | s
     # bool is an int to isinstance, and no key holds one
     if len(key) != len(types) or any(type(v) is not t for v, t in zip(key, types)):
         raise refuse("its key does not fit this listing")
+    if any(type(v) is int and not -(2**63) <= v < 2**63 for v in key):  # times go to the engine as Int64
+        raise refuse("its key does not fit this listing")
     return tuple(key)

@@ -234,7 +234,8 @@ def test_a_cursor_this_server_did_not_give_is_refused_in_one_line(store):
     scores_cursor = encode_cursor(SCORES_CURSOR, (1, "a", "b", "c", "d"))
     tampered = good[:-3] + ("A" if good[-3] != "A" else "B") + good[-2:]
     for bad in ("", "not a cursor!", "AAAA", good[:-4], tampered, scores_cursor, "x" * 5000,
-                encode_cursor(TRACES_CURSOR, ("1", "a", "b")), encode_cursor(TRACES_CURSOR, (True, "a", "b"))):
+                encode_cursor(TRACES_CURSOR, ("1", "a", "b")), encode_cursor(TRACES_CURSOR, (True, "a", "b")),
+                encode_cursor(TRACES_CURSOR, (2**64, "a", "b"))):
         with pytest.raises(ValueError) as err:
             list_traces(store, limit=3, cursor=bad)
         message = str(err.value)
