@@ -1,7 +1,7 @@
 """What taking every span and score out costs: the paged exports (JSON lines, Parquet) against one unbounded
 SELECT of the same rows into Python, timed and measured in the same run.
 
-    python tests/bench/bulk_export.py [--spans 100000] [--scores 100000] [--source-bytes 1024] [--page-size 2000]
+    python tests/bench/bulk_export.py [--spans 100000] [--scores 100000] [--source-bytes 1024] [--page-size N]
 
 Spans go in as the receiver stores them (1% of them twice, as retried batches), scores as the sampler
 writes them. Each export walks the listing's cursor, reads a page of whole spans (or score records) and
@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from sumwatch.monitor.settings import Settings
-from sumwatch.monitor.store.bulk_export import SCORE_PAGE, SPAN_PAGE, export_scores, export_spans
+from sumwatch.monitor.store.bulk_export import SCORE_PAGE, SPAN_PAGE_BYTES, export_scores, export_spans
 from sumwatch.monitor.store.connection import Store
 from sumwatch.monitor.store.migrations import migrate
 from sumwatch.monitor.store.scores import SCORE_COLUMNS, SCORES_TABLE
@@ -130,7 +130,8 @@ def main() -> None:
     ap.add_argument("--spans", type=int, default=100_000)
     ap.add_argument("--scores", type=int, default=100_000)
     ap.add_argument("--source-bytes", type=int, default=1024, help="source text per span")
-    ap.add_argument("--page-size", type=int, default=SPAN_PAGE, help="spans per page")
+    ap.add_argument("--page-size", type=int, default=None,
+                    help=f"spans per page (default: pages of about {SPAN_PAGE_BYTES // 2**20} MB of attributes)")
     ap.add_argument("--score-page-size", type=int, default=SCORE_PAGE, help="scores per page")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)

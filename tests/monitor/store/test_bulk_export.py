@@ -12,11 +12,13 @@ import pytest
 
 from sumwatch.monitor.demo.run import run_demo
 from sumwatch.monitor.scoring.sampler import Sampler
+from sumwatch.monitor.store import bulk_export
 from sumwatch.monitor.store.bulk_export import (
     ExportFormat,
     export_scores,
     export_spans,
     score_schema,
+    span_pages,
     span_schema,
 )
 from sumwatch.monitor.store.scores import list_scores
@@ -143,6 +145,20 @@ def test_scores_round_trip_through_json_lines_and_parquet(store, rules_cascade, 
     failing = io.BytesIO()
     assert export_scores(store, failing, "jsonl", failing_only=True, rubric="conciseness") == len(
         [r for r in listed if not r["passed"] and r["rubric"] == "conciseness"])
+
+
+def test_default_span_pages_hold_about_the_same_bytes_whatever_a_span_holds(store, monkeypatch):
+    rng = random.Random(3)
+    base = 1_780_000_000 * NS
+    small = [traced_span(rng, base + i * NS, "x" * 200) for i in range(1600)]
+    large = [traced_span(rng, base + (1600 + i) * NS, "x" * 2000) for i in range(400)]  # newer: read first
+    store.insert_spans(small + large)
+    per_span = 2256 + len("a summary") + len(semconv.TASK_SUMMARIZATION) + len("tldr")  # text + 256 for the rest
+    monkeypatch.setattr(bulk_export, "FIRST_SPAN_PAGE", 5)
+    monkeypatch.setattr(bulk_export, "SPAN_PAGE_BYTES", 150 * per_span)
+    sizes = [len(page) for page in span_pages(store)]
+    assert sizes[:4] == [5, 150, 150, 150]  # large spans: 150 a page
+    assert max(sizes) > 500 and sum(sizes) == 2000  # small ones: more a page, and every span once
 
 
 def test_an_export_with_nothing_to_write_is_a_valid_empty_file(store, tmp_path):
