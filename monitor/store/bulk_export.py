@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 # took half the time of pages of 2,000.
 SPAN_PAGE_BYTES = 16 * 2**20
 FIRST_SPAN_PAGE = 1000
-SCORE_PAGE = 5000
+SCORE_PAGE = MAX_LIST_LIMIT  # a score row is small (about 0.5 KB): a page is a few MB
 
 
 class ExportFormat(str, Enum):
