@@ -15,7 +15,8 @@ What is written:
   int64, ``attributes`` and ``resource_attributes`` map<string, string>, ``events`` and ``links`` lists of
   structs (an event's ``timestamp`` timestamp[ns, UTC], its ``attributes`` a map). JSON lines: the same
   names, timestamps as ISO 8601 UTC with nanoseconds (``2026-05-28T20:26:40.123456789Z``), maps as objects.
-- scores: the score record of the listings (:class:`ScoreRecord`), newest first. Parquet types: ``score``,
+- scores: the score record of the listings (:class:`ScoreRecord`), in key order (trace, span, rubric, judge
+  version; see :func:`scores_by_key`: newest first, each page would merge the whole table). Parquet types: ``score``,
   ``cost_usd``, ``latency_ms`` float64, ``passed`` bool, ``scored_at`` timestamp[us, UTC], the rest strings.
   JSON lines: the listing's JSON of each record.
 """
@@ -34,7 +35,7 @@ import orjson
 
 from ..settings import MAX_LIST_LIMIT
 from .connection import Store
-from .scores import ScoreRecord, list_scores, next_scores_cursor
+from .scores import ScoreRecord, next_scores_key_cursor, scores_by_key
 from .traces import StoredSpan, list_stored_spans, next_traces_cursor
 
 if TYPE_CHECKING:
@@ -113,15 +114,15 @@ def _spans_for_bytes(page: Sequence[StoredSpan]) -> int:
 
 def score_pages(store: Store, *, page_size: int = SCORE_PAGE, trace_id: str | None = None, rubric: str | None = None,
                 judge_version: str | None = None, failing_only: bool = False) -> Iterator[list[ScoreRecord]]:
-    """The scores :func:`list_scores` lists with these filters, a page at a time, newest first."""
+    """The scores :func:`list_scores` lists with these filters, a page at a time, in key order."""
     _check_page_size(page_size)
     cursor = None
     while True:
-        page = list_scores(store, trace_id=trace_id, rubric=rubric, judge_version=judge_version,
-                           failing_only=failing_only, limit=page_size, cursor=cursor)
+        page = scores_by_key(store, trace_id=trace_id, rubric=rubric, judge_version=judge_version,
+                             failing_only=failing_only, limit=page_size, cursor=cursor)
         if page:
             yield page
-        cursor = next_scores_cursor(page, page_size)
+        cursor = next_scores_key_cursor(page, page_size)
         if cursor is None:
             return
 

@@ -18,7 +18,7 @@ from typing import Any
 from ..rubrics.verdicts import RubricResult
 from .connection import Store, equals_filter
 from .ddl import Table, Target
-from .paging import SCORES_CURSOR, decode_cursor, encode_cursor
+from .paging import SCORES_CURSOR, SCORES_KEY_CURSOR, decode_cursor, encode_cursor
 
 SCORES_TABLE = "sumwatch_scores"
 
@@ -168,6 +168,52 @@ def next_scores_cursor(page: Sequence[ScoreRecord], limit: int) -> str | None:
     at = datetime.fromisoformat(last.scored_at)
     micros = (at - _EPOCH) // timedelta(microseconds=1)  # exact: ScoredAt is stored in µs
     return encode_cursor(SCORES_CURSOR, (micros, last.trace_id, last.rubric, last.span_id, last.judge_version))
+
+
+def scores_by_key(store: Store, *, trace_id: str | None = None, rubric: str | None = None,
+                  judge_version: str | None = None, failing_only: bool = False, limit: int = 100,
+                  cursor: str | None = None) -> list[ScoreRecord]:
+    """The scores :func:`list_scores` gives with these filters, in the table's key order (trace, span,
+    rubric, judge version) instead of newest first; with ``cursor`` (from :func:`next_scores_key_cursor`),
+    the page after the one it came from.
+
+        page = scores_by_key(store, limit=10_000)
+        more = scores_by_key(store, limit=10_000, cursor=next_scores_key_cursor(page, 10_000))
+
+    For walks over every score (exports): a page of the newest first order merges the granules of every
+    trace it names, which are spread over the whole table, so such a walk reads the table once a page;
+    in key order a page reads its own granules. A key judged again during a walk is given once, as its
+    newest judgement when the walk reaches it; a key stored during a walk is given if it sorts after the
+    cursor.
+    """
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1, got {limit}")
+    params: dict[str, Any] = {"limit": limit}
+    where = equals_filter(params, TraceId=trace_id.strip().lower() if trace_id else None, Rubric=rubric,
+                          JudgeVersion=judge_version) + (" AND Passed = 0" if failing_only else "")
+    if cursor is not None:
+        c_tid, c_sid, c_rub, c_jv = decode_cursor(SCORES_KEY_CURSOR, cursor, (str, str, str, str))
+        params.update(c_tid=c_tid, c_sid=c_sid, c_rub=c_rub, c_jv=c_jv)
+        # the plain bound on the key's first column is what the primary index prunes with
+        where += (" AND TraceId >= {c_tid:String} AND (TraceId, SpanId, Rubric, JudgeVersion) > "
+                  "({c_tid:String}, {c_sid:String}, {c_rub:String}, {c_jv:String})")
+    rows = store.query_rows(
+        f"""SELECT TraceId, SpanId, Rubric, JudgeVersion, Verdict, Score, Passed, FailureMode, Tier, Evidence,
+               Explanation, Model, CostUsd, LatencyMs, Error, ServiceName, toTimeZone(ScoredAt, 'UTC')
+        FROM {SCORES_TABLE} FINAL WHERE {where}
+        ORDER BY TraceId, SpanId, Rubric, JudgeVersion LIMIT {{limit:UInt32}}""", params)
+    return [ScoreRecord(tid, sid, rub, jv, verdict, round(float(score), 4), bool(passed), fm, tier, ev, ex, model,
+                        float(cost), float(lat), err, svc, at.replace(tzinfo=timezone.utc).isoformat())
+            for tid, sid, rub, jv, verdict, score, passed, fm, tier, ev, ex, model, cost, lat, err, svc, at in rows]
+
+
+def next_scores_key_cursor(page: Sequence[ScoreRecord], limit: int) -> str | None:
+    """The cursor of the page after ``page`` of :func:`scores_by_key` (read with ``limit``), or None when it
+    was the last page."""
+    if len(page) < limit or not page:
+        return None
+    last = page[-1]
+    return encode_cursor(SCORES_KEY_CURSOR, (last.trace_id, last.span_id, last.rubric, last.judge_version))
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)

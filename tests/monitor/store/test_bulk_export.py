@@ -126,6 +126,7 @@ def test_scores_round_trip_through_json_lines_and_parquet(store, rules_cascade, 
     Sampler(store, rules_cascade, batch=10).run_pass()
     listed = [s.to_json() for s in list_scores(store, limit=1000)]
     assert len(listed) == 80
+    listed.sort(key=lambda r: (r["trace_id"], r["span_id"], r["rubric"], r["judge_version"]))  # key order
 
     lines = io.BytesIO()
     assert export_scores(store, lines, ExportFormat.JSONL, page_size=30) == 80

@@ -7,7 +7,14 @@ import pytest
 
 from sumwatch.monitor.store.corpus import CorpusItem, load_items, next_corpus_cursor, save_items
 from sumwatch.monitor.store.paging import SCORES_CURSOR, TRACES_CURSOR, decode_cursor, encode_cursor
-from sumwatch.monitor.store.scores import SCORE_COLUMNS, SCORES_TABLE, list_scores, next_scores_cursor
+from sumwatch.monitor.store.scores import (
+    SCORE_COLUMNS,
+    SCORES_TABLE,
+    list_scores,
+    next_scores_cursor,
+    next_scores_key_cursor,
+    scores_by_key,
+)
 from sumwatch.monitor.store.traces import list_stored_spans, list_traces, next_traces_cursor
 from sumwatch.tracer import semconv
 
@@ -182,6 +189,34 @@ def test_scores_stored_during_a_walk_are_not_in_its_later_pages(store):
     rows_by_key = {(r[0], r[1], r[2], r[3]): r for r in rows}
     assert walk_scores(store, 8, between=insert) == expected
     assert len(walk_scores(store, 8)) == 50 + 12
+
+
+def test_a_walk_of_scores_in_key_order_gives_each_key_once_as_its_newest_judgement(store):
+    at0 = datetime(2026, 5, 1, tzinfo=timezone.utc)
+    rng = random.Random(6)
+    rows = score_keys(20, rng, at0)
+    store.insert(SCORES_TABLE, rows, SCORE_COLUMNS)
+    keys = sorted((r[0], r[1], r[2], r[3]) for r in rows)
+    later = max(r[5] for r in rows) + timedelta(minutes=1)
+    seen, verdicts, cursor, pages = [], {}, None, 0
+    while True:
+        page = scores_by_key(store, limit=6, cursor=cursor)
+        seen += [(s.trace_id, s.span_id, s.rubric, s.judge_version) for s in page]
+        verdicts.update({(s.trace_id, s.span_id, s.rubric, s.judge_version): s.verdict for s in page})
+        pages += 1
+        if pages == 1:  # judged again: one key the walk gave, one it has not reached
+            again = [r for r in rows if (r[0], r[1], r[2], r[3]) in (keys[0], keys[-1])]
+            store.insert(SCORES_TABLE, [r[:5] + (later,) + r[6:7] + ("rejudged",) + r[8:] for r in again],
+                         SCORE_COLUMNS)
+        cursor = next_scores_key_cursor(page, 6)
+        if cursor is None:
+            break
+    assert seen == keys
+    assert verdicts[keys[0]] == "ok" and verdicts[keys[-1]] == "rejudged"
+    failing = [(s.trace_id, s.rubric) for s in scores_by_key(store, failing_only=True, limit=100)]
+    assert failing == []
+    with pytest.raises(ValueError, match="it pages 'scores', not 'scores-by-key'"):
+        scores_by_key(store, cursor=encode_cursor(SCORES_CURSOR, (1, "a", "b", "c", "d")))
 
 
 def test_a_failing_listing_is_right_when_replaced_failures_fill_what_it_first_read(store):
