@@ -19,6 +19,7 @@ from typing import Any
 from ..rubrics.verdicts import RUBRICS, VERDICTS, SummaryCase
 from .connection import Store, equals_filter
 from .ddl import Table, Target
+from .paging import CORPUS_CURSOR, decode_cursor, encode_cursor
 
 CORPUS_TABLE = "sumwatch_corpus"
 LABELLED, NEEDS_LABEL, REJECTED = "labelled", "needs_label", "rejected"
@@ -132,16 +133,40 @@ def save_items(store: Store, items: Sequence[CorpusItem]) -> int:
 
 
 def load_items(store: Store, rubric: str | None = None, status: str | None = None,
-               item_id: str | None = None) -> list[CorpusItem]:
+               item_id: str | None = None, *, limit: int | None = None, cursor: str | None = None
+               ) -> list[CorpusItem]:
+    """Items by rubric, bucket and id; every match, or with ``limit`` a page, and with ``cursor`` (from
+    :func:`next_corpus_cursor`) the page after the one it came from.
+
+        page = load_items(store, rubric="factuality", limit=500)
+        more = load_items(store, rubric="factuality", limit=500, cursor=next_corpus_cursor(page, 500))
+
+    An item relabelled into another bucket during a walk moves: it may be given twice or not at all.
+    """
+    if limit is not None and limit < 1:
+        raise ValueError(f"limit must be at least 1, got {limit}")
     params: dict[str, Any] = {}
     where = equals_filter(params, Rubric=rubric, Status=status, ItemId=item_id)
+    if cursor is not None:
+        params["c_r"], params["c_b"], params["c_i"] = decode_cursor(CORPUS_CURSOR, cursor, (str, str, str))
+        where += " AND (Rubric, Bucket, ItemId) > ({c_r:String}, {c_b:String}, {c_i:String})"
+    if limit is not None:
+        params["limit"] = limit
     rows = store.query_rows(
         f"SELECT {', '.join(CORPUS_COLUMNS[:-1])} FROM {CORPUS_TABLE} FINAL WHERE {where} "
-        f"ORDER BY Rubric, Bucket, ItemId", params)
+        f"ORDER BY Rubric, Bucket, ItemId{' LIMIT {limit:UInt32}' if limit is not None else ''}", params)
     return [CorpusItem(rubric=r, source=src, summary=summ, claim=claim, human_verdict=hv, proposed_verdict=pv,
                        bucket=bucket, origin=origin, status=status_, band=band, expected_facts=tuple(facts),
                        trace_id=tid, note=note, item_id=iid)
             for iid, r, src, summ, claim, hv, pv, bucket, origin, status_, band, facts, tid, note in rows]
+
+
+def next_corpus_cursor(page: Sequence[CorpusItem], limit: int) -> str | None:
+    """The cursor of the page after ``page`` (read with ``limit``), or None when it was the last page."""
+    if len(page) < limit or not page:
+        return None
+    last = page[-1]
+    return encode_cursor(CORPUS_CURSOR, (last.rubric, last.bucket, last.item_id))
 
 
 def existing_ids(store: Store, ids: Iterable[str]) -> set[str]:

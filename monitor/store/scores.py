@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from ..rubrics.verdicts import RubricResult
 from .connection import Store, equals_filter
 from .ddl import Table, Target
+from .paging import SCORES_CURSOR, SCORES_KEY_CURSOR, decode_cursor, encode_cursor
 
 SCORES_TABLE = "sumwatch_scores"
 
@@ -122,14 +123,32 @@ def write_scores(store: Store, scored: Sequence[ScoredSpan], judge_version: str)
 
 
 def list_scores(store: Store, *, trace_id: str | None = None, rubric: str | None = None,
-                judge_version: str | None = None, failing_only: bool = False, limit: int = 100) -> list[ScoreRecord]:
+                judge_version: str | None = None, failing_only: bool = False, limit: int = 100,
+                cursor: str | None = None) -> list[ScoreRecord]:
+    """The latest judgement of each (trace, span, rubric, judge version), newest first; with ``cursor``
+    (from :func:`next_scores_cursor`), the page after the one it came from.
+
+        page = list_scores(store, rubric="factuality", limit=500)
+        more = list_scores(store, rubric="factuality", limit=500, cursor=next_scores_cursor(page, 500))
+
+    Rows go by ScoredAt descending, then trace id, rubric, span id and judge version, so a walk of pages
+    gives each key once. A key judged again during a walk moves to the front: it is not repeated, and if
+    the walk had not reached it yet, it is not shown (its older judgement is replaced).
+    """
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1, got {limit}")
     params: dict[str, Any] = {"limit": limit}
     where = equals_filter(params, TraceId=trace_id.strip().lower() if trace_id else None, Rubric=rubric,
                           JudgeVersion=judge_version) + (" AND Passed = 0" if failing_only else "")
+    if cursor is not None:
+        c_at, c_tid, c_rub, c_sid, c_jv = decode_cursor(SCORES_CURSOR, cursor, (int, str, str, str, str))
+        params.update(c_at=c_at, c_tid=c_tid, c_rub=c_rub, c_sid=c_sid, c_jv=c_jv)
+        where += f" AND {_AFTER_CURSOR}"
     final = f"""SELECT TraceId, SpanId, Rubric, JudgeVersion, Verdict, Score, Passed, FailureMode, Tier, Evidence,
-               Explanation, Model, CostUsd, LatencyMs, Error, ServiceName, toTimeZone(ScoredAt, 'UTC')
+               Explanation, Model, CostUsd, LatencyMs, Error, ServiceName, toTimeZone(ScoredAt, 'UTC'),
+               toUnixTimestamp64Micro(ScoredAt)
         FROM {SCORES_TABLE} FINAL WHERE {where}@TRACES@
-        ORDER BY ScoredAt DESC, TraceId, Rubric LIMIT {{limit:UInt32}}"""
+        ORDER BY {_ORDER} LIMIT {{limit:UInt32}}"""
     if trace_id:  # the trace id is the key's prefix: FINAL reads that trace's granules only
         rows = store.query_rows(final.replace("@TRACES@", ""), params)
     else:
@@ -137,27 +156,106 @@ def list_scores(store: Store, *, trace_id: str | None = None, rubric: str | None
                               params, limit)
     return [ScoreRecord(tid, sid, rub, jv, verdict, round(float(score), 4), bool(passed), fm, tier, ev, ex, model,
                         float(cost), float(lat), err, svc, at.replace(tzinfo=timezone.utc).isoformat())
+            for tid, sid, rub, jv, verdict, score, passed, fm, tier, ev, ex, model, cost, lat, err, svc, at, _ in rows]
+
+
+def next_scores_cursor(page: Sequence[ScoreRecord], limit: int) -> str | None:
+    """The cursor of the page after ``page`` (read with ``limit``), or None when it was the last page.
+    A page that came back full may be followed by an empty one: the listing reads no row beyond it."""
+    if len(page) < limit or not page:
+        return None
+    last = page[-1]
+    at = datetime.fromisoformat(last.scored_at)
+    micros = (at - _EPOCH) // timedelta(microseconds=1)  # exact: ScoredAt is stored in µs
+    return encode_cursor(SCORES_CURSOR, (micros, last.trace_id, last.rubric, last.span_id, last.judge_version))
+
+
+def scores_by_key(store: Store, *, trace_id: str | None = None, rubric: str | None = None,
+                  judge_version: str | None = None, failing_only: bool = False, limit: int = 100,
+                  cursor: str | None = None) -> list[ScoreRecord]:
+    """The scores :func:`list_scores` gives with these filters, in the table's key order (trace, span,
+    rubric, judge version) instead of newest first; with ``cursor`` (from :func:`next_scores_key_cursor`),
+    the page after the one it came from.
+
+        page = scores_by_key(store, limit=10_000)
+        more = scores_by_key(store, limit=10_000, cursor=next_scores_key_cursor(page, 10_000))
+
+    For walks over every score (exports): a page of the newest first order merges the granules of every
+    trace it names, which are spread over the whole table, so such a walk reads the table once a page;
+    in key order a page reads its own granules. A key judged again during a walk is given once, as its
+    newest judgement when the walk reaches it; a key stored during a walk is given if it sorts after the
+    cursor.
+    """
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1, got {limit}")
+    params: dict[str, Any] = {"limit": limit}
+    where = equals_filter(params, TraceId=trace_id.strip().lower() if trace_id else None, Rubric=rubric,
+                          JudgeVersion=judge_version) + (" AND Passed = 0" if failing_only else "")
+    if cursor is not None:
+        c_tid, c_sid, c_rub, c_jv = decode_cursor(SCORES_KEY_CURSOR, cursor, (str, str, str, str))
+        params.update(c_tid=c_tid, c_sid=c_sid, c_rub=c_rub, c_jv=c_jv)
+        # the plain bound on the key's first column is what the primary index prunes with
+        where += (" AND TraceId >= {c_tid:String} AND (TraceId, SpanId, Rubric, JudgeVersion) > "
+                  "({c_tid:String}, {c_sid:String}, {c_rub:String}, {c_jv:String})")
+    rows = store.query_rows(
+        f"""SELECT TraceId, SpanId, Rubric, JudgeVersion, Verdict, Score, Passed, FailureMode, Tier, Evidence,
+               Explanation, Model, CostUsd, LatencyMs, Error, ServiceName, toTimeZone(ScoredAt, 'UTC')
+        FROM {SCORES_TABLE} FINAL WHERE {where}
+        ORDER BY TraceId, SpanId, Rubric, JudgeVersion LIMIT {{limit:UInt32}}""", params)
+    return [ScoreRecord(tid, sid, rub, jv, verdict, round(float(score), 4), bool(passed), fm, tier, ev, ex, model,
+                        float(cost), float(lat), err, svc, at.replace(tzinfo=timezone.utc).isoformat())
             for tid, sid, rub, jv, verdict, score, passed, fm, tier, ev, ex, model, cost, lat, err, svc, at in rows]
+
+
+def next_scores_key_cursor(page: Sequence[ScoreRecord], limit: int) -> str | None:
+    """The cursor of the page after ``page`` of :func:`scores_by_key` (read with ``limit``), or None when it
+    was the last page."""
+    if len(page) < limit or not page:
+        return None
+    last = page[-1]
+    return encode_cursor(SCORES_KEY_CURSOR, (last.trace_id, last.span_id, last.rubric, last.judge_version))
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+# newest first; the ids after ScoredAt make the order total over the table's key, which a cursor needs
+_ORDER = "ScoredAt DESC, TraceId, Rubric, SpanId, JudgeVersion"
+# the rows after the cursor's in that order; the plain bound on ScoredAt lets its minmax index skip granules
+_AFTER_CURSOR = ("ScoredAt <= fromUnixTimestamp64Micro({c_at:Int64}) AND (ScoredAt < fromUnixTimestamp64Micro("
+                 "{c_at:Int64}) OR (TraceId, Rubric, SpanId, JudgeVersion) > "
+                 "({c_tid:String}, {c_rub:String}, {c_sid:String}, {c_jv:String}))")
+
+
+def _rank(micros: int, trace_id: str, rubric: str, span_id: str, judge_version: str) -> tuple[int, str, str, str, str]:
+    """A row's place in ``_ORDER`` as a Python sort key (strings compare as the engine's bytes do, by code
+    point in UTF-8)."""
+    return -micros, trace_id, rubric, span_id, judge_version
 
 
 def _newest_scores(store: Store, final: str, where: str, params: dict[str, Any], limit: int) -> list[tuple]:
     """The newest ``limit`` rows of FINAL without merging every score: the newest ``prefix`` stored rows
     (older judgements of a key included) name the candidate traces, and FINAL over those traces' granules
-    gives the answer. A true answer row missing from the candidates would rank after all of them, so with
-    ``limit`` rows found (or every stored row a candidate) it is the answer; else the prefix grows. Over 2M
-    scores 20-40 ms instead of 120-240."""
+    gives the answer. A true answer row missing from the candidates ranks after every stored row read, so
+    the FINAL rows up to the last stored row read are certain: with ``limit`` of them (or every stored row
+    read) that is the answer; else the prefix grows. Over 2M scores 20-40 ms instead of 120-240.
+
+    Only rows up to that last stored row count, because a stored row read may be a judgement since
+    replaced (after a cursor, its newer judgement lies before the cursor; with ``failing_only``, it may pass
+    now): its trace's other rows then come back from FINAL too, and may rank after rows not read yet."""
     prefix = 2 * limit + 8
     while True:
         newest = store.query_rows(
-            f"SELECT DISTINCT TraceId FROM (SELECT TraceId FROM {SCORES_TABLE} WHERE {where} "
-            f"ORDER BY ScoredAt DESC, TraceId, Rubric LIMIT {{prefix:UInt64}})", {**params, "prefix": prefix})
-        rows = store.query_rows(final, {**params, "traces": [t for (t,) in newest]})
-        if len(rows) >= limit or len(newest) == 0:
+            f"SELECT TraceId, Rubric, SpanId, JudgeVersion, toUnixTimestamp64Micro(ScoredAt) FROM {SCORES_TABLE} "
+            f"WHERE {where} ORDER BY {_ORDER} LIMIT {{prefix:UInt64}}", {**params, "prefix": prefix})
+        if not newest:
+            return []
+        rows = store.query_rows(final, {**params, "traces": list(dict.fromkeys(t for t, *_ in newest))})
+        if len(newest) < prefix:  # every stored row was a candidate
             return rows
-        count = store.query_rows(f"SELECT count() FROM (SELECT 1 FROM {SCORES_TABLE} WHERE {where} "
-                                 f"LIMIT {{prefix:UInt64}})", {**params, "prefix": prefix})[0][0]
-        if count < prefix:  # every stored row was a candidate
-            return rows
+        tid, rub, sid, jv, at = newest[-1]
+        edge = _rank(at, tid, rub, sid, jv)
+        certain = [r for r in rows if _rank(r[17], r[0], r[2], r[1], r[3]) <= edge]
+        if len(certain) >= limit:
+            return certain[:limit]
         prefix *= 4
 
 

@@ -28,19 +28,20 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Protocol
 
 from sumwatch.tracer import semconv
 from sumwatch.tracer.otel_traces import TRACE_ID_TS_TABLE, TRACE_ID_TS_VIEW, TRACES_TABLE
 
 from .connection import Store, quote_ident
 from .ddl import Target
+from .paging import TRACES_CURSOR, decode_cursor, encode_cursor
 
 ONE_PER_SPAN = "LIMIT 1 BY TraceId, SpanId"  # appended to a read of otel_traces: each span once
 
 
-def first_spans(store: Store, sql: str, params: Mapping[str, Any], limit: int, *, fill: bool = True
-                ) -> list[tuple]:
+def first_spans(store: Store, sql: str, params: Mapping[str, Any], limit: int, *, fill: bool = True,
+                spare: float = 1.0) -> list[tuple]:
     """The first ``limit`` rows of an ordered read of ``otel_traces``, one row per span.
 
         rows = first_spans(store, "SELECT TraceId, SpanId, ... FROM otel_traces WHERE ... "
@@ -51,12 +52,12 @@ def first_spans(store: Store, sql: str, params: Mapping[str, Any], limit: int, *
     ``limit`` spans of a prefix are the first ``limit`` of the whole read. When copies crowd the prefix
     it is read again, longer, until it holds ``limit`` spans or the rows run out; with ``fill=False`` the
     spans of the first prefix are the answer (fewer than ``limit`` then), for a caller that reads on
-    from its last row anyway.
+    from its last row anyway. ``spare``: the share of rows the first prefix reads beyond ``limit``.
     """
     if limit < 1:
         return []
-    # room for each span twice: the engine's top-N sort costs about the same for twice the rows
-    prefix = 2 * limit + 8
+    # by default room for each span twice: the engine's top-N sort costs about the same for twice the rows
+    prefix = int(limit * (1 + spare)) + 8
     while True:
         rows = store.query_rows(sql, {**params, "prefix": prefix})
         seen: set[tuple[str, str]] = set()
@@ -156,6 +157,7 @@ class TraceRow:
     status: str
     duration_ms: float
     summary_preview: str
+    timestamp_ns: int = 0  # the stored timestamp exactly (``timestamp`` is rounded to ms): a cursor's key
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -181,6 +183,44 @@ class SpanDetail:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class SpanEvent:
+    timestamp_ns: int
+    name: str
+    attributes: dict[str, str]
+
+
+@dataclass(frozen=True)
+class SpanLink:
+    trace_id: str
+    span_id: str
+    trace_state: str
+    attributes: dict[str, str]
+
+
+@dataclass(frozen=True)
+class StoredSpan:
+    """A span as ``otel_traces`` holds it, every column (timestamps in ns since the epoch)."""
+
+    timestamp_ns: int
+    trace_id: str
+    span_id: str
+    parent_span_id: str
+    trace_state: str
+    name: str
+    kind: str
+    service: str
+    resource_attributes: dict[str, str]
+    scope_name: str
+    scope_version: str
+    attributes: dict[str, str]
+    duration_ns: int
+    status: str
+    status_message: str
+    events: tuple[SpanEvent, ...]
+    links: tuple[SpanLink, ...]
+
+
 def _iso(value: datetime) -> str:
     if value.tzinfo is None:
         value = value.replace(tzinfo=timezone.utc)
@@ -201,48 +241,121 @@ def count_spans(store: Store) -> int:
 
 
 def list_traces(store: Store, limit: int = 20, service: str | None = None, *, domain: str | None = None,
-                band: str | None = None, since: datetime | None = None) -> list[TraceRow]:
+                band: str | None = None, since: datetime | None = None, cursor: str | None = None) -> list[TraceRow]:
     """The newest summarization spans, each once; only those of ``service``, ``domain``, ``band`` and from
-    ``since`` on when given."""
+    ``since`` on when given; with ``cursor`` (from :func:`next_traces_cursor`), the page after the one it
+    came from.
+
+        page = list_traces(store, limit=100)
+        more = list_traces(store, limit=100, cursor=next_traces_cursor(page, 100))
+
+    Rows go newest first, ties by trace and span id, so a walk of pages gives each span once. A span
+    stored after the walk began comes in a later page only if its timestamp is older than the page
+    before (a late or backfilled span); new spans sort before the cursor and are not repeated or shown.
+    """
+    rows = _listing(store, _ROW_COLUMNS, limit, service, domain, band, since, cursor, spare=1.0)
+    return [TraceRow(_iso(ts), tid, sid, svc, band, domain, doc, int(sw), int(mw), status,
+                     round(dur / 1e6, 3), " ".join(preview.split()), int(ts_ns))
+            for tid, sid, ts, svc, band, domain, doc, sw, mw, status, dur, preview, ts_ns in rows]
+
+
+def list_stored_spans(store: Store, limit: int = 1000, service: str | None = None, *, domain: str | None = None,
+                      band: str | None = None, since: datetime | None = None, cursor: str | None = None
+                      ) -> list[StoredSpan]:
+    """The spans :func:`list_traces` lists (the same filters, order and cursors), whole: every column.
+
+        page = list_stored_spans(store, limit=2000, service="digest")
+        more = list_stored_spans(store, limit=2000, service="digest", cursor=next_traces_cursor(page, 2000))
+    """
+    return [StoredSpan(int(ts), tid, sid, parent, state, name, kind, svc, dict(res), scope, scope_v, dict(attrs),
+                       int(dur), status, msg,
+                       tuple(SpanEvent(int(t), n, dict(a)) for t, n, a in zip(ev_ts, ev_names, ev_attrs)),
+                       tuple(SpanLink(t, s, st, dict(a)) for t, s, st, a in zip(l_tids, l_sids, l_states, l_attrs)))
+            for (tid, sid, ts, parent, state, name, kind, svc, res, scope, scope_v, attrs, dur, status, msg,
+                 ev_ts, ev_names, ev_attrs, l_tids, l_sids, l_states, l_attrs)
+            # whole rows cost their decoding: read few beyond the limit (copies are rare; first_spans reads
+            # on when they crowd the prefix)
+            in _listing(store, _STORED_COLUMNS, limit, service, domain, band, since, cursor, spare=0.05)]
+
+
+class _Keyed(Protocol):
+    @property
+    def timestamp_ns(self) -> int: ...
+    @property
+    def trace_id(self) -> str: ...
+    @property
+    def span_id(self) -> str: ...
+
+
+def next_traces_cursor(page: Sequence[_Keyed], limit: int) -> str | None:
+    """The cursor of the page after ``page`` (of :func:`list_traces` or :func:`list_stored_spans`, read with
+    ``limit``), or None when it was the last page. A page that came back full may be followed by an empty
+    one: the listing reads no row beyond it."""
+    if len(page) < limit or not page:
+        return None
+    last = page[-1]
+    return encode_cursor(TRACES_CURSOR, (last.timestamp_ns, last.trace_id, last.span_id))
+
+
+_A = "SpanAttributes"
+# what a listing row shows; TraceId and SpanId first, as first_spans needs
+_ROW_COLUMNS = f"""TraceId, SpanId, toTimeZone(Timestamp, 'UTC'), ServiceName,
+    {_A}['{semconv.SUMMARIZATION_BAND}'], {_A}['{semconv.DOMAIN}'], {_A}['{semconv.DOCUMENT_ID}'],
+    toUInt32OrZero({_A}['{semconv.SOURCE_WORDS}']), toUInt32OrZero({_A}['{semconv.SUMMARY_WORDS}']),
+    StatusCode, Duration, substring({_A}['{semconv.OUTPUT_VALUE}'], 1, 200), toUnixTimestamp64Nano(Timestamp)"""
+# every column of a span
+_STORED_COLUMNS = """TraceId, SpanId, toUnixTimestamp64Nano(Timestamp), ParentSpanId, TraceState, SpanName, SpanKind,
+    ServiceName, ResourceAttributes, ScopeName, ScopeVersion, SpanAttributes, Duration, StatusCode, StatusMessage,
+    arrayMap(t -> toUnixTimestamp64Nano(t), Events.Timestamp), Events.Name, Events.Attributes, Links.TraceId,
+    Links.SpanId, Links.TraceState, Links.Attributes"""
+# the rows after the cursor's in the listing's order (Timestamp, TraceId, SpanId all descending); the
+# plain bound on Timestamp lets the engine skip whole partitions and granules
+_AFTER_CURSOR = ("Timestamp <= fromUnixTimestamp64Nano({c_ts:Int64}) AND (Timestamp, TraceId, SpanId) < "
+                 "(fromUnixTimestamp64Nano({c_ts:Int64}), {c_tid:String}, {c_sid:String})")
+
+
+def _listing(store: Store, columns: str, limit: int, service: str | None, domain: str | None, band: str | None,
+             since: datetime | None, cursor: str | None, *, spare: float) -> list[tuple]:
+    """``columns`` of the page of summarization spans that the filters and the cursor select."""
     if limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")
-    a = "SpanAttributes"
+    after = decode_cursor(TRACES_CURSOR, cursor, (int, str, str)) if cursor is not None else None
     where = (_is_summarization() + (" AND ServiceName = {service:String}" if service else "")
-             + (f" AND {a}['{semconv.DOMAIN}'] = {{domain:String}}" if domain else "")
-             + (f" AND {a}['{semconv.SUMMARIZATION_BAND}'] = {{band:String}}" if band else "")
-             + (" AND Timestamp >= fromUnixTimestamp64Nano({since:Int64})" if since else ""))
-    rows = _newest(store, where, (service, domain, band, since), limit, bounded=not (domain or band))
+             + (f" AND {_A}['{semconv.DOMAIN}'] = {{domain:String}}" if domain else "")
+             + (f" AND {_A}['{semconv.SUMMARIZATION_BAND}'] = {{band:String}}" if band else "")
+             + (" AND Timestamp >= fromUnixTimestamp64Nano({since:Int64})" if since else "")
+             + (f" AND {_AFTER_CURSOR}" if after else ""))
+    filters = (service, domain, band, since, after)
+    rows = _newest(store, columns, where, filters, limit, spare, bounded=not (domain or band))
     if len(rows) < limit and not (domain or band):  # the facts missed a span (they should not): read it all
-        rows = _newest(store, where, (service, domain, band, since), limit, bounded=False)
-    return [TraceRow(_iso(ts), tid, sid, svc, band, domain, doc, int(sw), int(mw), status,
-                     round(dur / 1e6, 3), " ".join(preview.split()))
-            for tid, sid, ts, svc, band, domain, doc, sw, mw, status, dur, preview in rows]
+        rows = _newest(store, columns, where, filters, limit, spare, bounded=False)
+    return rows
 
 
-def _newest(store: Store, where: str, filters: tuple[Any, ...], limit: int, *, bounded: bool) -> list[tuple]:
-    """The rows of list_traces. ``bounded``: only spans at or after the oldest of the newest ``prefix`` rows
+def _newest(store: Store, columns: str, where: str, filters: tuple[Any, ...], limit: int, spare: float, *,
+            bounded: bool) -> list[tuple]:
+    """The rows of a listing. ``bounded``: only spans at or after the oldest of the newest ``prefix`` rows
     of the span facts (the same spans, narrow, with service and time): the filter on the attributes map
-    then reads the last hours' granules instead of every span's map (over 1M spans 45 ms instead of 140)."""
+    then reads the last hours' granules instead of every span's map (over 1M spans 45 ms instead of 140).
+    After a cursor the facts are read after it too, so a deep page reads its own hours only."""
     from .span_facts import SPAN_FACTS_TABLE
 
-    service, domain, band, since = filters
-    a = "SpanAttributes"
+    service, domain, band, since, after = filters
     if bounded:
         facts = ("1" + (" AND ServiceName = {service:String}" if service else "")
-                 + (" AND Timestamp >= fromUnixTimestamp64Nano({since:Int64})" if since else ""))
+                 + (" AND Timestamp >= fromUnixTimestamp64Nano({since:Int64})" if since else "")
+                 + (f" AND {_AFTER_CURSOR}" if after else ""))
         where += (f" AND Timestamp >= (SELECT min(Timestamp) FROM (SELECT Timestamp FROM "
                   f"{quote_ident(SPAN_FACTS_TABLE)} WHERE {facts} ORDER BY Timestamp DESC LIMIT {{prefix:UInt64}}))")
+    c_ts, c_tid, c_sid = after or (0, "", "")
     return first_spans(
         store,
-        f"""SELECT TraceId, SpanId, toTimeZone(Timestamp, 'UTC'), ServiceName,
-               {a}['{semconv.SUMMARIZATION_BAND}'], {a}['{semconv.DOMAIN}'], {a}['{semconv.DOCUMENT_ID}'],
-               toUInt32OrZero({a}['{semconv.SOURCE_WORDS}']), toUInt32OrZero({a}['{semconv.SUMMARY_WORDS}']),
-               StatusCode, Duration, substring({a}['{semconv.OUTPUT_VALUE}'], 1, 200)
-        FROM {TRACES_TABLE} WHERE {where}
-        ORDER BY Timestamp DESC LIMIT {{prefix:UInt64}}""",
+        f"""SELECT {columns} FROM {TRACES_TABLE} WHERE {where}
+        ORDER BY Timestamp DESC, TraceId DESC, SpanId DESC LIMIT {{prefix:UInt64}}""",
         {"service": service or "", "domain": domain or "", "band": band or "",
          # nanoseconds, held in Int64 (years 1678 to 2262): a time beyond is the nearest end
-         "since": max(-(2**63), min(2**63 - 1, int(since.timestamp() * 1e9))) if since else 0}, limit)
+         "since": max(-(2**63), min(2**63 - 1, int(since.timestamp() * 1e9))) if since else 0,
+         "c_ts": c_ts, "c_tid": c_tid, "c_sid": c_sid}, limit, spare=spare)
 
 
 def normalize_trace_id(trace_id: str) -> str:
