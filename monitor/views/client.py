@@ -18,7 +18,7 @@ from contextlib import AbstractContextManager, suppress
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import quote
 
 import anyio.from_thread
@@ -39,7 +39,6 @@ from .routers.exports import ExportAnswer, TicketList
 from .routers.status import StoreStatus
 from .services import ActionProgress, ActionState
 
-T = TypeVar("T")
 OnProgress = Callable[[ActionProgress], None]
 IN_PROCESS = "this process"
 
@@ -73,7 +72,7 @@ def _adapter(kind: Any) -> TypeAdapter[Any]:
     return TypeAdapter(kind)
 
 
-def parse(kind: type[T] | Any, data: Any) -> Any:
+def parse(kind: Any, data: Any) -> Any:
     """The record of type ``kind`` from the JSON the API answered."""
     return _adapter(kind).validate_python(data)
 

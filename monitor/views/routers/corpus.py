@@ -3,7 +3,7 @@ person's label, and imports of JSON Lines."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias
 
 from fastapi import APIRouter, Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
@@ -19,7 +19,7 @@ from .uploads import NDJSON_BODY, SkippedLine, as_file, read_upload
 router = APIRouter(prefix="/api/corpus", tags=["corpus"], responses=error_responses(400, 401))
 
 if TYPE_CHECKING:
-    ItemStatus = str
+    ItemStatus: TypeAlias = str
 else:
     ItemStatus = Literal[STATUSES]
 ItemIdPath = Annotated[str, Path(max_length=200, description="Item id (from the listing)")]

@@ -9,7 +9,7 @@ clicks must not race to create the same ticket.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
@@ -25,7 +25,9 @@ from .params import ISSUE_ID_PATTERN, IssueIdPath
 router = APIRouter(prefix="/api", tags=["exports"], responses=error_responses(400, 401, 403))
 
 if TYPE_CHECKING:
-    Target = Severity = Status = str
+    Target: TypeAlias = str
+    Severity: TypeAlias = str
+    Status: TypeAlias = str
 else:  # the choices as the OpenAPI document states them, from the one place each is defined
     Target, Severity, Status = Literal[tuple(TARGETS)], Literal[SEVERITIES], Literal[STATUSES]
 IssueId = Annotated[str, Field(pattern=ISSUE_ID_PATTERN, max_length=40)]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from fastapi import Path, Query
 
@@ -11,7 +11,8 @@ from ...settings import JUDGE_MODES, MAX_LIST_LIMIT
 from ..errors import PATTERN_MEANS
 
 if TYPE_CHECKING:
-    Rubric = JudgeModeName = str
+    Rubric: TypeAlias = str
+    JudgeModeName: TypeAlias = str
 else:  # the choices as the OpenAPI document states them, from the one place each is defined
     Rubric, JudgeModeName = Literal[tuple(RUBRICS)], Literal[JUDGE_MODES]
 TRACE_ID_PATTERN = "^[0-9a-fA-F]{32}$"
@@ -25,5 +26,5 @@ IssueIdPath = Annotated[str, Path(pattern=ISSUE_ID_PATTERN, max_length=40, descr
 RubricQuery = Annotated[Rubric | None, Query(description="Only this rubric")]
 
 
-def limit_query(default: int, what: str) -> object:
+def limit_query(default: int, what: str) -> Any:
     return Query(default, ge=1, le=MAX_LIST_LIMIT, description=f"How many {what} (at most {MAX_LIST_LIMIT:,})")
