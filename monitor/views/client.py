@@ -12,16 +12,20 @@ and are polled for their progress, so a server that stops answering ends the com
 
 from __future__ import annotations
 
+import queue
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, suppress
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
-from typing import Any
+from typing import IO, Any
 from urllib.parse import quote
 
+import anyio
 import anyio.from_thread
+import anyio.to_thread
 import httpx
 from pydantic import TypeAdapter
 
@@ -89,26 +93,82 @@ class ScoreRequest:
 
 class _InProcess(httpx.BaseTransport):
     """httpx over an ASGI app in this process: the app runs on an event loop in a thread of its own (a
-    blocking portal), so a command calls it the way it calls a server."""
+    blocking portal), so a command calls it the way it calls a server. The answer's body streams through a
+    bounded queue, so a download holds a few chunks, never the whole file."""
 
     def __init__(self, app: Any) -> None:
+        self._app = app
         self._portal_cm: AbstractContextManager[Any] = anyio.from_thread.start_blocking_portal()
         self._portal = self._portal_cm.__enter__()
-        self._asgi = httpx.ASGITransport(app=app)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         body = request.read()
+        chunks: queue.Queue[Any] = queue.Queue(maxsize=8)
+        head: dict[str, Any] = {}
+        started = threading.Event()
+        url = request.url
+        headers = [(name.lower(), value) for name, value in request.headers.raw]  # ASGI: lower-case names
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": request.method,
+                 "scheme": url.scheme, "path": url.path, "raw_path": url.raw_path.split(b"?")[0],
+                 "query_string": url.query, "root_path": "", "headers": headers,
+                 "client": ("127.0.0.1", 0), "server": (url.host, url.port or 80)}
 
-        async def call() -> tuple[int, list[tuple[bytes, bytes]], bytes]:
-            forwarded = httpx.Request(request.method, request.url, headers=request.headers, content=body)
-            answer = await self._asgi.handle_async_request(forwarded)
-            return answer.status_code, answer.headers.raw, await answer.aread()
+        async def call() -> None:
+            finished = anyio.Event()
+            sent_body = False
 
-        status, headers, content = self._portal.call(call)
-        return httpx.Response(status, headers=headers, content=content, request=request)
+            async def receive() -> dict[str, Any]:
+                nonlocal sent_body
+                if not sent_body:
+                    sent_body = True
+                    return {"type": "http.request", "body": body, "more_body": False}
+                await finished.wait()  # the client hangs up only once the answer is read
+                return {"type": "http.disconnect"}
+
+            async def send(message: dict[str, Any]) -> None:
+                if message["type"] == "http.response.start":
+                    head["status"], head["headers"] = message["status"], message.get("headers", [])
+                    started.set()
+                elif message["type"] == "http.response.body":
+                    if message.get("body"):
+                        await anyio.to_thread.run_sync(chunks.put, message["body"])
+                    if not message.get("more_body", False):
+                        finished.set()
+
+            end: Any = _END
+            try:
+                await self._app(scope, receive, send)
+            except Exception as exc:  # the app failed: a cut answer, as on the wire, unless it was already whole
+                head.setdefault("error", exc)
+                if not finished.is_set():
+                    end = httpx.ReadError(f"the answer broke off: {exc}", request=request)
+            finally:
+                finished.set()
+                started.set()
+                await anyio.to_thread.run_sync(chunks.put, end)
+
+        self._portal.start_task_soon(call)
+        started.wait()
+        if "status" not in head:
+            raise httpx.RemoteProtocolError(f"the app answered nothing: {head.get('error')!r}", request=request)
+        return httpx.Response(head["status"], headers=head["headers"], stream=_QueueStream(chunks), request=request)
 
     def close(self) -> None:
         self._portal_cm.__exit__(None, None, None)
+
+
+_END = object()
+
+
+class _QueueStream(httpx.SyncByteStream):
+    def __init__(self, chunks: queue.Queue[Any]) -> None:
+        self._chunks = chunks
+
+    def __iter__(self) -> Iterator[bytes]:
+        while (chunk := self._chunks.get()) is not _END:
+            if isinstance(chunk, Exception):
+                raise chunk
+            yield chunk
 
 
 class ApiClient:
@@ -264,6 +324,32 @@ class ApiClient:
     def import_corpus(self, lines: bytes) -> ImportAnswer:
         return parse(ImportAnswer, self._call("POST", "/api/corpus/import", content=lines,
                                               headers={"content-type": "application/x-ndjson"}))
+
+    def download(self, what: str, fmt: str, out: IO[bytes], on_progress: Callable[[int], None] | None = None,
+                 **filters: Any) -> int:
+        """Every matching row of ``what`` (traces or scores) as ``fmt`` (jsonl or parquet) into ``out``, as the
+        server streams it; the bytes written."""
+        path = f"/api/{what}/export"
+        params = {"format": fmt, **{k: v for k, v in filters.items() if v is not None}}
+        written = 0
+        try:
+            with self._http.stream("GET", path, params=params) as response:
+                if response.status_code != 200:
+                    response.read()
+                    reason = ""
+                    with suppress(ValueError, KeyError, TypeError):
+                        reason = str(response.json()["error"])
+                    raise ClientError(f"{self.where}{path}: {response.status_code} {reason}", response.status_code,
+                                      reason, "the export")
+                for chunk in response.iter_bytes():
+                    out.write(chunk)
+                    written += len(chunk)
+                    if on_progress is not None:
+                        on_progress(written)
+        except httpx.TransportError as exc:
+            raise ClientError(f"the download from the sumwatch server at {self.where} broke off: "
+                              f"{_transport_problem(exc)}", what="the export") from None
+        return written
 
     def export(self, to: str, issue_ids: list[str] | None = None, *, statuses: list[str] | None = None,
                min_severity: str | None = None, min_traces: int = 0, dry_run: bool = False) -> list[ExportResult]:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
-from fastapi import Path, Query
+from fastapi import Path, Query, Request, Response
 
 from ...rubrics.verdicts import RUBRICS
 from ...settings import JUDGE_MODES, MAX_LIST_LIMIT
+from ...store.bulk_export import ExportFormat
 from ..errors import PATTERN_MEANS
 
 if TYPE_CHECKING:
@@ -28,3 +29,22 @@ RubricQuery = Annotated[Rubric | None, Query(description="Only this rubric")]
 
 def limit_query(default: int, what: str) -> Any:
     return Query(default, ge=1, le=MAX_LIST_LIMIT, description=f"How many {what} (at most {MAX_LIST_LIMIT:,})")
+
+
+CursorQuery = Annotated[str | None, Query(max_length=400, description="The page after the one whose `X-Next-Cursor` "
+                                                                      "(or `Link: rel=next`) gave this")]
+FormatQuery = Annotated[ExportFormat, Query(description="jsonl or parquet")]
+# the answer of a listing that pages: its next page, when there is one
+PAGED: dict[int | str, dict[str, Any]] = {200: {"description": "One page, newest first", "headers": {
+    "X-Next-Cursor": {"description": "Pass as `cursor` for the next page; absent on the last page",
+                      "schema": {"type": "string"}},
+    "Link": {"description": "The next page's URL, as `<url>; rel=\"next\"` (RFC 8288)", "schema": {"type": "string"}}}}}
+
+
+def next_page(request: Request, response: Response, cursor: str | None) -> None:
+    """Tell the client where the next page is: the same query with ``cursor``."""
+    if cursor is None:
+        return
+    url = request.url.include_query_params(cursor=cursor)
+    response.headers["X-Next-Cursor"] = cursor
+    response.headers["Link"] = f'<{url.path}?{url.query}>; rel="next"'

@@ -4,25 +4,44 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request, Response
+from starlette.responses import StreamingResponse
 
-from ...store.scores import Agreement, ScoreRecord, judge_agreement, list_scores
-from ..errors import error_responses
+from ...store.bulk_export import ExportFormat, export_scores
+from ...store.scores import Agreement, ScoreRecord, judge_agreement, list_scores, next_scores_cursor
+from ..downloads import DOWNLOAD_RESPONSES, download
+from ..errors import ApiError, error_responses
 from ..services import ServicesDep
-from .params import TRACE_ID_PATTERN, RubricQuery, limit_query
+from .params import PAGED, TRACE_ID_PATTERN, CursorQuery, FormatQuery, RubricQuery, limit_query, next_page
 
 router = APIRouter(prefix="/api", tags=["scores"], responses=error_responses(400, 401))
 
 
-@router.get("/scores", summary="Rubric scores, newest first")
-def scores(s: ServicesDep,
-           trace: Annotated[str | None, Query(pattern=TRACE_ID_PATTERN, description="Only this trace")] = None,
-           rubric: RubricQuery = None,
-           failing: Annotated[bool, Query(description="Only failing scores")] = False,
-           judge_version: Annotated[str | None, Query(description="Only this judge version")] = None,
-           limit: int = limit_query(50, "scores")) -> list[ScoreRecord]:
-    return list_scores(s.store, trace_id=trace.lower() if trace else None, rubric=rubric,
-                       judge_version=judge_version, failing_only=failing, limit=limit)
+Trace = Annotated[str | None, Query(pattern=TRACE_ID_PATTERN, description="Only this trace")]
+Failing = Annotated[bool, Query(description="Only failing scores")]
+JudgeVersion = Annotated[str | None, Query(description="Only this judge version")]
+
+
+@router.get("/scores", summary="Rubric scores, newest first; the next page's link in `Link`", responses=PAGED)
+def scores(s: ServicesDep, request: Request, response: Response, trace: Trace = None, rubric: RubricQuery = None,
+           failing: Failing = False, judge_version: JudgeVersion = None, limit: int = limit_query(50, "scores"),
+           cursor: CursorQuery = None) -> list[ScoreRecord]:
+    try:
+        rows = list_scores(s.store, trace_id=trace.lower() if trace else None, rubric=rubric,
+                           judge_version=judge_version, failing_only=failing, limit=limit, cursor=cursor)
+    except ValueError as exc:
+        raise ApiError(400, str(exc)) from None
+    next_page(request, response, next_scores_cursor(rows, limit))
+    return rows
+
+
+@router.get("/scores/export", summary="Every matching score (in key order) as JSON lines or Parquet",
+            response_class=StreamingResponse, responses=DOWNLOAD_RESPONSES)
+def export(s: ServicesDep, format: FormatQuery = ExportFormat.JSONL, trace: Trace = None, rubric: RubricQuery = None,
+           failing: Failing = False, judge_version: JudgeVersion = None) -> StreamingResponse:
+    return download(lambda stream: export_scores(s.store, stream, format, trace_id=trace.lower() if trace else None,
+                                                 rubric=rubric, judge_version=judge_version, failing_only=failing),
+                    format, "scores")
 
 
 @router.get("/judges", summary="Agreement of the cheap tiers with the LLM, per rubric, route and finding")

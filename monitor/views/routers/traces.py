@@ -5,25 +5,46 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request, Response
+from starlette.responses import StreamingResponse
 
+from ...store.bulk_export import ExportFormat, export_spans
 from ...store.scores import ScoreRecord, list_scores
-from ...store.traces import SpanDetail, TraceRow, get_trace, list_traces
+from ...store.traces import SpanDetail, TraceRow, get_trace, list_traces, next_traces_cursor
+from ..downloads import DOWNLOAD_RESPONSES, download
 from ..errors import ApiError, error_responses
 from ..services import ServicesDep
-from .params import RubricQuery, TraceIdPath, limit_query
+from .params import PAGED, CursorQuery, FormatQuery, RubricQuery, TraceIdPath, limit_query, next_page
 
 router = APIRouter(prefix="/api/traces", tags=["traces"], responses=error_responses(400, 401))
 
 
-@router.get("", summary="Recent summarization spans, newest first")
-def traces(s: ServicesDep, limit: int = limit_query(20, "spans"),
-           service: Annotated[str | None, Query(description="Only this service")] = None,
-           domain: Annotated[str | None, Query(description="Only this domain (summarization.domain)")] = None,
-           band: Annotated[str | None, Query(description="Only this length band (tldr, ...)")] = None,
-           since: Annotated[datetime | None, Query(description="Only spans from this time on (ISO 8601)")] = None,
-           ) -> list[TraceRow]:
-    return list_traces(s.store, limit=limit, service=service, domain=domain, band=band, since=since)
+Service = Annotated[str | None, Query(description="Only this service")]
+Domain = Annotated[str | None, Query(description="Only this domain (summarization.domain)")]
+Band = Annotated[str | None, Query(description="Only this length band (tldr, ...)")]
+Since = Annotated[datetime | None, Query(description="Only spans from this time on (ISO 8601)")]
+
+
+@router.get("", summary="Recent summarization spans, newest first; the next page's link in `Link`",
+            responses=PAGED)
+def traces(s: ServicesDep, request: Request, response: Response, limit: int = limit_query(20, "spans"),
+           service: Service = None, domain: Domain = None, band: Band = None, since: Since = None,
+           cursor: CursorQuery = None) -> list[TraceRow]:
+    try:
+        rows = list_traces(s.store, limit=limit, service=service, domain=domain, band=band, since=since,
+                           cursor=cursor)
+    except ValueError as exc:
+        raise ApiError(400, str(exc)) from None
+    next_page(request, response, next_traces_cursor(rows, limit))
+    return rows
+
+
+@router.get("/export", summary="Every matching span, whole (every column), as JSON lines or Parquet",
+            response_class=StreamingResponse, responses=DOWNLOAD_RESPONSES)
+def export(s: ServicesDep, format: FormatQuery = ExportFormat.JSONL, service: Service = None,
+           domain: Domain = None, band: Band = None, since: Since = None) -> StreamingResponse:
+    return download(lambda stream: export_spans(s.store, stream, format, service=service, domain=domain, band=band,
+                                                since=since), format, "spans")
 
 
 @router.get("/{trace_id}", summary="One trace's spans with every attribute and event",
