@@ -233,6 +233,36 @@ def client_problem(exc: ClientError, where: str, *, token_set: bool) -> str:
     return f"the sumwatch server at {where} answered {status}: {' '.join(detail.split())[:200]}"
 
 
+OutputOption = typer.Option(None, "--output", "-o", help="Write every matching row (no --limit) to this file: "
+                                                      "Parquet for a .parquet name, else JSON lines; - for stdout.")
+FormatOption = typer.Option(None, "--format", help="jsonl or parquet (default: from the --output name).")
+
+
+def download(client: ApiClient, what: str, output: Path, fmt: str | None, **filters: Any) -> None:
+    """Every matching row of ``what`` (traces or scores) into ``output`` as the server streams it: written beside
+    it and moved into place at the end, so a broken-off download leaves no file that looks whole."""
+    fmt = fmt or ("parquet" if output.suffix == ".parquet" else "jsonl")
+    if fmt not in ("jsonl", "parquet"):
+        fail(f"--format must be jsonl or parquet, got {fmt!r}")
+    if str(output) == "-":
+        client.download(what, fmt, sys.stdout.buffer, **filters)
+        sys.stdout.buffer.flush()
+        return
+    check_writable(output)
+    part = output.with_name(output.name + ".part")
+    try:
+        with part.open("wb") as out_file, progress_bars() as progress:
+            task = progress.add_task(f"downloading {what}", total=None)
+            written = client.download(what, fmt, out_file, **filters,
+                                      on_progress=lambda n: progress.update(task, completed=n))
+        part.replace(output)
+    except OSError as exc:
+        fail(f"cannot write {output}: {exc.strerror or exc}")
+    finally:
+        part.unlink(missing_ok=True)
+    err.print(f"wrote {written:,} bytes of {what} ({fmt}) to {output}", markup=False, highlight=False)
+
+
 @contextmanager
 def action_progress(description: str) -> Iterator[Callable[[ActionProgress], None]]:
     """A progress bar fed by an action's reported progress (one bar per stage it reports)."""

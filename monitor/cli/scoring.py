@@ -9,9 +9,12 @@ from rich.markup import escape
 
 from ._shared import (
     DbOption,
+    FormatOption,
     HomeOption,
     JsonOption,
+    OutputOption,
     action_progress,
+    download,
     fail,
     flag,
     limit_option,
@@ -71,8 +74,9 @@ def scores(trace: str | None = typer.Option(None, "--trace", help="Only this tra
                                                                      "completeness | factuality | conciseness."),
            failing: bool = flag(False, "--failing", help="Only failing scores."),
            limit: int = limit_option(50, "How many scores, newest first"),
+           output: Path | None = OutputOption, format_: str | None = FormatOption,
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
-    """List rubric scores, newest first."""
+    """List rubric scores, newest first; `--output F` takes them all out."""
     from ..rubrics.verdicts import RUBRICS
     from ..store.traces import normalize_trace_id
 
@@ -83,6 +87,10 @@ def scores(trace: str | None = typer.Option(None, "--trace", help="Only this tra
     except ValueError as exc:
         fail(str(exc))
     with open_client(load_settings(db, home)) as client:
+        if output is not None:
+            download(client, "scores", output, format_, trace=trace, rubric=rubric,
+                     failing="true" if failing else None)
+            return
         rows = client.scores(trace_id=trace, rubric=rubric, failing=failing, limit=limit)
     if json_:
         print_json(rows)

@@ -9,8 +9,11 @@ from rich.markup import escape
 
 from ._shared import (
     DbOption,
+    FormatOption,
     HomeOption,
     JsonOption,
+    OutputOption,
+    download,
     fail,
     limit_option,
     load_settings,
@@ -29,8 +32,9 @@ def traces(ctx: typer.Context, limit: int = limit_option(20, "How many spans, ne
            domain: str | None = typer.Option(None, "--domain", help="Only this domain."),
            band: str | None = typer.Option(None, "--band", help="Only this length band (tldr, short, ...)."),
            since: str | None = typer.Option(None, "--since", help="Only spans this recent, like 24h or 7d."),
+           output: Path | None = OutputOption, format_: str | None = FormatOption,
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
-    """List recent summarization spans (`traces show ID` for one)."""
+    """List recent summarization spans (`traces show ID` for one); `--output F` takes them all out, whole."""
     if ctx.invoked_subcommand is not None:
         ctx.obj = (db, home)
         return
@@ -43,6 +47,10 @@ def traces(ctx: typer.Context, limit: int = limit_option(20, "How many spans, ne
     except ValueError as exc:
         fail(f"--since: {exc}")
     with open_client(load_settings(db, home)) as client:
+        if output is not None:
+            download(client, "traces", output, format_, service=service, domain=domain, band=band,
+                     since=start.isoformat() if start else None)
+            return
         rows = client.traces(limit=limit, service=service, domain=domain, band=band, since=start)
     if json_:
         print_json(rows)
