@@ -177,12 +177,13 @@ class ApiClient:
         self._poll_s, self._stall_s = poll_s, stall_s
 
     @classmethod
-    def remote(cls, base_url: str, token: str | None = None, timeout: float = 30.0) -> ApiClient:
+    def remote(cls, base_url: str, token: str | None = None, timeout: float = 30.0, *, stall_s: float = 60.0
+               ) -> ApiClient:
         # always a Bearer header: a server without a token takes any, and it marks the request as not a
         # browser's (state-changing requests from a browser need the CSRF token instead)
         http = httpx.Client(base_url=base_url, headers={"authorization": f"Bearer {token or 'none'}"},
                             timeout=timeout)
-        return cls(http, base_url)
+        return cls(http, base_url, stall_s=stall_s)
 
     @classmethod
     def in_process(cls, app: Any, token: str | None = None) -> ApiClient:
