@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..rubrics.verdicts import PASSING, RUBRICS
@@ -77,8 +77,6 @@ class CalibrationReport:
     recorded: bool = False
     warnings: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def agreement(rubric: str, items: Sequence[CorpusItem], verdicts: Sequence[str],

@@ -141,8 +141,6 @@ class PassReport:
     seconds: float = 0.0
     watermark_ns: int = 0
 
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from .connection import Store, quote_ident
 from .ddl import Table, TableRow, Target
@@ -79,12 +78,7 @@ class Example:
     evidence: str
     failure_text: str
 
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Example:
-        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
 
 
 def save_members(store: Store, members: Sequence[MemberRow]) -> None:

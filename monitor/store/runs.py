@@ -9,9 +9,8 @@ it, so a run killed half way leaves nothing anyone sees.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from .connection import Store, as_utc, quote_ident
 from .ddl import Table, TableRow, Target
@@ -93,18 +92,7 @@ class RunInfo:
     namer: str
     seconds: float
 
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        for key in ("finished_at", "window_start", "window_end"):
-            data[key] = data[key].isoformat()
-        return data
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> RunInfo:
-        values = {k: data[k] for k in cls.__dataclass_fields__}
-        for key in ("finished_at", "window_start", "window_end"):
-            values[key] = datetime.fromisoformat(values[key])
-        return cls(**values)
 
 
 def latest_run_id(store: Store) -> str | None:
