@@ -43,7 +43,7 @@ class DemoCase:
     summary: str              # the summary (good or with the planted failure)
     band: str                 # key of BANDS
     planted_mode: str         # "none" or one of PLANTED_MODES
-    planted_detail: dict      # JSON-serializable description of the change; {} for none
+    planted_detail: dict[str, Any]      # JSON-serializable description of the change; {} for none
     expected_facts: tuple[str, ...]   # 3-8 short statements the summary should contain
     reference_summary: str    # the good summary of this document
 
@@ -52,7 +52,7 @@ def _check_rates(rates: Mapping[str, float] | None) -> dict[str, float]:
     if rates is None:
         return dict(DEFAULT_RATES)
     if not isinstance(rates, Mapping):
-        raise ValueError(f"rates must be a dict of mode -> probability, got {type(rates).__name__}")
+        raise ValueError(f"rates must be a dict[str, Any] of mode -> probability, got {type(rates).__name__}")
     unknown = sorted(str(k) for k in rates if k not in _ALL_MODES)
     if unknown:
         raise ValueError(f"unknown mode(s) in rates: {unknown}; expected 'none' or one of {list(PLANTED_MODES)}")

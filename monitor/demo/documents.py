@@ -21,6 +21,8 @@ Writing rules the templates follow (the tests and the planted modes rely on them
 
 from __future__ import annotations
 
+from typing import Any
+
 import random
 import re
 from dataclasses import dataclass, field
@@ -217,7 +219,7 @@ class Fact:
     source: str                    # the sentence exactly as it appears in the text
     clauses: tuple[str, ...]       # summary clause templates (good paraphrases)
     statement_template: str        # short statement for expected_facts (see ``statement``)
-    slots: dict
+    slots: dict[str, Any]
     priority: int                  # lower is more important
     noun_phrase: str | None = None   # template usable after "due to" / "driven by"
     flipped: tuple[str, ...] = ()       # polar facts: clause templates, opposite polarity
@@ -240,7 +242,7 @@ class Document:
     facts: list[Fact]
     gist: str                      # a very short but correct one-line summary
     entities: list[Entity]
-    _cache: dict = field(default_factory=dict, repr=False)
+    _cache: dict[str, Any] = field(default_factory=dict[str, Any], repr=False)
 
     def number_tokens(self) -> set[str]:
         if "nums" not in self._cache:
@@ -428,13 +430,13 @@ QUARTERS = ("first quarter", "second quarter", "third quarter", "fourth quarter"
 
 
 class _Builder:
-    def __init__(self, rng: random.Random, slots: dict) -> None:
+    def __init__(self, rng: random.Random, slots: dict[str, Any]) -> None:
         self.rng = rng
         self.slots = slots
         self.facts: dict[str, Fact] = {}
 
     def fact(self, key: str, kind: str, src, clauses, statement: str, priority: int,
-             np: str | None = None, causal_ok: bool = True, slots: dict | None = None) -> Fact:
+             np: str | None = None, causal_ok: bool = True, slots: dict[str, Any] | None = None) -> Fact:
         slots = self.slots if slots is None else slots
         source = _cap(_pick(self.rng, src).format_map(slots))
         f = Fact(key, kind, source, tuple(clauses), statement, slots,
@@ -453,7 +455,7 @@ class _Builder:
         return f
 
     def action(self, key: str, spec: tuple[str, str], owner: Entity, due: Day, priority: int,
-               extra: dict | None = None) -> Fact:
+               extra: dict[str, Any] | None = None) -> Fact:
         src, act = spec
         slots = dict(self.slots)
         slots.update(owner=owner, due=due)
@@ -476,7 +478,7 @@ def _assemble(rng: random.Random, layout, facts: dict[str, Fact], background: li
     ``("closed", [keys])`` (prose without background), or a plain string (a fixed
     line such as a heading).
     """
-    paras: list[tuple[str, list]] = []
+    paras: list[tuple[str, list[Any]]] = []
     for block in layout:
         if isinstance(block, str):
             paras.append(("fixed", [("fixed", block)]))
@@ -532,7 +534,7 @@ def _assemble(rng: random.Random, layout, facts: dict[str, Fact], background: li
 
 
 def _finish(domain: str, archetype: str, title: str, text: str, facts: list[Fact], gist: str,
-            slots: dict) -> Document:
+            slots: dict[str, Any]) -> Document:
     ents: list[Entity] = []
     seen: set[str] = set()
     dicts = {id(slots): slots}

@@ -14,7 +14,7 @@ import random
 import re
 from dataclasses import dataclass
 from string import Formatter
-from typing import cast
+from typing import Any, cast
 
 from sumwatch.tracer import word_count
 
@@ -155,7 +155,7 @@ class Item:
     fact: Fact
     variant: int
     template: str
-    slots: dict
+    slots: dict[str, Any]
     sentence: str | None = None   # when set, replaces the rendered sentence or bullet
     _clause: str | None = None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import cast
+from typing import Any, cast
 
 from .corpus import (
     Day,
@@ -87,7 +87,7 @@ def alter_number(slot, rng: random.Random, forbidden: set[str]):
     return None
 
 
-def _plant_number(d: Draft, doc: Document, rng: random.Random) -> dict:
+def _plant_number(d: Draft, doc: Document, rng: random.Random) -> dict[str, Any]:
     forbidden = doc.number_tokens()
     spots = [(i, name) for i, it in enumerate(d.items) if it.sentence is None
              for name in template_fields(it.template)
@@ -113,7 +113,7 @@ _STRENGTH = {"never": 0, "rarely": 1, "occasionally": 2, "some": 2, "several": 3
              "a majority of": 4, "most": 4, "many": 4, "nearly all": 5, "all": 6, "every": 6, "always": 6}
 
 
-def _plant_quantifier(d: Draft, doc: Document, rng: random.Random) -> dict:
+def _plant_quantifier(d: Draft, doc: Document, rng: random.Random) -> dict[str, Any]:
     spots = [(i, name) for i, it in enumerate(d.items) if it.sentence is None
              for name in template_fields(it.template) if isinstance(it.slots.get(name), Quant)]
     if not spots:
@@ -142,7 +142,7 @@ def _absent_entity(old: Entity, doc: Document, summary: str, rng: random.Random)
     return Entity(rng.choice(pool), old.etype) if pool else None
 
 
-def _plant_entity(d: Draft, doc: Document, rng: random.Random) -> dict:
+def _plant_entity(d: Draft, doc: Document, rng: random.Random) -> dict[str, Any]:
     spots = [(i, name) for i, it in enumerate(d.items) if it.sentence is None
              for name in template_fields(it.template) if isinstance(it.slots.get(name), Entity)]
     rng.shuffle(spots)
@@ -166,7 +166,7 @@ def _plant_entity(d: Draft, doc: Document, rng: random.Random) -> dict:
     raise PlantingError("entity_swapped: no entity in the summary can be swapped")
 
 
-def _plant_negation(d: Draft, doc: Document, rng: random.Random) -> dict:
+def _plant_negation(d: Draft, doc: Document, rng: random.Random) -> dict[str, Any]:
     spots = [i for i, it in enumerate(d.items) if it.sentence is None and it.fact.kind == "polar"]
     if not spots:
         raise PlantingError("negation_flipped: no polar statement in the summary")
@@ -178,7 +178,7 @@ def _plant_negation(d: Draft, doc: Document, rng: random.Random) -> dict:
     return {"original": before, "planted": after, "direction": direction, "fact": item.fact.key}
 
 
-def _plant_causal(d: Draft, doc: Document, rng: random.Random) -> dict:
+def _plant_causal(d: Draft, doc: Document, rng: random.Random) -> dict[str, Any]:
     if d.bullets:
         raise PlantingError("causal_added: needs a prose summary")
     idxs = [i for i, it in enumerate(d.items) if it.sentence is None and it.fact.causal_ok]
@@ -224,7 +224,7 @@ _HEDGE_TAILS = (
 )
 
 
-def _plant_hedging(d: Draft, doc: Document, rng: random.Random) -> dict:
+def _plant_hedging(d: Draft, doc: Document, rng: random.Random) -> dict[str, Any]:
     spots = [i for i, it in enumerate(d.items) if it.sentence is None]
     k = 2 if len(spots) >= 3 and rng.random() < 0.35 else 1
     sentences: list[str] = []
@@ -243,7 +243,7 @@ def _plant_hedging(d: Draft, doc: Document, rng: random.Random) -> dict:
     return {"sentences": sentences, "hedges": hedges}
 
 
-def _plant_filler(d: Draft, doc: Document, rng: random.Random) -> dict:
+def _plant_filler(d: Draft, doc: Document, rng: random.Random) -> dict[str, Any]:
     k = rng.choice((2, 3))
     phrases = rng.sample(FILLER_PHRASES, k)
     if d.bullets:
@@ -266,7 +266,7 @@ def _plant_filler(d: Draft, doc: Document, rng: random.Random) -> dict:
     return {"phrases": phrases}
 
 
-def _plant_verbatim(d: Draft, doc: Document, rng: random.Random) -> dict:
+def _plant_verbatim(d: Draft, doc: Document, rng: random.Random) -> dict[str, Any]:
     spots = [i for i, it in enumerate(d.items) if it.sentence is None and long_source_sentences(it.fact)]
     if not spots:
         raise PlantingError("verbatim_restatement: no item with a long source sentence")
@@ -281,7 +281,7 @@ def _plant_verbatim(d: Draft, doc: Document, rng: random.Random) -> dict:
     return {"copied_spans": spans, "facts": keys}
 
 
-def _plant_length(d: Draft, doc: Document, rng: random.Random) -> dict:
+def _plant_length(d: Draft, doc: Document, rng: random.Random) -> dict[str, Any]:
     lo, hi = BANDS[d.band]
     if not d.bullets and d.band == "tldr":
         # restate nearly everything, in paraphrase
@@ -318,14 +318,14 @@ def _plant_length(d: Draft, doc: Document, rng: random.Random) -> dict:
     raise PlantingError("length_out_of_band: no way to leave the band")
 
 
-def _plant_chatty(d: Draft, doc: Document, rng: random.Random) -> dict:
+def _plant_chatty(d: Draft, doc: Document, rng: random.Random) -> dict[str, Any]:
     d.preamble = rng.choice(PREAMBLES)
     if rng.random() < 0.5:
         d.closing = rng.choice(CLOSINGS)
     return {"preamble": d.preamble, "closing": d.closing}
 
 
-_PLANTERS: dict[str, Callable[[Draft, Document, random.Random], dict]] = {
+_PLANTERS: dict[str, Callable[[Draft, Document, random.Random], dict[str, Any]]] = {
     "number_changed": _plant_number,
     "quantifier_drift": _plant_quantifier,
     "entity_swapped": _plant_entity,
@@ -352,7 +352,7 @@ RECAP_MODES = frozenset({"none", "number_changed", "entity_swapped", "hedging_in
                          "verbatim_restatement", "length_out_of_band", "chatty_preamble"})
 
 
-def plant(mode: str, reference: Draft, doc: Document, rng: random.Random) -> tuple[Draft, dict]:
+def plant(mode: str, reference: Draft, doc: Document, rng: random.Random) -> tuple[Draft, dict[str, Any]]:
     """A copy of ``reference`` with the failure ``mode`` planted, and what was changed."""
     if mode not in _PLANTERS:
         raise ValueError(f"unknown failure mode {mode!r}; expected one of {PLANTED_MODES}")

@@ -90,7 +90,7 @@ def _storable(ns: int, value: Any) -> int:
     return ns
 
 
-def _text(obj: dict, key: str, required: bool) -> str | None:
+def _text(obj: dict[str, Any], key: str, required: bool) -> str | None:
     value = obj.get(key)
     if value is None:
         if required:
@@ -183,7 +183,7 @@ class SpanBuilder:
                                                        start_time=record.timestamp_ns)
         span.end(end_time=record.timestamp_ns)
 
-    def take_rows(self) -> list[tuple]:
+    def take_rows(self) -> list[tuple[Any, ...]]:
         rows = spans_to_rows(self._collect.spans)
         self._collect.spans = []
         return rows

@@ -53,7 +53,7 @@ class PayloadTooLarge(ValueError):
 class Decoded:
     """The spans of one request: rows to store, and what was dropped."""
 
-    rows: list[tuple] = field(default_factory=list)
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
     rejected: Rejections = field(default_factory=Rejections)
 
     @property
@@ -98,7 +98,7 @@ def inflate(body: bytes, content_encoding: str | None, max_bytes: int) -> bytes:
             raise OtlpDecodeError(f"deflate body has {len(rest)} bytes after the end of its stream")
 
 
-def parse_request(body: bytes, content_type: str | None) -> tuple[ExportTraceServiceRequest, dict]:
+def parse_request(body: bytes, content_type: str | None) -> tuple[ExportTraceServiceRequest, dict[tuple[int, int, int], str]]:
     """The request message, and the reasons of JSON spans refused while reading it, by (r, s, i) place."""
     kind = media_type(content_type)
     request = ExportTraceServiceRequest()
@@ -148,7 +148,7 @@ def _short(text: str) -> str:
     return text if len(text) <= _MESSAGE_CHARS else text[:_MESSAGE_CHARS] + "..."
 
 
-def _parse_error(exc: Exception, payload: dict) -> str:
+def _parse_error(exc: Exception, payload: dict[str, Any]) -> str:
     """protobuf's ParseDict message ("Failed to parse a field: Failed to parse b field: reason") as
     "place.field: reason", the place with the indexes of the first piece that does not parse."""
     text = str(exc) or type(exc).__name__
@@ -159,7 +159,7 @@ def _parse_error(exc: Exception, payload: dict) -> str:
     return _short(f"{path}: {reason}" if path else reason)
 
 
-def _failing_place(payload: dict) -> tuple[str, int]:
+def _failing_place(payload: dict[str, Any]) -> tuple[str, int]:
     """The first resource, scope or span of a JSON body that does not parse on its own, and its depth."""
     from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
 
@@ -189,7 +189,7 @@ _ID_KEYS = ("traceId", "trace_id", "spanId", "span_id", "parentSpanId", "parent_
 _LINK_ID_KEYS = ("traceId", "trace_id", "spanId", "span_id")
 
 
-def _prepare_json(payload: dict, check_text: bool) -> dict[tuple[int, int, int], str]:
+def _prepare_json(payload: dict[str, Any], check_text: bool) -> dict[tuple[int, int, int], str]:
     """OTLP/JSON writes ids as hex, protobuf's JSON mapping reads bytes as base64: convert them in place.
     A span with an id that is not hex, or (``check_text``) with a lone surrogate, is replaced by an empty
     object and its reason returned, keyed by its (r, s, i) place; a lone surrogate elsewhere refuses the body."""
@@ -211,7 +211,7 @@ def _prepare_json(payload: dict, check_text: bool) -> dict[tuple[int, int, int],
     return refused
 
 
-def _span_json_problem(span: dict, check_text: bool) -> str | None:
+def _span_json_problem(span: dict[str, Any], check_text: bool) -> str | None:
     if check_text:
         path = text_problem(span)
         if path is not None:
@@ -229,7 +229,7 @@ def _span_json_problem(span: dict, check_text: bool) -> str | None:
     return None
 
 
-def _list(obj: Any, *keys: str) -> list:
+def _list(obj: Any, *keys: str) -> list[Any]:
     if not isinstance(obj, dict):
         return []
     for key in keys:

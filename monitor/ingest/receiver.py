@@ -202,7 +202,7 @@ class ReceiverServer:
 
     @property
     def port(self) -> int:
-        return self._server.servers[0].sockets[0].getsockname()[1]
+        return int(self._server.servers[0].sockets[0].getsockname()[1])
 
     @property
     def endpoint(self) -> str:

@@ -51,10 +51,10 @@ class SpanWriter:
         self._thread.start()
         return self
 
-    def submit(self, rows: list[tuple]) -> Future:
+    def submit(self, rows: list[tuple[Any, ...]]) -> Future[int]:
         """Queue rows (``otel_traces`` order); the future resolves when they are stored.
         Raises :class:`SpanEncodeError` at once for rows that cannot be encoded."""
-        fut: Future = Future()
+        fut: Future[int] = Future()
         if self._stopping:
             fut.set_exception(WriterStopped("the receiver is shutting down"))
         elif not rows:

@@ -101,7 +101,7 @@ def _label(value: Any) -> Any:
     return "_".join(value.strip().lower().replace("-", " ").split()) if isinstance(value, str) else value
 
 
-def _parse(schema: JudgeSchema, content: str | None) -> tuple[dict | None, list[str]]:
+def _parse(schema: JudgeSchema, content: str | None) -> tuple[dict[str, Any] | None, list[str]]:
     """The reply (a cached one, say) as a dict in the schema's shape, or the problems that make it unusable."""
     obj, unreadable = json_object(content)
     if obj is None:
@@ -109,7 +109,7 @@ def _parse(schema: JudgeSchema, content: str | None) -> tuple[dict | None, list[
     return _read(schema, obj)
 
 
-def _read(schema: JudgeSchema, obj: dict[str, Any]) -> tuple[dict | None, list[str]]:
+def _read(schema: JudgeSchema, obj: dict[str, Any]) -> tuple[dict[str, Any] | None, list[str]]:
     """The reply's JSON object in the schema's shape, or the problems that make it unusable.
 
     Spelling is forgiven ("Supported" for "supported"); a failure mode outside the rubric's list is
@@ -224,11 +224,11 @@ def _default_mode(rubric: str, verdict: str, case: SummaryCase) -> str:
 class _Judged:
     verdict: str
     failure_mode: str
-    items: list[dict]
+    items: list[dict[str, Any]]
     notes: list[str]
 
 
-def _check(rubric: str, case: SummaryCase, reply: dict) -> _Judged:
+def _check(rubric: str, case: SummaryCase, reply: dict[str, Any]) -> _Judged:
     """Verify each item's evidence, then roll the items up to the rubric's verdict."""
     schema = SCHEMAS[rubric]
     sources = (_canon(case.source), _canon(as_data(case.source)))
@@ -282,12 +282,12 @@ def _most_common(verdicts: list[str], order: list[str]) -> str:
     return max(counts, key=lambda v: (counts[v], -order.index(v)))
 
 
-def _roll_up(rubric: str, items: list[dict], judge_verdict: str) -> tuple[str, dict | None]:
+def _roll_up(rubric: str, items: list[dict[str, Any]], judge_verdict: str) -> tuple[str, dict[str, Any] | None]:
     """The rubric verdict the items add up to, and the item that decided it (None when it passed or
     the judge's own overall verdict decided)."""
     verdicts = [i["verdict"] for i in items]
 
-    def first(*wanted: str) -> dict | None:
+    def first(*wanted: str) -> dict[str, Any] | None:
         return next((i for i in items if i["verdict"] in wanted), None)
 
     if rubric == GROUNDEDNESS:
@@ -419,7 +419,7 @@ class LLMJudge:
 
     # -- internals
 
-    def _result(self, rubric: str, case: SummaryCase, reply: dict, spent: dict[str, Any]) -> RubricResult:
+    def _result(self, rubric: str, case: SummaryCase, reply: dict[str, Any], spent: dict[str, Any]) -> RubricResult:
         judged = _check(rubric, case, reply)
         explanation = " ".join([reply["explanation"], *judged.notes]).strip()
         passed = judged.verdict in PASSING[rubric]

@@ -11,6 +11,8 @@ nothing inside them can open or close one of those tags.
 
 from __future__ import annotations
 
+from typing import Any
+
 import hashlib
 import json
 import re
@@ -50,7 +52,7 @@ class JudgeSchema:
     needs_evidence: frozenset[str] = frozenset()
     downgrade_to: str = ""  # what such an item becomes when its quote is not in the source
 
-    def example(self) -> dict:
+    def example(self) -> dict[str, Any]:
         item = {name: "..." for name in self.item_fields}
         item["verdict"] = " | ".join(self.item_verdicts)
         item["failure_mode"] = "one of the failure modes, or \"\" when the item passes"

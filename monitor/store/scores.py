@@ -101,7 +101,7 @@ class ScoreRecord:
         return asdict(self)
 
 
-def score_rows(scored: Sequence[ScoredSpan], judge_version: str, scored_at: datetime | None = None) -> list[tuple]:
+def score_rows(scored: Sequence[ScoredSpan], judge_version: str, scored_at: datetime | None = None) -> list[tuple[Any, ...]]:
     at = scored_at or datetime.now(timezone.utc)
     rows = []
     for item in scored:
@@ -231,7 +231,7 @@ def _rank(micros: int, trace_id: str, rubric: str, span_id: str, judge_version: 
     return -micros, trace_id, rubric, span_id, judge_version
 
 
-def _newest_scores(store: Store, final: str, where: str, params: dict[str, Any], limit: int) -> list[tuple]:
+def _newest_scores(store: Store, final: str, where: str, params: dict[str, Any], limit: int) -> list[tuple[Any, ...]]:
     """The newest ``limit`` rows of FINAL without merging every score: the newest ``prefix`` stored rows
     (older judgements of a key included) name the candidate traces, and FINAL over those traces' granules
     gives the answer. A true answer row missing from the candidates ranks after every stored row read, so

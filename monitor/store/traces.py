@@ -41,7 +41,7 @@ ONE_PER_SPAN = "LIMIT 1 BY TraceId, SpanId"  # appended to a read of otel_traces
 
 
 def first_spans(store: Store, sql: str, params: Mapping[str, Any], limit: int, *, fill: bool = True,
-                spare: float = 1.0) -> list[tuple]:
+                spare: float = 1.0) -> list[tuple[Any, ...]]:
     """The first ``limit`` rows of an ordered read of ``otel_traces``, one row per span.
 
         rows = first_spans(store, "SELECT TraceId, SpanId, ... FROM otel_traces WHERE ... "
@@ -311,7 +311,7 @@ _AFTER_CURSOR = ("Timestamp <= fromUnixTimestamp64Nano({c_ts:Int64}) AND (Timest
 
 
 def _listing(store: Store, columns: str, limit: int, service: str | None, domain: str | None, band: str | None,
-             since: datetime | None, cursor: str | None, *, spare: float) -> list[tuple]:
+             since: datetime | None, cursor: str | None, *, spare: float) -> list[tuple[Any, ...]]:
     """``columns`` of the page of summarization spans that the filters and the cursor select."""
     if limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")
@@ -329,7 +329,7 @@ def _listing(store: Store, columns: str, limit: int, service: str | None, domain
 
 
 def _newest(store: Store, columns: str, where: str, filters: tuple[Any, ...], limit: int, spare: float, *,
-            bounded: bool) -> list[tuple]:
+            bounded: bool) -> list[tuple[Any, ...]]:
     """The rows of a listing. ``bounded``: only spans at or after the oldest of the newest ``prefix`` rows
     of the span facts (the same spans, narrow, with service and time): the filter on the attributes map
     then reads the last hours' granules instead of every span's map (over 1M spans 45 ms instead of 140).

@@ -19,8 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, suppress
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cache
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 from urllib.parse import quote
 
 import anyio
@@ -43,6 +42,7 @@ from .routers.exports import ExportAnswer, TicketList
 from .routers.status import StoreStatus
 from .services import ActionProgress, ActionState
 
+T = TypeVar("T")
 OnProgress = Callable[[ActionProgress], None]
 IN_PROCESS = "this process"
 
@@ -71,14 +71,16 @@ def request_name(method: str, path: str) -> str:
     return next((name for end, name in _POSTS if path.endswith(end)), "the request")
 
 
-@cache
-def _adapter(kind: Any) -> TypeAdapter[Any]:
-    return TypeAdapter(kind)
+_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
 
 
-def parse(kind: Any, data: Any) -> Any:
-    """The record of type ``kind`` from the JSON the API answered."""
-    return _adapter(kind).validate_python(data)
+def parse(kind: type[T], data: Any) -> T:
+    """The record of type ``kind`` (a record class, or ``list[Record]``) from the JSON the API answered."""
+    adapter = _ADAPTERS.get(kind)
+    if adapter is None:
+        adapter = _ADAPTERS[kind] = TypeAdapter(kind)
+    found: T = adapter.validate_python(data)
+    return found
 
 
 @dataclass(frozen=True)
@@ -228,15 +230,20 @@ class ApiClient:
             raise ClientError(f"the server at {self.where} did not answer as a sumwatch server (not JSON); is "
                               f"another program on that port?", response.status_code, what=what) from None
 
-    def _get(self, kind: Any, path: str, params: dict[str, Any] | None = None, *, missing_ok: bool = False) -> Any:
+    def _get_or_none(self, kind: type[T], path: str, params: dict[str, Any] | None = None) -> T | None:
+        """The answer, or None for a 404."""
         params = {k: v for k, v in (params or {}).items() if v is not None}
-        data = self._call("GET", path, params=params, missing_ok=missing_ok)
+        data = self._call("GET", path, params=params, missing_ok=True)
         return None if data is None else parse(kind, data)
 
-    def _post(self, kind: Any, path: str, body: dict[str, Any]) -> Any:
+    def _get(self, kind: type[T], path: str, params: dict[str, Any] | None = None) -> T:
+        params = {k: v for k, v in (params or {}).items() if v is not None}
+        return parse(kind, self._call("GET", path, params=params))
+
+    def _post(self, kind: type[T], path: str, body: dict[str, Any]) -> T:
         return parse(kind, self._call("POST", path, json={k: v for k, v in body.items() if v is not None}))
 
-    def _action(self, kind: Any, path: str, action: str, on_progress: OnProgress | None, **kw: Any) -> Any:
+    def _action(self, kind: type[T], path: str, action: str, on_progress: OnProgress | None, **kw: Any) -> T:
         """Start an action without waiting, then poll its state until it is done; its result as ``kind``."""
         state: ActionState = parse(ActionState, self._call("POST", path, params={"wait": "false"}, **kw))
         what = request_name("POST", path)
@@ -264,7 +271,7 @@ class ApiClient:
                                                          "band": band, "since": since.isoformat() if since else None})
 
     def trace(self, trace_id: str) -> list[SpanDetail]:
-        found = self._get(list[SpanDetail], f"/api/traces/{normalize_trace_id(trace_id)}", missing_ok=True)
+        found = self._get_or_none(list[SpanDetail], f"/api/traces/{normalize_trace_id(trace_id)}")
         return found or []
 
     def scores(self, *, trace_id: str | None = None, rubric: str | None = None, failing: bool = False,
@@ -276,11 +283,10 @@ class ApiClient:
         return self._get(IssueList, "/api/issues", {"resolved": "true" if include_resolved else "false"})
 
     def issue(self, issue_id: str) -> IssueDetail | None:
-        return self._get(IssueDetail, f"/api/issues/{parse_issue_id(issue_id)}", missing_ok=True)
+        return self._get_or_none(IssueDetail, f"/api/issues/{parse_issue_id(issue_id)}")
 
     def issue_tickets(self, issue_id: str) -> list[IssueTicket]:
-        answer: TicketList = self._get(TicketList, f"/api/issues/{parse_issue_id(issue_id)}/exports")
-        return answer.exports
+        return self._get(TicketList, f"/api/issues/{parse_issue_id(issue_id)}/exports").exports
 
     def corpus(self, *, rubric: str | None = None, status: str | None = None, limit: int = 50) -> CorpusPage:
         return self._get(CorpusPage, "/api/corpus", {"rubric": rubric, "status": status, "limit": limit})
@@ -354,7 +360,7 @@ class ApiClient:
 
     def export(self, to: str, issue_ids: list[str] | None = None, *, statuses: list[str] | None = None,
                min_severity: str | None = None, min_traces: int = 0, dry_run: bool = False) -> list[ExportResult]:
-        answer: ExportAnswer = self._post(ExportAnswer, "/api/exports", {
+        answer = self._post(ExportAnswer, "/api/exports", {
             "to": to, "issue_ids": issue_ids, "statuses": statuses, "min_severity": min_severity,
             "min_traces": min_traces, "dry_run": dry_run})
         return answer.results

@@ -3,6 +3,8 @@ quantifiers and causal links of each summary sentence checked against the source
 
 from __future__ import annotations
 
+from typing import Any
+
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -118,7 +120,7 @@ def _derived(value: Item, pool: list[Item]) -> bool:
     return False
 
 
-def _check_numbers(idx: SourceIndex, s: Sentence, summary_numeric: tuple[Item, ...]) -> tuple[list, int, int]:
+def _check_numbers(idx: SourceIndex, s: Sentence, summary_numeric: tuple[Item, ...]) -> tuple[list[Any], int, int]:
     findings, checked, unsettled = [], 0, 0
     for item in s.of_kind(*tx.NUMERIC_KINDS):
         ranked = idx.best_sentences(_context_terms(s, item), k=2)
@@ -162,7 +164,7 @@ def _check_numbers(idx: SourceIndex, s: Sentence, summary_numeric: tuple[Item, .
     return findings, checked, unsettled
 
 
-def _check_dates(idx: SourceIndex, s: Sentence, summary_keys: frozenset[str]) -> tuple[list, int, int]:
+def _check_dates(idx: SourceIndex, s: Sentence, summary_keys: frozenset[str]) -> tuple[list[Any], int, int]:
     findings, checked, unsettled = [], 0, 0
     for item in s.of_kind(tx.DATE):
         if tx.date_supported(item.key, idx.date_keys):
@@ -195,7 +197,7 @@ def _acronym(text: str) -> bool:
     return " " not in text and 2 <= len(letters) <= 6 and sum(ch.isupper() for ch in letters) >= 2
 
 
-def _check_entities(idx: SourceIndex, s: Sentence, summary: ParsedText) -> tuple[list, int, int]:
+def _check_entities(idx: SourceIndex, s: Sentence, summary: ParsedText) -> tuple[list[Any], int, int]:
     findings, checked, unsettled = [], 0, 0
     for item in s.of_kind(tx.ENTITY):
         own = tx.terms(item.text)
@@ -245,7 +247,7 @@ def _flipped(a: Clause, b: Clause) -> bool:
     return not plain.negative_word
 
 
-def _check_polarity(idx: SourceIndex, s: Sentence) -> tuple[list, int]:
+def _check_polarity(idx: SourceIndex, s: Sentence) -> tuple[list[Any], int]:
     findings, checked = [], 0
     # names align any two sentences about the same company; the statement is in the other words
     names = frozenset().union(*(tx.terms(e.text) for e in s.of_kind(tx.ENTITY)))
@@ -284,7 +286,7 @@ def _check_polarity(idx: SourceIndex, s: Sentence) -> tuple[list, int]:
     return findings, checked
 
 
-def _check_quantifiers(idx: SourceIndex, s: Sentence) -> list:
+def _check_quantifiers(idx: SourceIndex, s: Sentence) -> list[Any]:
     findings = []
     for item in s.of_kind(tx.QUANTIFIER):
         clause = _clause_of(s, item)
@@ -309,7 +311,7 @@ def _check_quantifiers(idx: SourceIndex, s: Sentence) -> list:
     return findings
 
 
-def _check_causal(idx: SourceIndex, s: Sentence) -> tuple[list, bool]:
+def _check_causal(idx: SourceIndex, s: Sentence) -> tuple[list[Any], bool]:
     """A 'because' / 'as a result' the source does not state. Returns the findings and whether the
     link rests only on looser source wording ("after", "when") inside one sentence."""
     cues = s.of_kind(tx.CAUSAL)

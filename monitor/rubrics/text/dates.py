@@ -17,7 +17,7 @@ _LOWER_MONTH = (r"(?:january|february|march|april|may|june|july|august|september
                 r"(?![a-z])")
 _DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 _YEAR = r"(?:19|20)\d{2}"
-_DATE_RES: tuple[tuple[str, re.Pattern], ...] = (
+_DATE_RES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("time", re.compile(r"\b(\d{1,2}):([0-5]\d)(?:\s?([ap])\.?m\.?\b)?|\b(\d{1,2})\s?([ap])\.?m\.?(?![a-z])|"
                         r"\b(noon|midnight)\b", re.IGNORECASE)),
     # day-first before month-first: in "22 February 2020" the month-first pattern would take "February
@@ -62,7 +62,7 @@ def date_items(sentence: str) -> list[Item]:
     out: list[Item] = []
     taken: list[tuple[int, int]] = []
 
-    def add(kind_key: str, m: re.Match, start: int | None = None, end: int | None = None) -> None:
+    def add(kind_key: str, m: re.Match[str], start: int | None = None, end: int | None = None) -> None:
         a, b = (m.start() if start is None else start), (m.end() if end is None else end)
         out.append(Item(DATE, sentence[a:b], a, b, key=kind_key))
 

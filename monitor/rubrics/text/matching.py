@@ -17,7 +17,7 @@ class Cue:
         self.fast = re.compile(pattern)
         self.slow = re.compile(pattern, re.IGNORECASE)
 
-    def finditer(self, text: str, low: str | None = None) -> Iterator[re.Match]:
+    def finditer(self, text: str, low: str | None = None) -> Iterator[re.Match[str]]:
         low = text.lower() if low is None else low
         if self.hints:
             for h in self.hints:
