@@ -21,11 +21,10 @@ Writing rules the templates follow (the tests and the planted modes rely on them
 
 from __future__ import annotations
 
-from typing import Any
-
 import random
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 # May is left out on purpose: "may" is also a hedge word.
 MONTHS = ("January", "February", "March", "April", "June", "July", "August",

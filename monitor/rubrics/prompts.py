@@ -11,12 +11,11 @@ nothing inside them can open or close one of those tags.
 
 from __future__ import annotations
 
-from typing import Any
-
 import hashlib
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from .bands import band_for
 from .text import word_count

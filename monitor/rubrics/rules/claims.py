@@ -3,11 +3,10 @@ quantifiers and causal links of each summary sentence checked against the source
 
 from __future__ import annotations
 
-from typing import Any
-
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Any
 
 from .. import text as tx
 from ..text import Clause, Item, ParsedText, Sentence
