@@ -98,7 +98,8 @@ def inflate(body: bytes, content_encoding: str | None, max_bytes: int) -> bytes:
             raise OtlpDecodeError(f"deflate body has {len(rest)} bytes after the end of its stream")
 
 
-def parse_request(body: bytes, content_type: str | None) -> tuple[ExportTraceServiceRequest, dict[tuple[int, int, int], str]]:
+def parse_request(body: bytes, content_type: str | None
+                  ) -> tuple[ExportTraceServiceRequest, dict[tuple[int, int, int], str]]:
     """The request message, and the reasons of JSON spans refused while reading it, by (r, s, i) place."""
     kind = media_type(content_type)
     request = ExportTraceServiceRequest()

@@ -266,7 +266,8 @@ def _pair_vectors(sentences: np.ndarray) -> np.ndarray:
     if len(sentences) < 2:
         return np.zeros((0, sentences.shape[1] if sentences.ndim == 2 else 1), dtype=np.float32)
     pairs = sentences[:-1] + sentences[1:]
-    normalized: np.ndarray = (pairs / np.maximum(np.linalg.norm(pairs, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+    norms = np.maximum(np.linalg.norm(pairs, axis=1, keepdims=True), 1e-12)
+    normalized: np.ndarray = (pairs / norms).astype(np.float32)
     return normalized
 
 

@@ -101,7 +101,8 @@ class ScoreRecord:
         return asdict(self)
 
 
-def score_rows(scored: Sequence[ScoredSpan], judge_version: str, scored_at: datetime | None = None) -> list[tuple[Any, ...]]:
+def score_rows(scored: Sequence[ScoredSpan], judge_version: str, scored_at: datetime | None = None
+               ) -> list[tuple[Any, ...]]:
     at = scored_at or datetime.now(timezone.utc)
     rows = []
     for item in scored:
