@@ -24,7 +24,7 @@ from ...ingest.backfill import ingest_file
 from ...issues.job import ClusterRunReport, build_clusterer, run_clustering
 from ...scoring.sampler import PassReport, Sampler
 from ...settings import parse_duration
-from ..errors import ApiError, error_responses
+from ..errors import PATTERN_MEANS, ApiError, error_responses
 from ..services import ActionState, Progress, Services, ServicesDep
 from .params import JudgeModeName, Rubric
 from .uploads import NDJSON_BODY, SkippedLine, as_file, read_upload
@@ -45,9 +45,16 @@ class ScoreBody(BaseModel):
     events: bool | None = Field(None, description="also write gen_ai.evaluation.result events")
 
 
+# settings.parse_duration's syntax in ASCII, as JSON Schema reads \d; its range (more than 0, at most 36500d) is
+# checked by parse_duration
+DURATION_PATTERN = r"^\s*[0-9]+(\.[0-9]+)?\s*[smhdwSMHDW]\s*$"
+PATTERN_MEANS[DURATION_PATTERN] = "window: a duration is a positive number with a unit s, m, h, d or w (like 24h or 7d)"
+
+
 class ClusterBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    window: str | None = Field(None, max_length=40, description="how far back to look, like 24h or 7d")
+    window: str | None = Field(None, max_length=40, pattern=DURATION_PATTERN,
+                               description="how far back to look, like 24h or 7d (at most 36500d)")
 
 
 class CalibrateBody(BaseModel):
