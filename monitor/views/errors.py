@@ -36,7 +36,7 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI ``responses`` entries for the refusals a route can answer."""
     text = {400: "Bad request: the reason is in `error`", 401: "No or wrong API token",
             403: "Cross-site request without the CSRF token", 404: "Not found",
-            409: "The same job is already running"}
+            409: "The same job is already running", 413: "The body is over SUMWATCH_MAX_BODY_BYTES"}
     return {s: {"model": ErrorBody, "description": text.get(s, "Refused")} for s in statuses}
 
 

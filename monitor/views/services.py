@@ -132,7 +132,8 @@ class Services:
     export_lock: threading.Lock = field(default_factory=threading.Lock)  # two clicks must not race a ticket
 
 
-def services(request: Request) -> Services:
+async def services(request: Request) -> Services:
+    # async: FastAPI runs a plain def dependency in the thread pool, a hop of its own on every API request
     found: Services = request.app.state.services
     return found
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from fastapi import Path, Query, Request, Response
+from pydantic import BeforeValidator
+from pydantic_core import PydanticCustomError
 
 from ...rubrics.verdicts import RUBRICS
 from ...settings import JUDGE_MODES, MAX_LIST_LIMIT
@@ -25,6 +29,17 @@ PATTERN_MEANS[ISSUE_ID_PATTERN] = "an issue id looks like SW-12 (or just 12)"
 TraceIdPath = Annotated[str, Path(pattern=TRACE_ID_PATTERN, description="32-hex trace id")]
 IssueIdPath = Annotated[str, Path(pattern=ISSUE_ID_PATTERN, max_length=40, description="Issue id, like SW-3")]
 RubricQuery = Annotated[Rubric | None, Query(description="Only this rubric")]
+_NUMBER = re.compile(r"\s*[+-]?[0-9]+(\.[0-9]*)?\s*")
+
+
+def _not_a_number(value: Any) -> Any:
+    # pydantic reads a number as Unix seconds; the schema says ISO 8601 (date-time), so that is what is taken
+    if isinstance(value, int | float) or (isinstance(value, str) and _NUMBER.fullmatch(value)):
+        raise PydanticCustomError("datetime_from_number", "a time must be ISO 8601, not a number")
+    return value
+
+
+IsoTime = Annotated[datetime, BeforeValidator(_not_a_number)]
 
 
 def limit_query(default: int, what: str) -> Any:

@@ -9,9 +9,10 @@ from fastapi import APIRouter
 from ...store.migrations import MIGRATIONS
 from ...store.traces import count_spans
 from ..command_settings import Shown, shown_settings
+from ..errors import error_responses
 from ..services import Services, ServicesDep
 
-router = APIRouter(prefix="/api", tags=["meta"])
+router = APIRouter(prefix="/api", tags=["meta"], responses=error_responses(400, 401))
 
 
 @dataclass(frozen=True)

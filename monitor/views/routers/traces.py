@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response
@@ -14,7 +13,7 @@ from ...store.traces import SpanDetail, TraceRow, get_trace, list_traces, next_t
 from ..downloads import DOWNLOAD_RESPONSES, download
 from ..errors import ApiError, error_responses
 from ..services import ServicesDep
-from .params import PAGED, CursorQuery, FormatQuery, RubricQuery, TraceIdPath, limit_query, next_page
+from .params import PAGED, CursorQuery, FormatQuery, IsoTime, RubricQuery, TraceIdPath, limit_query, next_page
 
 router = APIRouter(prefix="/api/traces", tags=["traces"], responses=error_responses(400, 401))
 
@@ -22,7 +21,7 @@ router = APIRouter(prefix="/api/traces", tags=["traces"], responses=error_respon
 Service = Annotated[str | None, Query(description="Only this service")]
 Domain = Annotated[str | None, Query(description="Only this domain (summarization.domain)")]
 Band = Annotated[str | None, Query(description="Only this length band (tldr, ...)")]
-Since = Annotated[datetime | None, Query(description="Only spans from this time on (ISO 8601)")]
+Since = Annotated[IsoTime | None, Query(description="Only spans from this time on (ISO 8601)")]
 
 
 @router.get("", summary="Recent summarization spans, newest first; the next page's link in `Link`",

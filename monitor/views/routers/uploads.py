@@ -15,8 +15,8 @@ from pydantic import BaseModel
 from ..errors import ApiError
 
 NDJSON = "application/x-ndjson"
-# the OpenAPI entry of a JSON Lines body
-NDJSON_BODY: dict[str, Any] = {"requestBody": {"required": True, "content": {NDJSON: {"schema": {"type": "string"}}}}}
+# the OpenAPI entry of a JSON Lines body; not required, as the server takes an empty body as zero lines
+NDJSON_BODY: dict[str, Any] = {"requestBody": {"required": False, "content": {NDJSON: {"schema": {"type": "string"}}}}}
 
 
 class SkippedLine(BaseModel):

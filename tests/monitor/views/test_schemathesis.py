@@ -1,0 +1,159 @@
+"""Schemathesis over the OpenAPI document of the served app, as ``schemathesis run --checks all`` runs it with
+the token: every operation through the examples, coverage, fuzzing and stateful phases, every check (but
+object-level authorization, which needs two users: the server has one token), a seeded and bounded number of
+cases. No answer may be a server error, break its schema or carry an undocumented status.
+
+    pytest tests/monitor/views/test_schemathesis.py -s     # also prints the cases per phase and the statuses
+
+The actions run for real on the ``api`` fixture's store with the offline rules judge; the four long ones get
+fewer fuzzed cases than the reads (their bodies' checks are covered case by case in the coverage phase).
+"""
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import httpx
+import pytest
+import schemathesis
+from schemathesis.config import SchemathesisConfig
+from schemathesis.core.transport import Response
+from schemathesis.engine import Status, StopReason, events, from_schema
+from schemathesis.engine.recorder import ScenarioRecorder
+
+TOKEN = "s3cret-token"  # the api fixture's
+# What a schema-valid request may also be answered: the default statuses, and 400 where the server checks what
+# JSON Schema cannot say. Score's shard i/N needs i < N; cluster's window is more than 0 and at most 36500d;
+# a label's verdict is one of the item's own rubric; an export names a tracker whose credentials are the
+# server's settings, and the test server has none; a listing's cursor is one the server gave (it carries a
+# checksum).
+STATE_OR_RELATION_CHECKED = ["POST /api/actions/score", "POST /api/actions/cluster",
+                             "POST /api/corpus/{item_id}/label", "POST /api/exports",
+                             "POST /api/issues/{issue_id}/export", "GET /api/traces", "GET /api/scores"]
+LONG_ACTIONS = ["POST /api/actions/score", "POST /api/actions/cluster", "POST /api/actions/calibrate",
+                "POST /api/ingest"]
+CASES_PER_OPERATION = 20
+CONFIG = f"""
+seed = 20261125
+# a guard against a hang, not a time limit: score and cluster answer when their run is done
+request-timeout = 600
+
+[generation]
+max-examples = {CASES_PER_OPERATION}
+deterministic = true
+database = "none"
+
+[checks]
+enabled = true
+
+[auth.openapi.bearer]
+bearer = "{TOKEN}"
+
+[[operations]]
+include-name = {STATE_OR_RELATION_CHECKED}
+checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
+
+[[operations]]
+include-name = {LONG_ACTIONS}
+generation.max-examples = 5
+
+# the values of {{action}} are score, cluster and calibrate, whose POST routes exist: POST there is supported,
+# and the 405 to OPTIONS names that route's method
+[[operations]]
+include-name = "GET /api/actions/{{action}}"
+checks.unsupported_method.enabled = false
+checks.allow_header_conformance.enabled = false
+
+# a body of JSON Lines is text, and any text is a string: there is no body of the wrong type to send
+[[operations]]
+include-name = ["POST /api/ingest", "POST /api/corpus/import"]
+generation.mode = "positive"
+"""
+
+
+@schemathesis.serializer("application/x-ndjson")
+def _json_lines(ctx: schemathesis.SerializationContext, value: object) -> bytes:
+    """The upload routes take JSON Lines as a string; send it as it is."""
+    assert isinstance(value, str), value
+    return value.encode()
+
+
+@dataclass
+class Run:
+    """What the engine did: cases per phase, statuses answered, operations tested, and every failure."""
+
+    cases: Counter[str] = field(default_factory=Counter)
+    statuses: Counter[int] = field(default_factory=Counter)
+    operations: set[str] = field(default_factory=set)
+    failures: list[str] = field(default_factory=list)
+    stop: StopReason | None = None
+
+    def add(self, phase: str, recorder: ScenarioRecorder) -> None:
+        self.cases[phase] += len(recorder.cases)
+        for interaction in recorder.interactions.values():
+            if isinstance(interaction.response, Response):
+                self.statuses[interaction.response.status_code] += 1
+        self.operations.update(node.value.operation.label for node in recorder.cases.values())
+        for nodes in recorder.checks.values():
+            self.failures += [f"{recorder.label}: {n.name}: {n.failure_info.failure.title}\n"
+                              f"{n.failure_info.failure.message}\n{n.failure_info.code_sample}"
+                              for n in nodes if n.status == Status.FAILURE and n.failure_info is not None]
+
+
+def _run(endpoint: str) -> Run:
+    config = SchemathesisConfig.from_str(CONFIG)
+    schema = schemathesis.openapi.from_url(endpoint + "/api/openapi.json",
+                                           headers={"authorization": f"Bearer {TOKEN}"}, config=config)
+    schema.config.update(base_url=endpoint)
+    run = Run()
+    for event in from_schema(schema).execute():
+        if isinstance(event, events.ScenarioFinished):
+            run.add(event.phase.value, event.recorder)
+        elif isinstance(event, events.NonFatalError | events.FatalError):
+            run.failures.append(f"{getattr(event, 'label', 'engine')}: {event!r}")
+        elif isinstance(event, events.EngineFinished):
+            run.stop = event.stop_reason
+            run.failures += [str(f) for f in event.failures]
+    return run
+
+
+@pytest.mark.slow
+def test_every_operation_answers_within_its_schema_under_every_check(api):
+    server, _, _ = api
+    document = server._server.config.app.openapi()
+    documented = {f"{method.upper()} {path}" for path, ops in document["paths"].items() for method in ops}
+
+    run = _run(server.endpoint)
+
+    print(f"\nschemathesis: {sum(run.cases.values())} cases {dict(run.cases)}; "
+          f"statuses {dict(sorted(run.statuses.items()))}")
+    assert run.stop == StopReason.COMPLETED
+    assert not run.failures, f"{len(run.failures)} failures, the first:\n" + "\n\n".join(run.failures[:3])
+    assert not [s for s in run.statuses if s >= 500]
+    assert run.operations == documented  # every route was tried, reads and actions alike
+    assert run.statuses[200] and run.statuses[400] and run.statuses[404]  # answers, refusals and misses
+
+
+def test_what_the_run_found_stays_fixed(api):
+    """Each was a failure of the run above: an undocumented 401, a number taken as a time, a body the document
+    required that the server never needed, a window the document did not describe."""
+    server, _, _ = api
+    headers = {"authorization": f"Bearer {TOKEN}"}
+    document = server._server.config.app.openapi()
+    assert "401" in document["paths"]["/api/status"]["get"]["responses"]
+    assert httpx.get(server.endpoint + "/api/status", timeout=30).status_code == 401
+
+    since = httpx.get(server.endpoint + "/api/traces", params={"since": "0.5"}, headers=headers, timeout=30)
+    assert since.status_code == 400
+    assert since.json() == {"error": "since must be an ISO 8601 time like 2026-11-20T12:00:00Z, got '0.5'"}
+
+    for path in ("/api/ingest", "/api/corpus/import"):
+        assert document["paths"][path]["post"]["requestBody"]["required"] is False
+        assert "413" in document["paths"][path]["post"]["responses"]
+    empty = httpx.post(server.endpoint + "/api/ingest", headers=headers, timeout=60)
+    assert empty.status_code == 200 and empty.json() == {"stored": 0, "skipped": []}
+
+    window = document["components"]["schemas"]["ClusterBody"]["properties"]["window"]
+    assert "pattern" in str(window)
+    soon = httpx.post(server.endpoint + "/api/actions/cluster", json={"window": "soon"}, headers=headers, timeout=60)
+    assert soon.status_code == 400 and soon.json()["error"] == ("window: a duration is a positive number with a "
+                                                              "unit s, m, h, d or w (like 24h or 7d), got 'soon'")
