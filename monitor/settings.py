@@ -66,13 +66,14 @@ class SettingsError(ValueError):
 
 
 def reveal(secret: SecretStr | None) -> str:
-    """A secret's text where it is used (a header, a client), "" when not set: ``reveal(settings.receiver.api_token)``."""
+    """A secret's text where it is used (a header, a client), "" when not set:
+    ``reveal(settings.receiver.api_token)``."""
     return secret.get_secret_value() if secret is not None else ""
 
 
 def _setting(default: Any = None, *, flag: str | None = None, env: str | None = None, **kw: Any) -> Any:
     """A field with the flag that sets it and, where it differs from the field's name, its variable's name."""
-    extra = {k: v for k, v in (("flag", flag), ("env", env)) if v}
+    extra: dict[str, Any] = {k: v for k, v in (("flag", flag), ("env", env)) if v}
     return Field(default, json_schema_extra=extra or None, **kw)
 
 

@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 
-from sumwatch.monitor.exports.config import ExportConfig
 from sumwatch.monitor.settings import Settings, SettingsError, crontab_fields, parse_duration
 
 ROOT = Path(__file__).resolve().parents[2]

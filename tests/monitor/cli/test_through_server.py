@@ -67,7 +67,7 @@ def two_stores(settings, store, cli_env, monkeypatch, tmp_path):
 
     @contextmanager
     def held(settings, *, busy_to_caller=False, **kw):  # open_store while `sumwatch up` holds database B
-        if busy_to_caller and settings.database == settings_b.database:
+        if busy_to_caller and settings.store.database == settings_b.database:
             raise StoreBusyError("held", api=server.endpoint)
         with real(settings, busy_to_caller=busy_to_caller, **kw) as opened:
             yield opened
@@ -242,7 +242,7 @@ def test_a_wrong_token_is_one_line_and_the_token_option_wins(two_stores):
 
 def test_a_command_that_cannot_go_through_names_the_holders_whole_command_line(settings, store):
     """`db migrate` on a database another process holds: one line naming that process's command line."""
-    env = {"SUMWATCH_HOME": str(settings.home), "SUMWATCH_DATABASE": settings.database, "PATH": ""}
+    env = {"SUMWATCH_HOME": str(settings.store.home), "SUMWATCH_DATABASE": settings.store.database, "PATH": ""}
     result = subprocess.run([str(Path(sys.executable).with_name("sumwatch")), "db", "migrate"], env=env,
                             capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert result.returncode == 3 and "Traceback" not in result.stderr
