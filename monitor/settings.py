@@ -327,8 +327,7 @@ class _FlatEnvironment(PydanticBaseSettingsSource):
 class Settings(BaseSettings):
     """Every setting of sumwatch, one concern per attribute; every value is checked when the object is made.
 
-    Attribute reads go through the concerns (``settings.receiver.port``). Reading a flat name
-    (``settings.port``) still works during the move to concerns and will go: new code uses the concern.
+    Reads go through the concerns (``settings.receiver.port``); ``from_env`` and ``with_`` take flat names.
     """
 
     model_config = SettingsConfigDict(frozen=True, extra="forbid")
@@ -424,13 +423,6 @@ class Settings(BaseSettings):
         for name, concerns in _FLAT.items():
             yield name, getattr(getattr(self, concerns[0]), name)
 
-    def __getattr__(self, name: str) -> Any:
-        # transition: flat reads (settings.port) answer from their concern until every caller names it
-        concerns = _FLAT.get(name)
-        if concerns is not None:
-            return getattr(getattr(self, concerns[0]), name)
-        return super().__getattr__(name)  # type: ignore[misc]
-
     @property
     def embedded_path(self) -> Path:
         """The embedded database's folder: a ``chdb:///dir`` URL's, else ``chdb`` under ``home``."""
@@ -504,8 +496,10 @@ def warn_unknown(env: Mapping[str, str]) -> list[str]:
     lines = []
     for var in sorted(v for v in env if v.startswith(ENV_PREFIX) and v not in known and v not in _warned):
         _warned.add(var)
-        close = difflib.get_close_matches(var, known, n=1, cutoff=0.6)
-        line = f"{var} is not a sumwatch setting" + (f" (did you mean {close[0]}?)" if close else "")
+        # compared without the shared prefix, which would make every name look alike
+        close = difflib.get_close_matches(var.removeprefix(ENV_PREFIX), [k.removeprefix(ENV_PREFIX) for k in known],
+                                          n=1, cutoff=0.6)
+        line = f"{var} is not a sumwatch setting" + (f" (did you mean {ENV_PREFIX}{close[0]}?)" if close else "")
         _log.warning("%s", line)
         lines.append(line)
     return lines
