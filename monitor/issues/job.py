@@ -24,7 +24,7 @@ import numpy as np
 
 from ..rubrics.verdicts import VERDICTS
 from ..scoring.judges import llm_connection
-from ..settings import Settings, parse_duration
+from ..settings import Namer, Settings, parse_duration
 from ..store.connection import Store
 from ..store.corpus import NEEDS_LABEL, CorpusItem, existing_ids, save_items
 from ..store.issue_members import BOUNDARY, MEMBER, REPRESENTATIVE, MemberRow, save_members
@@ -69,7 +69,7 @@ def build_clusterer(settings: Settings) -> Any:
         raise ValueError("SUMWATCH_CLUSTER_NAMER=llm needs SUMWATCH_LLM_MODEL")
     connection = llm_connection(settings)
     namer = None  # the pipeline's default: keyword names
-    if connection is not None and settings.clustering.cluster_namer != "keywords":
+    if connection is not None and settings.clustering.cluster_namer != Namer.KEYWORDS:
         namer = LLMNamer(LitellmModel(connection, name="LLM namer"))
     return FailureClusterer(
         reducer=UmapReducer(max_fit_points=settings.clustering.cluster_max_fit_points),

@@ -228,3 +228,21 @@ def test_the_tracker_settings_alone_give_the_same_one_line_errors():
         ExportConfig.from_env(env={"SUMWATCH_EXPORT_MAX_ATTEMPTS": "0"})
     with pytest.raises(SettingsError, match=r"^SUMWATCH_EXPORT_TIMEOUT_S must be a number of seconds from 0 to 86400"):
         ExportConfig(export_timeout_s=-1)
+
+
+def test_each_vocabulary_is_one_enum_and_the_old_tuples_come_from_it():
+    from sumwatch.clustering import IssueStatus, track
+    from sumwatch.monitor.exports.config import SEVERITIES, STATUSES
+    from sumwatch.monitor.rubrics.cascade import MODES
+    from sumwatch.monitor.rubrics.verdicts import RUBRICS, VERDICTS, Rubric
+    from sumwatch.monitor.store.corpus import STATUSES as CORPUS_STATUSES
+    from sumwatch.monitor.store.corpus import CorpusStatus
+    from sumwatch.monitor.views.dashboard.query import ISSUE_STATUSES
+
+    assert MODES == tuple(JudgeMode) == ("off", "ambiguous", "always")
+    assert tuple(Severity) == SEVERITIES and Severity.CRITICAL.rank > Severity.HIGH.rank
+    assert STATUSES == track.STATUSES == tuple(IssueStatus) and ISSUE_STATUSES[2:] == STATUSES
+    assert tuple(Rubric) == RUBRICS and tuple(CorpusStatus) == CORPUS_STATUSES
+    # a member is its text everywhere: printed, formatted, and as a key of tables keyed by text
+    assert (str(JudgeMode.ALWAYS), f"{Rubric.FACTUALITY}", VERDICTS[Rubric.FACTUALITY]["correct"]) == (
+        "always", "factuality", 1.0)

@@ -15,6 +15,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from sumwatch.clustering.vocabulary import Severity
 from sumwatch.tracer import semconv
 
 from ...issues.reads import IssueRow, get_issue, issue_list, trend_label
@@ -34,7 +35,7 @@ from .figures import figure_json
 from .query import FilterChoice, IssueQuery, coarsen_start, display_bucket
 
 OVERVIEW_ISSUES = 12  # open issues listed (with a sparkline each) on the overview
-_SEVERITY_RANK = {"high": 0, "medium": 1, "low": 2}
+_SEVERITY_RANK = {s: i for i, s in enumerate(reversed(Severity.values()))}  # most severe first
 _STATUS_RANK = {"regressed": 0, "new": 1, "ongoing": 2, "resolved": 3}
 _LONG_ATTRIBUTE = 300  # characters of an attribute value shown in the attribute table
 
