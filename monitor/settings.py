@@ -126,7 +126,8 @@ class _Concern(BaseModel):
     @classmethod
     def secret(cls, name: str) -> bool:
         """Whether a field holds a secret (shown only as set or not)."""
-        return not cls.model_fields[name].repr or "SecretStr" in str(cls.model_fields[name].annotation)
+        info = cls.model_fields[name]
+        return not info.repr or SecretStr in (info.annotation, *get_args(info.annotation))
 
     @classmethod
     def from_env(cls: type[_Concern_T], env: Mapping[str, str] | None = None, **overrides: Any) -> _Concern_T:
@@ -342,6 +343,10 @@ class Settings(BaseSettings):
     CONCERNS: ClassVar[tuple[str, ...]] = ("store", "receiver", "judge", "sampler", "clustering", "exports")
 
     def __init__(self, **values: Any) -> None:
+        flat = sorted(set(values) - set(self.CONCERNS))
+        if flat:
+            raise TypeError(f"Settings takes concerns ({', '.join(self.CONCERNS)}); flat names such as "
+                            f"{flat[0]} go through Settings.from_env(env, {flat[0]}=...) or settings.with_(...)")
         try:
             super().__init__(**values)
         except ValidationError as exc:
