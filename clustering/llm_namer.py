@@ -21,11 +21,13 @@ from typing import Any
 
 from .json_model import JsonModel
 from .name import ClusterName, KeywordNamer, NameRequest, clip
+from .vocabulary import Severity
 
 log = logging.getLogger(__name__)
 
 _FIELDS = ("title", "description", "root_cause", "fix", "severity")
-_SEVERITIES = ("low", "medium", "high")
+# the namer judges one cluster, not the whole picture: critical is left to a person
+_SEVERITIES = tuple(s.value for s in Severity if s is not Severity.CRITICAL)
 _MAX_TITLE_WORDS = 10
 
 _SYSTEM = (

@@ -28,9 +28,10 @@ from numpy.typing import NDArray
 
 from .arrays import Floats, Indices
 from .name import ClusterName
+from .vocabulary import IssueStatus
 
-NEW, ONGOING, REGRESSED, RESOLVED = "new", "ongoing", "regressed", "resolved"
-STATUSES: tuple[str, ...] = (NEW, ONGOING, REGRESSED, RESOLVED)
+NEW, ONGOING, REGRESSED, RESOLVED = IssueStatus.values()
+STATUSES: tuple[str, ...] = IssueStatus.values()
 
 
 @dataclass(frozen=True)

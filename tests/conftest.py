@@ -38,7 +38,7 @@ def store(settings):
     migrate(st)
     yield st
     try:
-        st.command(f"DROP DATABASE IF EXISTS `{settings.database}`")
+        st.command(f"DROP DATABASE IF EXISTS `{settings.store.database}`")
     finally:
         st.close()
 
@@ -46,7 +46,7 @@ def store(settings):
 @pytest.fixture
 def cli_env(settings) -> dict[str, str]:
     """Environment for in-process CLI runs against the test's database."""
-    return {"SUMWATCH_HOME": str(settings.home), "SUMWATCH_DATABASE": settings.database}
+    return {"SUMWATCH_HOME": str(settings.store.home), "SUMWATCH_DATABASE": settings.store.database}
 
 
 @pytest.fixture(scope="session")

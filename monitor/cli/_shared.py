@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..settings import MAX_LIST_LIMIT, Settings
+from ..settings import MAX_LIST_LIMIT, Settings, reveal
 from ..store.connection import Store, StoreError
 
 if TYPE_CHECKING:
@@ -162,18 +162,18 @@ def open_client(settings: Settings, note: str = "reading through it", *, command
         except StoreBusyError as exc:
             api = exc.api or ""
             err.print(f"(the database is held by the sumwatch server at {api}; {note})")
-            client = stack.enter_context(ApiClient.remote(api, settings.api_token))
+            client = stack.enter_context(ApiClient.remote(api, reveal(settings.receiver.api_token) or None))
         else:
             try:
                 app = create_app(settings, store, export_config=ExportConfig.from_env())
             except ValueError as exc:
                 fail(str(exc))
-            client = stack.enter_context(ApiClient.in_process(app, settings.api_token))
+            client = stack.enter_context(ApiClient.in_process(app, reveal(settings.receiver.api_token) or None))
         try:
             yield client
         except ClientError as exc:
             refused = exc.status in (400, 413) and exc.reason and exc.what != "the read"
-            fail(client_problem(exc, client.where, token_set=bool(settings.api_token)), 2 if refused else 3)
+            fail(client_problem(exc, client.where, token_set=bool(settings.receiver.api_token)), 2 if refused else 3)
 
 
 _COMMAND_REQUESTS = {"sample": "the scoring", "cluster": "the clustering run", "calibrate": "the calibration",

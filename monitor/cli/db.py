@@ -21,12 +21,12 @@ def db_migrate(db: str | None = DbOption, home: Path | None = HomeOption, json_:
         applied = migrate(store)
     latest = max(m.version for m in MIGRATIONS)
     if json_:
-        print_json({"applied": applied, "version": latest, "database": settings.database})
+        print_json({"applied": applied, "version": latest, "database": settings.store.database})
     elif applied:
         out.print(f"applied migration(s) {', '.join(map(str, applied))}; schema at version {latest} "
-                  f"in {settings.database} on {settings.safe_url}")
+                  f"in {settings.store.database} on {settings.safe_url}")
     else:
-        out.print(f"schema already at version {latest} in {settings.database} on {settings.safe_url}")
+        out.print(f"schema already at version {latest} in {settings.store.database} on {settings.safe_url}")
 
 
 @db_app.command("ddl")

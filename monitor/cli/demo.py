@@ -43,7 +43,7 @@ def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization c
     scoring = None
     with open_store(settings) as store, progress_bars() as progress:
         task = progress.add_task("summarizing", total=n)
-        result = run_demo(store, n=n, seed=seed, service=settings.service_name,
+        result = run_demo(store, n=n, seed=seed, service=settings.receiver.service_name,
                           on_progress=lambda i, total: progress.update(task, completed=i))
         if cascade is not None:
             scoring_task = progress.add_task("scoring", total=n)
@@ -59,7 +59,7 @@ def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization c
             serve_dashboard(port, db, home)
         return
     out.print(f"demo run {result.run_id}: {result.generated} summarization calls traced, "
-              f"{result.stored} spans stored in {settings.database} on {settings.safe_url}")
+              f"{result.stored} spans stored in {settings.store.database} on {settings.safe_url}")
     total = max(result.stored, 1)
     out.print(table("stored spans by domain", ["domain", "spans"], sorted(result.by_domain.items())))
     if scoring is None:

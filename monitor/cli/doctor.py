@@ -47,7 +47,7 @@ def doctor(db: str | None = DbOption, home: Path | None = HomeOption, json_: boo
         print_json({"database": settings.safe_url, "schema_version": version, "spans": int(spans),
                     "llm": asdict(result) if result else None, "judge": asdict(judged) if judged else None})
     else:
-        out.print(f"database: {settings.database} on {settings.safe_url}, schema version {version}, "
+        out.print(f"database: {settings.store.database} on {settings.safe_url}, schema version {version}, "
                   f"{int(spans)} spans stored", highlight=False)
         if result is None:
             out.print("llm: none configured (set SUMWATCH_LLM_MODEL); the offline tiers judge alone")

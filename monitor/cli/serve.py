@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -31,17 +30,17 @@ def up(host: str | None = typer.Option(None, "--host", help="Bind address (defau
 
     settings = load_settings(db, home, host=host, port=port)
     # before the store is locked and the banner says "receiving"; --port 0 takes a free port, announced as such
-    settings = dataclasses.replace(settings, port=check_port(settings.host, settings.port))
-    local_host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
-    endpoint = f"http://{f'[{local_host}]' if ':' in local_host else local_host}:{settings.port}"
+    settings = settings.with_(port=check_port(settings.receiver.host, settings.receiver.port))
+    local_host = "127.0.0.1" if settings.receiver.host in ("0.0.0.0", "::", "") else settings.receiver.host
+    endpoint = f"http://{f'[{local_host}]' if ':' in local_host else local_host}:{settings.receiver.port}"
     job_logging()
     with open_store(settings, api=endpoint) as store:
         jobs = build_worker(store, settings) if with_worker else None
         server = ReceiverServer(settings, app=create_app(settings, store, export_config=export_config()))
-        auth = "bearer token required" if settings.ingest_token else "no auth (set SUMWATCH_INGEST_TOKEN)"
-        api_auth = "API token required" if settings.api_token else "API open (set SUMWATCH_API_TOKEN)"
+        auth = "bearer token required" if settings.receiver.ingest_token else "no auth (set SUMWATCH_INGEST_TOKEN)"
+        api_auth = "API token required" if settings.receiver.api_token else "API open (set SUMWATCH_API_TOKEN)"
         err.print(f"sumwatch receiving OTLP/HTTP on {endpoint}/v1/traces ({auth}); "
-                  f"storing in {settings.database} on {settings.safe_url}. Ctrl-C to stop.")
+                  f"storing in {settings.store.database} on {settings.safe_url}. Ctrl-C to stop.")
         err.print(f"API on {endpoint}/api (OpenAPI at {endpoint}/api/openapi.json; {api_auth})")
         err.print(f"dashboard on {endpoint}/")
         if jobs is not None:
@@ -137,7 +136,7 @@ def worker(interval: float | None = typer.Option(None, "--interval",
         if once:
             stats = jobs.run_once()
         else:
-            err.print(f"sumwatch worker on {settings.database} at {settings.safe_url}: {jobs.describe()}. "
+            err.print(f"sumwatch worker on {settings.store.database} at {settings.safe_url}: {jobs.describe()}. "
                       f"Ctrl-C to stop.")
             jobs.run_until_signal()
             stats = jobs.stats

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .config import ExportConfig
+from .config import ExportConfig, reveal
 from .payload import IssuePayload, clip
 from .tracker import CLOSED, OPEN, Ticket, Tracker
 from .transport import Http
@@ -37,7 +37,7 @@ class GitHub(Tracker):
 
     def make_http(self) -> Http:
         return Http(self.name, self.config, default_pace=self.default_pace, headers={
-            "authorization": f"Bearer {self.config.github_token}", "accept": "application/vnd.github+json",
+            "authorization": f"Bearer {reveal(self.config.github_token)}", "accept": "application/vnd.github+json",
             "x-github-api-version": "2022-11-28"})
 
     @property

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .config import reveal
 from .payload import IssuePayload, clip
 from .tracker import CLOSED, OPEN, Ticket, Tracker
 from .transport import Http, PermanentError
@@ -91,7 +92,8 @@ class Jira(Tracker):
 
     def make_http(self) -> Http:
         return Http(self.name, self.config, default_pace=self.default_pace,
-                    auth=(self.config.jira_email, self.config.jira_token), headers={"accept": "application/json"})
+                    auth=(self.config.jira_email, reveal(self.config.jira_token)),
+                    headers={"accept": "application/json"})
 
     def _api(self, path: str) -> str:
         return f"{self.config.jira_url.rstrip('/')}/rest/api/3{path}"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from .config import reveal
 from .payload import IssuePayload, clip
 from .tracker import CLOSED, OPEN, Ticket, Tracker
 from .transport import Http, PermanentError
@@ -46,7 +47,7 @@ class Linear(Tracker):
 
     def make_http(self) -> Http:
         return Http(self.name, self.config, default_pace=self.default_pace,
-                    headers={"authorization": self.config.linear_api_key, "content-type": "application/json"})
+                    headers={"authorization": reveal(self.config.linear_api_key), "content-type": "application/json"})
 
     def _gql(self, query: str, variables: dict[str, Any], *, creates: bool = False) -> dict[str, Any]:
         answer = self.http.request("POST", self.config.linear_api_url, creates=creates,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .config import reveal
 from .payload import IssuePayload, clip
 from .tracker import ALERT, Tracker
 from .transport import Http
@@ -62,5 +63,5 @@ class Slack(Tracker):
                 "json": {"text": text, "blocks": blocks(payload, event)}}
 
     def send(self, payload: IssuePayload, event: str) -> None:
-        self.http.request("POST", self.config.slack_webhook_url, creates=True,
+        self.http.request("POST", reveal(self.config.slack_webhook_url), creates=True,
                           json=self.preview(payload, event)["json"])

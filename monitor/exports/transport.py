@@ -25,7 +25,7 @@ import httpx
 
 from ..remote.retry import GaveUp, RetryPolicy, Transient, retry_after_s
 from ..remote.scrub import Scrubber
-from .config import ExportConfig
+from .config import ExportConfig, reveal
 
 _log = logging.getLogger("sumwatch.exports")
 PERMANENT = frozenset({400, 401, 403, 404, 405, 409, 410, 413, 422})
@@ -54,7 +54,7 @@ class Uncertain(ExportError):
 def scrubber(config: ExportConfig) -> Scrubber:
     """Takes the configured secrets out of text, in every form a tracker may echo them (Jira's Basic
     credentials in base64, a webhook URL's path) along with anything shaped like a secret."""
-    return Scrubber(config.secrets(), basic=[(config.jira_email or "", config.jira_token or "")])
+    return Scrubber(config.secrets(), basic=[(config.jira_email or "", reveal(config.jira_token))])
 
 
 class _ScrubLogs(logging.Filter):

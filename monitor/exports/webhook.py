@@ -20,6 +20,7 @@ import time
 import uuid
 from typing import Any
 
+from .config import reveal
 from .payload import IssuePayload
 from .tracker import ALERT, Tracker
 from .transport import now_iso
@@ -52,5 +53,5 @@ class Webhook(Tracker):
         # the timestamp is signed once per message, so a receiver can tell a retry (same delivery) from a replay
         ts = str(int(time.time()))
         headers = {"content-type": "application/json", TIMESTAMP_HEADER: ts, DELIVERY_HEADER: delivery,
-                   SIGNATURE_HEADER: signature(self.config.webhook_secret, ts, body)}
-        self.http.request("POST", self.config.webhook_url, creates=True, content=body, headers=headers)
+                   SIGNATURE_HEADER: signature(reveal(self.config.webhook_secret), ts, body)}
+        self.http.request("POST", reveal(self.config.webhook_url), creates=True, content=body, headers=headers)

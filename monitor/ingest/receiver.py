@@ -43,7 +43,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ..settings import Settings
+from ..settings import Settings, reveal
 from ..store.connection import Store
 from .otlp import (
     JSON,
@@ -83,9 +83,9 @@ def _status_body(status: int, message: str, content_type: str | None, retry_afte
 def receiver_routes(settings: Settings, writer: SpanWriter, store: Store) -> list[Route]:
     """``POST /v1/traces``, ``/healthz`` and ``/readyz``: plain Starlette routes, so the OTLP hot path pays no
     parameter parsing or validation of the API's framework."""
-    token = settings.ingest_token
+    token = reveal(settings.receiver.ingest_token)
     expected = f"Bearer {token}".encode() if token else None
-    limit, body_timeout = settings.max_body_bytes, settings.body_timeout_s
+    limit, body_timeout = settings.receiver.max_body_bytes, settings.receiver.body_timeout_s
 
     async def traces(request: Request) -> Response:
         content_type = request.headers.get("content-type")
@@ -125,7 +125,7 @@ def receiver_routes(settings: Settings, writer: SpanWriter, store: Store) -> lis
             except Exception as exc:  # nothing acknowledged that was not stored
                 _log.warning("answering 503: %s", exc)
                 return _status_body(503, "database unavailable, retry later", content_type,
-                                    settings.retry_after_seconds)
+                                    settings.receiver.retry_after_seconds)
         body, out_type = encode_response(content_type, decoded)
         return Response(body, media_type=out_type)
 
@@ -167,7 +167,8 @@ def _uvicorn_server(config: Any) -> Any:
 
 
 def span_writer(settings: Settings, store: Store) -> SpanWriter:
-    return SpanWriter(store, max_rows=settings.insert_batch_rows, linger_ms=settings.insert_batch_wait_ms)
+    receiver = settings.receiver
+    return SpanWriter(store, max_rows=receiver.insert_batch_rows, linger_ms=receiver.insert_batch_wait_ms)
 
 
 def receiver_app(settings: Settings, store: Store) -> Starlette:
@@ -194,9 +195,10 @@ class ReceiverServer:
         self.settings = settings
         self.app = app
         self.writer: SpanWriter = app.state.writer
-        config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning",
+        config = uvicorn.Config(app, host=settings.receiver.host, port=settings.receiver.port, log_level="warning",
                                 access_log=False, lifespan="off",
-                                http=guarded_protocol(settings.header_timeout_s, settings.max_connections))
+                                http=guarded_protocol(settings.receiver.header_timeout_s,
+                                                      settings.receiver.max_connections))
         self._server = _uvicorn_server(config)
         self._thread: threading.Thread | None = None
 
@@ -206,7 +208,7 @@ class ReceiverServer:
 
     @property
     def endpoint(self) -> str:
-        host = self.settings.host if self.settings.host not in ("0.0.0.0", "::") else "127.0.0.1"
+        host = self.settings.receiver.host if self.settings.receiver.host not in ("0.0.0.0", "::") else "127.0.0.1"
         return f"http://{host}:{self.port}"
 
     def start(self, timeout: float = 15.0) -> ReceiverServer:
@@ -216,7 +218,8 @@ class ReceiverServer:
         deadline = time.monotonic() + timeout
         while not self._server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"the receiver did not start on {self.settings.host}:{self.settings.port}")
+                where = f"{self.settings.receiver.host}:{self.settings.receiver.port}"
+                raise RuntimeError(f"the receiver did not start on {where}")
             time.sleep(0.01)
         return self
 

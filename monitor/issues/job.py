@@ -24,7 +24,7 @@ import numpy as np
 
 from ..rubrics.verdicts import VERDICTS
 from ..scoring.judges import llm_connection
-from ..settings import Settings, parse_duration
+from ..settings import Namer, Settings, parse_duration
 from ..store.connection import Store
 from ..store.corpus import NEEDS_LABEL, CorpusItem, existing_ids, save_items
 from ..store.issue_members import BOUNDARY, MEMBER, REPRESENTATIVE, MemberRow, save_members
@@ -65,18 +65,18 @@ def build_clusterer(settings: Settings) -> Any:
 
     from ..remote.llm import LitellmModel
 
-    if settings.cluster_namer == "llm" and not settings.llm_model:
+    if settings.clustering.cluster_namer == "llm" and not settings.judge.llm_model:
         raise ValueError("SUMWATCH_CLUSTER_NAMER=llm needs SUMWATCH_LLM_MODEL")
     connection = llm_connection(settings)
     namer = None  # the pipeline's default: keyword names
-    if connection is not None and settings.cluster_namer != "keywords":
+    if connection is not None and settings.clustering.cluster_namer != Namer.KEYWORDS:
         namer = LLMNamer(LitellmModel(connection, name="LLM namer"))
     return FailureClusterer(
-        reducer=UmapReducer(max_fit_points=settings.cluster_max_fit_points),
-        clusterer=HdbscanClusterer(max_fit_points=settings.cluster_max_fit_points),
+        reducer=UmapReducer(max_fit_points=settings.clustering.cluster_max_fit_points),
+        clusterer=HdbscanClusterer(max_fit_points=settings.clustering.cluster_max_fit_points),
         namer=namer,
-        tracker=IssueTracker(threshold=settings.cluster_match_threshold,
-                             resolve_after=settings.cluster_resolve_after))
+        tracker=IssueTracker(threshold=settings.clustering.cluster_match_threshold,
+                             resolve_after=settings.clustering.cluster_resolve_after))
 
 
 def namer_label(namer: object) -> str:
@@ -100,19 +100,19 @@ def namer_label(namer: object) -> str:
 def run_clustering(store: Store, settings: Settings, *, window: str | None = None,
                    now: datetime | None = None, clusterer: Any = None, embedder: Any = None,
                    on_progress: Progress | None = None) -> ClusterRunReport:
-    """Cluster the failing spans of the last ``window`` (default ``settings.cluster_window``)."""
+    """Cluster the failing spans of the last ``window`` (default ``settings.clustering.cluster_window``)."""
     from sumwatch.clustering.name import ClusterName
     from sumwatch.clustering.track import RESOLVED, KnownIssue
 
     started = time.monotonic()
     started_at = datetime.now(timezone.utc)
-    window_s = parse_duration(window or settings.cluster_window)
+    window_s = parse_duration(window or settings.clustering.cluster_window)
     end = now or started_at
     end_ns = int(end.timestamp() * 1e9)
     start_ns = end_ns - int(window_s * 1e9)
     run_id = f"{end:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
     progress = on_progress or (lambda stage, done, total: None)
-    model_name = settings.embedding_model
+    model_name = settings.judge.embedding_model
     if embedder is None:
         from ..scoring.judges import shared_embedder
 
@@ -145,7 +145,7 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
         progress("map", 0, 1)
         map_started = time.monotonic()
         layout = map_layout(result.reduced if result.reduced is not None else vectors,
-                            settings.cluster_max_fit_points)
+                            settings.clustering.cluster_max_fit_points)
         map_seconds = time.monotonic() - map_started
         progress("map", 1, 1)
     else:
@@ -246,14 +246,15 @@ def promote(store: Store, settings: Settings, failures: Sequence[Failure], clust
     """Put each issue's representatives into the corpus of the issue's rubric as ``needs_label`` items, the
     judge's verdict proposed as the label. An item already in the corpus (same rubric, source and summary)
     is left alone, so a person's label is never overwritten."""
-    per_issue = settings.promote_per_issue
+    per_issue = settings.clustering.promote_per_issue
     if per_issue <= 0 or not clusters:
         return 0
     picks: list[tuple[Failure, IssueState]] = []
     for cluster, state in zip(clusters, states):
         for i in cluster.representatives[:per_issue]:
             picks.append((failures[i], state))
-    texts = span_texts(store, settings.source_key, settings.summary_key, [(f.trace_id, f.span_id) for f, _ in picks])
+    texts = span_texts(store, settings.sampler.source_key, settings.sampler.summary_key,
+                       [(f.trace_id, f.span_id) for f, _ in picks])
     items: dict[str, CorpusItem] = {}
     for f, state in picks:
         found = texts.get((f.trace_id, f.span_id))

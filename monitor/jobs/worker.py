@@ -86,8 +86,8 @@ class Worker:
     def __init__(self, store: Store, settings: Settings, *, cascade: Cascade | None = None,
                  clusterer: Any = None, exports: ExportConfig | None = None) -> None:
         # every setting is checked here, before anything runs: a bad cron fails the start, not a job
-        sampler_trigger = interval_trigger(settings.sampler_interval_s)
-        cluster_trigger = crontab_trigger(settings.cluster_cron)
+        sampler_trigger = interval_trigger(settings.sampler.sampler_interval_s)
+        cluster_trigger = crontab_trigger(settings.clustering.cluster_cron)
         if cascade is None:
             from ..scoring.judges import build_cascade
 
@@ -108,7 +108,7 @@ class Worker:
         # coalesce + one instance: a slow run delays the next instead of piling runs up behind it
         self.scheduler.add_job(self._run_sampler, sampler_trigger, id=SAMPLER_JOB, name=SAMPLER_JOB,
                                max_instances=1, coalesce=True,
-                               misfire_grace_time=max(30, math.ceil(settings.sampler_interval_s)),
+                               misfire_grace_time=max(30, math.ceil(settings.sampler.sampler_interval_s)),
                                next_run_time=datetime.now(timezone.utc))
         self.scheduler.add_job(self._run_clustering, cluster_trigger, id=CLUSTERING_JOB, name=CLUSTERING_JOB,
                                max_instances=1, coalesce=True, misfire_grace_time=_CLUSTER_GRACE_S)
@@ -126,8 +126,8 @@ class Worker:
 
     def describe(self) -> str:
         """One line saying what runs when."""
-        return (f"sampler every {self.settings.sampler_interval_s:g}s (first run now), "
-                f"clustering on cron '{self.settings.cluster_cron}' (UTC)")
+        return (f"sampler every {self.settings.sampler.sampler_interval_s:g}s (first run now), "
+                f"clustering on cron '{self.settings.clustering.cluster_cron}' (UTC)")
 
     def start(self) -> Worker:
         """Start the jobs in background threads; the sampler runs at once."""
@@ -177,7 +177,7 @@ class Worker:
         def progress(considered: int, scored: int) -> None:
             seen["spans"] = scored
             self._check_stopping()  # called after each batch's scores and watermark are stored
-            pause = self.settings.sampler_batch_pause_s
+            pause = self.settings.sampler.sampler_batch_pause_s
             if pause > 0:
                 _log.info("sampler: %d spans scored and stored so far; pausing %gs", scored, pause)
                 if self._stopping.wait(pause):

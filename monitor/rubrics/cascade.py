@@ -34,10 +34,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
+from ..settings import JUDGE_MODES, JudgeMode
 from .consistency import ranked_score
 from .verdicts import FACTUALITY, GROUNDEDNESS, RUBRICS, RULES, VERDICTS, RubricResult, SummaryCase
 
-MODES = ("off", "ambiguous", "always")
+MODES = JUDGE_MODES
 # 2: cheap-tier failures are suspicions unless certain; audit sample. 3: offline consistency score stored
 CASCADE_VERSION = "cascade-3"
 
@@ -83,10 +84,11 @@ class Cascade:
     def __init__(self, rules: RulesTier, embeddings: EmbeddingTier | None = None, llm: LLMTier | None = None,
                  mode: str | None = None, rubrics: Sequence[str] = RUBRICS,
                  audit_rate: float = DEFAULT_AUDIT_RATE) -> None:
-        mode = mode or ("ambiguous" if llm is not None else "off")
+        mode = mode or (JudgeMode.AMBIGUOUS if llm is not None else JudgeMode.OFF)
         if mode not in MODES:
             raise ValueError(f"judge mode must be one of {', '.join(MODES)}, got {mode!r}")
-        if mode != "off" and llm is None:
+        mode = JudgeMode(mode).value  # plain text from here on: it is logged and stored
+        if mode != JudgeMode.OFF and llm is None:
             raise ValueError(f"judge mode {mode!r} needs an LLM: configure a model (SUMWATCH_LLM_MODEL) or use 'off'")
         _check_rubrics(rubrics)
         if not 0.0 <= audit_rate <= 1.0:
@@ -119,7 +121,7 @@ class Cascade:
                 decided = _settle(self.rules.judge(rubric, case), by_embedding[i].get(rubric))
                 kind = failure_kind(decided)
                 certain = not decided.passed and kind in CERTAIN_KINDS
-                if self.mode == "off":
+                if self.mode == JudgeMode.OFF:
                     precise = decided.tier == RULES and kind in PRECISE_OFFLINE_KINDS
                     out[rubric] = _ranked(decided if decided.passed or precise else unsure(decided, kind),
                                           by_embedding[i].get(GROUNDEDNESS))
@@ -127,7 +129,7 @@ class Cascade:
                 out[rubric] = _ranked(decided, by_embedding[i].get(GROUNDEDNESS))
                 route = ("" if certain else "suspicion" if not decided.passed
                          else "unsure" if not decided.confident else "")
-                if self.mode == "always" and not certain:
+                if self.mode == JudgeMode.ALWAYS and not certain:
                     route = route or "always"
                 if not route and _audited(rubric, case, self.audit_rate):
                     route = "audit"

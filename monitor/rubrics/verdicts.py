@@ -13,11 +13,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-GROUNDEDNESS = "groundedness"
-COMPLETENESS = "completeness"
-FACTUALITY = "factuality"
-CONCISENESS = "conciseness"
-RUBRICS: tuple[str, ...] = (GROUNDEDNESS, COMPLETENESS, FACTUALITY, CONCISENESS)
+from sumwatch.clustering.vocabulary import Choice
+
+
+class Rubric(Choice):
+    """The four built-in rubrics (a team's own judge definitions may add more by name)."""
+
+    GROUNDEDNESS = "groundedness"
+    COMPLETENESS = "completeness"
+    FACTUALITY = "factuality"
+    CONCISENESS = "conciseness"
+
+
+# the names as plain text: keys of the tables below and of stored rows
+GROUNDEDNESS, COMPLETENESS, FACTUALITY, CONCISENESS = Rubric.values()
+RUBRICS: tuple[str, ...] = Rubric.values()
 
 # verdict -> default score; the first verdict of each rubric is the passing one
 VERDICTS: dict[str, dict[str, float]] = {

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..remote.llm import LLMConnection
 from ..rubrics.cascade import Cascade
-from ..settings import Settings
+from ..settings import Settings, reveal
 
 _embedders: dict[str, Any] = {}  # one model per process: loading it costs seconds
 
@@ -27,10 +27,11 @@ def llm_connection(settings: Settings) -> LLMConnection | None:
     """The one connection to the configured model, shared by the judge (:func:`build_llm`) and the cluster
     namer (``issues.job.build_clusterer``); None when no model is configured. Retries and backoff have no
     settings of their own: they keep :class:`LLMConnection`'s defaults."""
-    if not settings.llm_model:
+    judge = settings.judge
+    if not judge.llm_model:
         return None
-    return LLMConnection(settings.llm_model, api_base=settings.llm_api_base, api_key=settings.llm_api_key,
-                         timeout_s=settings.llm_timeout_s, concurrency=settings.llm_concurrency)
+    return LLMConnection(judge.llm_model, api_base=judge.llm_api_base, api_key=reveal(judge.llm_api_key) or None,
+                         timeout_s=settings.judge.llm_timeout_s, concurrency=settings.judge.llm_concurrency)
 
 
 def build_llm(settings: Settings) -> Any | None:
@@ -39,20 +40,20 @@ def build_llm(settings: Settings) -> Any | None:
         return None
     from ..rubrics.llm import LLMConfig, LLMJudge
 
-    return LLMJudge(LLMConfig.from_connection(connection, max_spend_usd=settings.llm_max_spend_usd))
+    return LLMJudge(LLMConfig.from_connection(connection, max_spend_usd=settings.judge.llm_max_spend_usd))
 
 
 def build_cascade(settings: Settings, *, mode: str | None = None, embeddings: bool | None = None,
                   llm: Any = None) -> Cascade:
     from ..rubrics.rules import RulesJudge
 
-    use_embeddings = settings.embeddings if embeddings is None else embeddings
+    use_embeddings = settings.judge.embeddings if embeddings is None else embeddings
     embedding_judge = None
     if use_embeddings:
         from ..rubrics.embeddings import EmbeddingJudge
 
-        embedding_judge = EmbeddingJudge(shared_embedder(settings.embedding_model))
-    chosen_mode = mode or settings.judge_mode
+        embedding_judge = EmbeddingJudge(shared_embedder(settings.judge.embedding_model))
+    chosen_mode = mode or settings.judge.judge_mode
     judge = llm if llm is not None else (build_llm(settings) if chosen_mode != "off" else None)
     return Cascade(rules=RulesJudge(), embeddings=embedding_judge, llm=judge, mode=chosen_mode,
-                   audit_rate=settings.judge_audit_rate)
+                   audit_rate=settings.judge.judge_audit_rate)

@@ -60,7 +60,7 @@ class SpanSelector:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SpanSelector:
-        return cls.parse(settings.span_filter, settings.source_key, settings.summary_key)
+        return cls.parse(settings.sampler.span_filter, settings.sampler.source_key, settings.sampler.summary_key)
 
     def where(self, params: dict[str, Any]) -> str:
         if not self.filters:
@@ -96,7 +96,7 @@ class SamplingPolicy:
     @classmethod
     def from_settings(cls, settings: Settings, rate: float | None = None,
                       shard: tuple[int, int] = (0, 1)) -> SamplingPolicy:
-        return cls(settings.sample_rate if rate is None else rate, settings.service_rate_map(), True, shard)
+        return cls(settings.sampler.sample_rate if rate is None else rate, settings.service_rate_map(), True, shard)
 
     def rate_of(self, service: str) -> float:
         return self.service_rates.get(service, self.rate)
@@ -165,8 +165,8 @@ class Sampler:
         """The sampler the settings describe (selector, sampling policy, batch, events); flags override."""
         return cls(store, cascade, SpanSelector.from_settings(settings),
                    SamplingPolicy.from_settings(settings, rate=rate, shard=shard or (0, 1)),
-                   batch=settings.sample_batch,
-                   eval_events=settings.eval_events if eval_events is None else eval_events)
+                   batch=settings.sampler.sample_batch,
+                   eval_events=settings.sampler.eval_events if eval_events is None else eval_events)
 
     @property
     def watermark_name(self) -> str:

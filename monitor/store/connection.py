@@ -108,7 +108,7 @@ def _make_embedded_folder(settings: Settings) -> Path:
     """The embedded database's folder, made if missing. Only the last folder is made (for the default, the
     home folder and its ``chdb``): a mistyped path stops here instead of growing a tree of new folders."""
     path = settings.embedded_path
-    top = path if settings.clickhouse_url else settings.home.resolve()
+    top = path if settings.store.clickhouse_url else settings.store.home.resolve()
     for folder in (top.parent, top, path):
         if folder.exists() and not folder.is_dir():
             raise StoreError(f"cannot use {path} for the embedded database: {folder} is a file, not a folder")
@@ -152,8 +152,8 @@ class Store:
     def __init__(self, client: Any, settings: Settings, lock_path: Path | None = None) -> None:
         self.client = client
         self.settings = settings
-        self.database = settings.database
-        self.cluster = settings.cluster
+        self.database = settings.store.database
+        self.cluster = settings.store.cluster
         self._lock_path = lock_path
         self._io = threading.Lock()  # one call at a time per client (chDB handles are not re-entrant)
 
@@ -175,9 +175,9 @@ class Store:
                 client = clickhouse_connect.get_client(dsn=dsn, username=username, password=password,
                                                        connect_timeout=5, send_receive_timeout=60)
             if create_database:
-                on_cluster = f" ON CLUSTER {quote_ident(settings.cluster)}" if settings.cluster else ""
-                client.command(f"CREATE DATABASE IF NOT EXISTS {quote_ident(settings.database)}{on_cluster}")
-            client.database = settings.database
+                on_cluster = f" ON CLUSTER {quote_ident(settings.store.cluster)}" if settings.store.cluster else ""
+                client.command(f"CREATE DATABASE IF NOT EXISTS {quote_ident(settings.store.database)}{on_cluster}")
+            client.database = settings.store.database
         except StoreError:
             raise
         except Exception as exc:

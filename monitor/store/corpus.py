@@ -16,14 +16,26 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from sumwatch.clustering.vocabulary import Choice
+
 from ..rubrics.verdicts import RUBRICS, VERDICTS, SummaryCase
 from .connection import Store, equals_filter
 from .ddl import Table, Target
 from .paging import CORPUS_CURSOR, decode_cursor, encode_cursor
 
 CORPUS_TABLE = "sumwatch_corpus"
-LABELLED, NEEDS_LABEL, REJECTED = "labelled", "needs_label", "rejected"
-STATUSES = (LABELLED, NEEDS_LABEL, REJECTED)
+
+
+class CorpusStatus(Choice):
+    """Where a calibration item stands: only labelled items count; promoted ones wait as needs_label."""
+
+    LABELLED = "labelled"
+    NEEDS_LABEL = "needs_label"
+    REJECTED = "rejected"
+
+
+LABELLED, NEEDS_LABEL, REJECTED = CorpusStatus.values()
+STATUSES: tuple[str, ...] = CorpusStatus.values()
 PASS_BUCKET = "pass"
 CORPUS_COLUMNS = ("ItemId", "Rubric", "Source", "Summary", "Claim", "HumanVerdict", "ProposedVerdict", "Bucket",
                   "Origin", "Status", "Band", "ExpectedFacts", "TraceId", "Note", "UpdatedAt")

@@ -61,7 +61,7 @@ def current_ttls(store: Store, t: Target) -> dict[str, str | None]:
 
 def apply_retention(store: Store, days: int | None = None) -> list[str]:
     """Set (or remove, for 0) the TTL of every retained table; return the tables changed."""
-    days = store.settings.retention_days if days is None else days
+    days = store.settings.store.retention_days if days is None else days
     t = Target(store.database, store.cluster)
     changed = []
     for table, current in current_ttls(store, t).items():

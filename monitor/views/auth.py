@@ -49,7 +49,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from ..settings import Settings, parse_allowed_hosts
+from ..settings import Settings, parse_allowed_hosts, reveal
 
 SESSION_COOKIE = "sumwatch_session"
 CSRF_COOKIE = "sumwatch_csrf"
@@ -177,12 +177,12 @@ class HostPolicy:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> HostPolicy:
-        bind = settings.host.strip().lower()
+        bind = settings.receiver.host.strip().lower()
         bound = f"[{bind}]" if ":" in bind and not bind.startswith("[") else bind
-        extra = parse_allowed_hosts(settings.allowed_hosts)
+        extra = parse_allowed_hosts(settings.receiver.allowed_hosts)
         names = {bound, *LOOPBACK_NAMES, *(h for h in extra if h != "*")}
-        if settings.public_url:
-            names.add(host_name(urlsplit(settings.public_url).netloc))
+        if settings.receiver.public_url:
+            names.add(host_name(urlsplit(settings.receiver.public_url).netloc))
         return cls(frozenset(names), any_host="*" in extra, loopback_bind=_is_loopback(bind))
 
     def checks(self, path: str) -> bool:
@@ -476,12 +476,13 @@ input{{width:100%;padding:.5rem;margin:.5rem 0;box-sizing:border-box}}.error{{co
 def auth_middleware(settings: Settings) -> Middleware:
     """The middleware ``sumwatch up`` puts in front of every route: the token, CSRF, the Host allow-list, the
     security headers, session revocation and the sign-in limit."""
-    return Middleware(AuthMiddleware, token=settings.api_token, hosts=HostPolicy.from_settings(settings))
+    return Middleware(AuthMiddleware, token=reveal(settings.receiver.api_token) or None,
+                      hosts=HostPolicy.from_settings(settings))
 
 
 def login_routes(settings: Settings) -> list[Route]:
     """``GET /login`` (the form), ``POST /login`` (checks the token, sets the session), ``POST /logout``."""
-    token = settings.api_token
+    token = reveal(settings.receiver.api_token) or None
 
     def page(request: Request, message: str = "", status: int = 200) -> HTMLResponse:
         target = _safe_next(request.query_params.get("next"))

@@ -12,7 +12,7 @@ saying which value applies and how to change it. A secret is never sent or shown
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import fields
+from enum import Enum
 from typing import Any
 
 from ..exports.config import ExportConfig
@@ -31,7 +31,7 @@ RELEVANT: dict[str, tuple[str, ...]] = {
     "calibrate": _JUDGE,
     "cluster": ("cluster_window", "cluster_match_threshold", "cluster_resolve_after", "cluster_max_fit_points",
                 "cluster_namer", "promote_per_issue", "llm_model", "llm_api_base", "llm_api_key", "embedding_model"),
-    "export": tuple(f.name for f in fields(ExportConfig)),
+    "export": tuple(ExportConfig.model_fields),
 }
 TRAVELS: dict[str, dict[str, str]] = {
     "sample": {"judge_mode": "mode", "sample_rate": "rate", "eval_events": "events"},
@@ -45,13 +45,11 @@ class SettingsRefused(ValueError):
     """A setting of the command's own that the server would not apply."""
 
 
-def _secret(cls: type, name: str) -> bool:
-    return any(f.name == name and not f.repr for f in fields(cls))
-
-
 def _shown_value(value: Any, secret: bool) -> str | float | int | bool | None:
     if secret:
         return _SET if value else None
+    if isinstance(value, Enum):
+        return str(value.value)
     if value is None or isinstance(value, (str, float, int, bool)):
         return value
     return str(value)
@@ -60,25 +58,31 @@ def _shown_value(value: Any, secret: bool) -> str | float | int | bool | None:
 def shown_settings(settings: Settings, config: ExportConfig) -> Shown:
     """The server's settings that commands compare with theirs; secrets only as set or not."""
     shown: Shown = {}
-    for obj in (settings, config):
-        for f in fields(obj):
-            if f.name not in _CONNECTION:
-                shown[f.name] = _shown_value(getattr(obj, f.name), not f.repr)
+    for name, value in _flat(settings, config):
+        if name not in _CONNECTION:
+            shown[name] = _shown_value(value, Settings.secret(name))
     return shown
 
 
 def own_settings(settings: Settings, config: ExportConfig, explicit: set[str]) -> Shown:
     """The values of the settings this command was given (``explicit``: set in its env or by its flags)."""
     own: Shown = {}
-    for obj in (settings, config):
-        for f in fields(obj):
-            if f.name in explicit and f.name not in _CONNECTION:
-                own[f.name] = _shown_value(getattr(obj, f.name), False)
+    for name, value in _flat(settings, config):
+        if name in explicit and name not in _CONNECTION:
+            # a secret is compared only as set or not: its text never leaves the command
+            own[name] = _shown_value(value, Settings.secret(name))
     return own
 
 
+def _flat(settings: Settings, config: ExportConfig) -> list[tuple[str, Any]]:
+    """(flat name, value) for every setting, the tracker ones from ``config`` (the command's own reading)."""
+    values = dict(settings.flat())
+    values.update((name, getattr(config, name)) for name in ExportConfig.model_fields)
+    return list(values.items())
+
+
 def _label(name: str) -> str:
-    return Settings.label(name) if name in {f.name for f in fields(Settings)} else ExportConfig.env_var(name)
+    return Settings.label(name)
 
 
 def travel(command: str, own: Mapping[str, Any], server: Mapping[str, Any], where: str
@@ -93,7 +97,7 @@ def travel(command: str, own: Mapping[str, Any], server: Mapping[str, Any], wher
         if name in travels:
             carried[travels[name]] = own[name]
             continue
-        secret = _secret(Settings, name) or _secret(ExportConfig, name)
+        secret = Settings.secret(name)
         mine, theirs = own[name], server.get(name)
         if secret:
             if mine and not theirs:

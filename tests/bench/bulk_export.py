@@ -201,7 +201,7 @@ def main() -> None:
                 f["rows_per_s_vs_select"] = round(f["rows_per_s"] / base["rows_per_s"], 3)
                 f["heap_peak_vs_select"] = round(f["heap_peak_mb"] / base["heap_peak_mb"], 3)
     finally:
-        store.command(f"DROP DATABASE IF EXISTS `{settings.database}`")
+        store.command(f"DROP DATABASE IF EXISTS `{settings.store.database}`")
         store.close()
         shutil.rmtree(home, ignore_errors=True)
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from sumwatch.monitor.rubrics.verdicts import RUBRICS
-from sumwatch.monitor.settings import Settings
+from sumwatch.monitor.settings import Settings, reveal
 from sumwatch.monitor.store.connection import Store
 from sumwatch.monitor.store.issue_members import ISSUE_MEMBERS_TABLE
 from sumwatch.monitor.store.issues import ISSUES_TABLE
@@ -362,7 +362,7 @@ def main() -> None:
 
             app_routes = list(served_routes(server.app.routes))
             paths, skipped = get_paths(app_routes, real_ids(store))
-            token = settings.ingest_token or ""
+            token = reveal(settings.receiver.ingest_token)
             headers = {"Authorization": f"Bearer {token}"} if token else {}
             log(f"timing {len(paths)} routes on {base} ({len(skipped)} skipped: {skipped})")
             timings = time_routes(base, paths, args.repeats, headers)

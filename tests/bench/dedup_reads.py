@@ -191,7 +191,7 @@ def main() -> None:
         assert stored_rows == args.spans + copies, (stored_rows, args.spans, copies)
         dup = measure(reads, args.repeats)
     finally:
-        store.command(f"DROP DATABASE IF EXISTS `{settings.database}`")
+        store.command(f"DROP DATABASE IF EXISTS `{settings.store.database}`")
         store.close()
         shutil.rmtree(home, ignore_errors=True)
 

@@ -34,6 +34,7 @@ from fakes.trackers import FakeTrackers, Fault  # noqa: E402
 
 from sumwatch.monitor.exports.registry import build_target  # noqa: E402
 from sumwatch.monitor.exports.sync import export_issues  # noqa: E402
+from sumwatch.monitor.settings import SEVERITIES as _ALL_SEVERITIES  # noqa: E402
 from sumwatch.monitor.settings import Settings  # noqa: E402
 from sumwatch.monitor.store.connection import Store  # noqa: E402
 from sumwatch.monitor.store.issue_members import REPRESENTATIVE, MemberRow, save_members  # noqa: E402
@@ -42,7 +43,7 @@ from sumwatch.monitor.store.migrations import migrate  # noqa: E402
 from sumwatch.monitor.store.runs import RunRow, save_run  # noqa: E402
 
 TARGETS = ("github", "linear", "jira", "slack", "webhook", "markdown")
-SEVERITIES = ("low", "medium", "high", "critical")
+SEVERITIES = _ALL_SEVERITIES
 
 
 def fill(store: Store, n: int) -> None:

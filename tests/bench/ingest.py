@@ -137,7 +137,7 @@ def main() -> None:
     store.command(f"TRUNCATE TABLE {TRACES_TABLE}")
 
     # 2. direct exporter: ReadableSpan -> row -> INSERT
-    exporter = ClickHouseSpanExporter(store.client, database=settings.database)
+    exporter = ClickHouseSpanExporter(store.client, database=settings.store.database)
     t0 = time.perf_counter()
     for batch in batches:
         exporter.export(batch)
@@ -165,7 +165,7 @@ def main() -> None:
     results["otlp_inserts"] = server.writer.inserts
     results["otlp_requests"] = len(bodies)
 
-    store.command(f"DROP DATABASE IF EXISTS `{settings.database}`")
+    store.command(f"DROP DATABASE IF EXISTS `{settings.store.database}`")
     store.close()
 
     ceiling = results["raw_insert_spans_per_s"]

@@ -59,7 +59,7 @@ def test_samplers_cover_every_shard_once(compose):
 
 
 def test_every_sumwatch_variable_set_is_a_setting(compose):
-    known = {Settings.env_var(name) for name in Settings.__dataclass_fields__}
+    known = {Settings.env_var(name) for name in Settings.names()}
     used = {key for s in compose["services"].values() for key in (s.get("environment") or {})}
     used |= set(re.findall(r"^(\w+)=", (DEPLOY / ".env.example").read_text(), re.M))
     used = {u for u in used if u.startswith("SUMWATCH_")}
@@ -79,7 +79,7 @@ def test_the_collector_writes_into_the_migrated_otel_traces(compose):
     assert exporter["create_schema"] is False
     assert exporter["traces_table_name"] == "otel_traces"
     database = compose["services"]["sumwatch"]["environment"]["SUMWATCH_DATABASE"]
-    assert exporter["database"] == database == Settings().database
+    assert exporter["database"] == database == Settings.from_env(env={}).store.database
     assert "clickhouse" in config["service"]["pipelines"]["traces/clickhouse"]["exporters"]
 
 

@@ -107,7 +107,7 @@ def test_every_container_has_requests_limits_a_pinned_image_and_secrets_from_sec
 @pytest.mark.parametrize("overlay", OVERLAYS, ids=lambda p: p.name)
 def test_every_sumwatch_variable_the_manifests_set_is_a_setting(overlay):
     docs = _docs(overlay)
-    known = {Settings.env_var(name) for name in Settings.__dataclass_fields__}
+    known = {Settings.env_var(name) for name in Settings.names()}
     names = {key for d in docs if d["kind"] == "ConfigMap" for key in d.get("data", {})}
     names |= {e["name"] for _, c in _containers(docs) for e in c.get("env", [])}
     used = {n for n in names if n.startswith("SUMWATCH_")}

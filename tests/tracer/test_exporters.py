@@ -51,7 +51,7 @@ class Gated:
 
 
 def test_exported_spans_are_stored_once_each(store, settings):
-    exporter = ClickHouseSpanExporter(store.client, database=settings.database)
+    exporter = ClickHouseSpanExporter(store.client, database=settings.store.database)
     assert exporter.export(finished_spans(3)) is SpanExportResult.SUCCESS
     assert exporter.force_flush(10_000)
     assert stored(store) == 3 and exporter.exported_spans == 3 and exporter.failed_spans == 0
@@ -74,7 +74,7 @@ def test_a_failing_insert_is_counted_and_logged_never_raised(store, caplog):
 
 def test_a_slow_database_blocks_export_after_in_flight_batches_instead_of_growing_memory(store, settings):
     gated = Gated(store.client)
-    exporter = ClickHouseSpanExporter(gated, database=settings.database, in_flight=1)
+    exporter = ClickHouseSpanExporter(gated, database=settings.store.database, in_flight=1)
     batches = [finished_spans(2) for _ in range(3)]
     assert exporter.export(batches[0]) is SpanExportResult.SUCCESS  # the writer takes it and waits at the gate
     assert gated.entered.wait(10)
@@ -91,7 +91,7 @@ def test_a_slow_database_blocks_export_after_in_flight_batches_instead_of_growin
 
 def test_shutdown_stores_what_was_handed_over_then_refuses_more(store, settings):
     gated = Gated(store.client)
-    exporter = ClickHouseSpanExporter(gated, database=settings.database, in_flight=2)
+    exporter = ClickHouseSpanExporter(gated, database=settings.store.database, in_flight=2)
     exporter.export(finished_spans(2))
     exporter.export(finished_spans(3))
     assert gated.entered.wait(10)

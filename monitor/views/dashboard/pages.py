@@ -15,6 +15,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from sumwatch.clustering.vocabulary import Severity
 from sumwatch.tracer import semconv
 
 from ...issues.reads import IssueRow, get_issue, issue_list, trend_label
@@ -34,7 +35,7 @@ from .figures import figure_json
 from .query import FilterChoice, IssueQuery, coarsen_start, display_bucket
 
 OVERVIEW_ISSUES = 12  # open issues listed (with a sparkline each) on the overview
-_SEVERITY_RANK = {"high": 0, "medium": 1, "low": 2}
+_SEVERITY_RANK = {s: i for i, s in enumerate(reversed(Severity.values()))}  # most severe first
 _STATUS_RANK = {"regressed": 0, "new": 1, "ongoing": 2, "resolved": 3}
 _LONG_ATTRIBUTE = 300  # characters of an attribute value shown in the attribute table
 
@@ -139,7 +140,8 @@ class ExampleView:
 
 
 def _examples(store: Store, settings: Settings, examples: Sequence[Example]) -> list[ExampleView]:
-    texts = span_texts(store, settings.source_key, settings.summary_key, [(e.trace_id, e.span_id) for e in examples])
+    texts = span_texts(store, settings.sampler.source_key, settings.sampler.summary_key,
+                       [(e.trace_id, e.span_id) for e in examples])
     out = []
     for e in examples:
         found = texts.get((e.trace_id, e.span_id))
@@ -237,10 +239,10 @@ def trace_page(store: Store, settings: Settings, trace_id: str) -> dict[str, Any
             latest.setdefault(s.rubric, s)
         ordered = [latest[r] for r in (*RUBRICS, *sorted(set(latest) - set(RUBRICS))) if r in latest]
         earlier = [s for s in mine if latest.get(s.rubric) is not s]
-        source = span.attributes.get(settings.source_key, "")
-        summary = span.attributes.get(settings.summary_key, "")
+        source = span.attributes.get(settings.sampler.source_key, "")
+        summary = span.attributes.get(settings.sampler.summary_key, "")
         phrases = evidence_phrases(*(s.evidence for s in ordered))
-        text_keys = {settings.source_key, settings.summary_key}
+        text_keys = {settings.sampler.source_key, settings.sampler.summary_key}
         views.append(SpanView(
             span, span.attributes.get(semconv.TASK) == semconv.TASK_SUMMARIZATION,
             highlight(source, phrases) if source else None, highlight(summary, phrases) if summary else None,

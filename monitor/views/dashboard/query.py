@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from urllib.parse import urlencode
 
+from sumwatch.clustering.vocabulary import IssueStatus, Severity
+
 from ...store.stats import Filters
 
 RANGES: dict[str, int | None] = {"1h": 3600, "6h": 6 * 3600, "24h": 86400, "7d": 7 * 86400, "30d": 30 * 86400,
@@ -28,8 +30,8 @@ _MAX_TEXT = 200
 _RUN_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,80}$")
 
 ISSUE_SORTS = ("id", "status", "severity", "rubric", "traces", "share", "trend", "title")
-ISSUE_STATUSES = ("open", "all", "new", "ongoing", "regressed", "resolved")
-SEVERITIES = ("high", "medium", "low")
+ISSUE_STATUSES = ("open", "all") + IssueStatus.values()
+SEVERITIES = tuple(reversed(Severity.values()))  # most severe first, as the filter lists them
 
 
 class BadRequest(ValueError):

@@ -145,7 +145,7 @@ def calibrate_now(s: ServicesDep, body: CalibrateBody, wait: Wait = True) -> Cal
                                 "and reported by number)", openapi_extra=NDJSON_BODY,
              responses={**_ACCEPTED, **error_responses(413)})
 async def ingest(s: ServicesDep, request: Request, wait: Wait = True) -> IngestAnswer:
-    body = await read_upload(request, s.settings.max_body_bytes)
+    body = await read_upload(request, s.settings.receiver.max_body_bytes)
 
     def work(progress: Progress) -> IngestAnswer:
         with as_file(body) as path:

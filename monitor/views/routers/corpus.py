@@ -56,7 +56,7 @@ def items(s: ServicesDep, rubric: RubricQuery = None,
 @router.post("/import", summary="Add or update items from JSON Lines (bad lines are skipped and reported)",
              openapi_extra=NDJSON_BODY, responses=error_responses(413))
 async def import_items(s: ServicesDep, request: Request) -> ImportAnswer:
-    body = await read_upload(request, s.settings.max_body_bytes)
+    body = await read_upload(request, s.settings.receiver.max_body_bytes)
 
     def run() -> ImportAnswer:
         with as_file(body) as path:

@@ -62,12 +62,12 @@ def two_stores(settings, store, cli_env, monkeypatch, tmp_path):
     tickets = ExportConfig(markdown_dir=str(tmp_path / "tickets-b"))
     server = serve(settings_b, store_b, export_config=tickets)
     env_a = {**cli_env, "SUMWATCH_EMBEDDINGS": "false", "SUMWATCH_MARKDOWN_DIR": str(tmp_path / "tickets-a")}
-    env_b = {**env_a, "SUMWATCH_DATABASE": settings_b.database, "SUMWATCH_API_TOKEN": TOKEN}
+    env_b = {**env_a, "SUMWATCH_DATABASE": settings_b.store.database, "SUMWATCH_API_TOKEN": TOKEN}
     real = _shared.open_store
 
     @contextmanager
     def held(settings, *, busy_to_caller=False, **kw):  # open_store while `sumwatch up` holds database B
-        if busy_to_caller and settings.database == settings_b.database:
+        if busy_to_caller and settings.store.database == settings_b.store.database:
             raise StoreBusyError("held", api=server.endpoint)
         with real(settings, busy_to_caller=busy_to_caller, **kw) as opened:
             yield opened
@@ -85,7 +85,7 @@ def two_stores(settings, store, cli_env, monkeypatch, tmp_path):
     yield (lambda *args: invoke(env_a, list(args), False), lambda *args: invoke(env_b, list(args), True),
            lambda *args: invoke(env_b, list(args), False), lambda *args: invoke(env_plain, list(args), True))
     server.stop()
-    store_b.command(f"DROP DATABASE IF EXISTS `{settings_b.database}`")
+    store_b.command(f"DROP DATABASE IF EXISTS `{settings_b.store.database}`")
     store_b.close()
 
 
@@ -242,7 +242,7 @@ def test_a_wrong_token_is_one_line_and_the_token_option_wins(two_stores):
 
 def test_a_command_that_cannot_go_through_names_the_holders_whole_command_line(settings, store):
     """`db migrate` on a database another process holds: one line naming that process's command line."""
-    env = {"SUMWATCH_HOME": str(settings.home), "SUMWATCH_DATABASE": settings.database, "PATH": ""}
+    env = {"SUMWATCH_HOME": str(settings.store.home), "SUMWATCH_DATABASE": settings.store.database, "PATH": ""}
     result = subprocess.run([str(Path(sys.executable).with_name("sumwatch")), "db", "migrate"], env=env,
                             capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert result.returncode == 3 and "Traceback" not in result.stderr

@@ -7,13 +7,14 @@ import httpx
 from typer.testing import CliRunner
 
 from sumwatch.monitor.cli import app
+from sumwatch.monitor.settings import reveal
 
 
 def _env(cli_env, fake, tmp_path, **more):
     config = fake.config(markdown_dir=str(tmp_path))
-    env = {**cli_env, "SUMWATCH_GITHUB_TOKEN": config.github_token, "SUMWATCH_GITHUB_REPO": config.github_repo,
+    env = {**cli_env, "SUMWATCH_GITHUB_TOKEN": reveal(config.github_token), "SUMWATCH_GITHUB_REPO": config.github_repo,
            "SUMWATCH_GITHUB_API_URL": config.github_api_url, "SUMWATCH_JIRA_URL": config.jira_url,
-           "SUMWATCH_JIRA_EMAIL": config.jira_email, "SUMWATCH_JIRA_TOKEN": config.jira_token,
+           "SUMWATCH_JIRA_EMAIL": config.jira_email, "SUMWATCH_JIRA_TOKEN": reveal(config.jira_token),
            "SUMWATCH_JIRA_PROJECT": "OPS", "SUMWATCH_PUBLIC_URL": "https://sumwatch.example.com",
            "SUMWATCH_EXPORT_BACKOFF_S": "0.001"}
     return {**env, **more}

@@ -38,7 +38,7 @@ def served(sw_home):
     yield settings, store, server
     server.stop()
     try:
-        store.command(f"DROP DATABASE IF EXISTS `{settings.database}`")
+        store.command(f"DROP DATABASE IF EXISTS `{settings.store.database}`")
     finally:
         store.close()
 

@@ -39,8 +39,8 @@ def scored_db(sw_home, offline_cascade):
     migrate(store)
     result = run_demo(store, n=120, seed=11)
     score_demo(store, offline_cascade, result.run_id)
-    yield settings.database
-    store.command(f"DROP DATABASE IF EXISTS `{settings.database}`")
+    yield settings.store.database
+    store.command(f"DROP DATABASE IF EXISTS `{settings.store.database}`")
     store.close()
 
 

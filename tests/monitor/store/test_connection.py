@@ -34,7 +34,9 @@ def test_a_chdb_url_creates_only_its_last_folder_and_locks_it(tmp_path):
         from pathlib import Path
         from sumwatch.monitor.settings import Settings
         from sumwatch.monitor.store.connection import Store
-        with Store.open(Settings(clickhouse_url="chdb://{tmp_path}/db", home=Path({str(tmp_path / 'home')!r}))) as s:
+        settings = Settings.from_env(env={{}}, clickhouse_url="chdb://{tmp_path}/db",
+                                     home=Path({str(tmp_path / 'home')!r}))
+        with Store.open(settings) as s:
             print(s.query_rows("SELECT 41 + 1")[0][0])
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_GUARD_S)

@@ -111,7 +111,7 @@ def test_a_rerun_on_the_same_failures_draws_the_same_map(store, settings, sw_hom
         run_clustering(other, again, now=NOW)
         second = load_projection(other)
     finally:
-        other.command(f"DROP DATABASE IF EXISTS `{again.database}`")
+        other.command(f"DROP DATABASE IF EXISTS `{again.store.database}`")
         other.close()
     assert [(p.trace_id, p.issue_id, p.x, p.y) for p in second] == [(p.trace_id, p.issue_id, p.x, p.y) for p in first]
 

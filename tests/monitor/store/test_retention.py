@@ -14,7 +14,7 @@ def _create(store, table: str) -> str:
 
 
 def test_without_a_setting_nothing_expires(store):
-    assert store.settings.retention_days == 0
+    assert store.settings.store.retention_days == 0
     assert all(ttl is None for ttl in current_ttls(store, Target(store.database)).values())
     assert "TTL" not in _create(store, "otel_traces").split("ENGINE")[1]
 

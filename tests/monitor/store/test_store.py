@@ -132,7 +132,7 @@ def test_second_process_gets_a_plain_busy_error(settings, store):
         from sumwatch.monitor.settings import Settings
         from sumwatch.monitor.store.connection import Store, StoreBusyError
         try:
-            Store.open(Settings(home=Path({str(settings.home)!r})))
+            Store.open(Settings.from_env(env={{}}, home=Path({str(settings.store.home)!r})))
         except StoreBusyError as exc:
             print("BUSY", exc)
         else:

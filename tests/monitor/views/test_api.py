@@ -56,7 +56,7 @@ def test_the_right_token_opens_every_route(served):
 
 
 def test_without_a_token_setting_reads_are_open_and_an_empty_store_answers_empty(store, settings):
-    assert settings.ingest_token is None
+    assert settings.receiver.ingest_token is None
     client = TestClient(create_app(settings, store, export_config=ExportConfig()), base_url="http://localhost")
     assert client.get("/api/traces").json() == []
     assert client.get("/api/issues").json() == {"run": None, "issues": []}

@@ -124,7 +124,7 @@ def test_an_api_token_that_cannot_travel_in_a_header_is_refused_naming_its_varia
 
     with pytest.raises(SettingsError, match="^SUMWATCH_API_TOKEN must be 8 to 512 visible ASCII characters"):
         Settings.from_env(env={"SUMWATCH_API_TOKEN": value})
-    assert Settings.from_env(env={"SUMWATCH_API_TOKEN": "x" * 8}).api_token == "x" * 8
+    assert Settings.from_env(env={"SUMWATCH_API_TOKEN": "x" * 8}).receiver.api_token.get_secret_value() == "x" * 8
 
 
 def _hosts(settings, **changes):

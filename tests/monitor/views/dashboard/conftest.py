@@ -26,7 +26,7 @@ def dataset(sw_home, rules_cascade):
     migrate(store)
     report = build_dataset(store, settings, rules_cascade)
     yield settings, store, report
-    store.command(f"DROP DATABASE IF EXISTS `{settings.database}`")
+    store.command(f"DROP DATABASE IF EXISTS `{settings.store.database}`")
     store.close()
 
 
