@@ -115,7 +115,7 @@ class _Concern(BaseModel):
     @classmethod
     def env_var(cls, name: str) -> str:
         """The environment variable of a field: ``SUMWATCH_`` + its name, or the one its metadata names."""
-        return ENV_PREFIX + _extra(cls.model_fields[name]).get("env", name.upper())
+        return ENV_PREFIX + str(_extra(cls.model_fields[name]).get("env", name.upper()))
 
     @classmethod
     def label(cls, name: str) -> str:
