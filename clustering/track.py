@@ -87,7 +87,7 @@ class IssueTracker:
         centroids = _unit(centroids.reshape(len(centroids), -1)) if len(centroids) else np.zeros((0, 0))
         pairs: dict[int, tuple[KnownIssue, float]] = {}
         if len(known) and len(centroids):
-            from scipy.optimize import linear_sum_assignment
+            from scipy.optimize import linear_sum_assignment  # noqa: PLC0415 - heavy: loaded on first use
 
             issues = _unit(np.stack([np.asarray(k.centroid, dtype=np.float64) for k in known]))
             if issues.shape[1] != centroids.shape[1]:

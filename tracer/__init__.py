@@ -62,7 +62,7 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     # the ClickHouse exporter needs the SDK and clickhouse-connect: loaded on first use only
     if name == "ClickHouseSpanExporter":
-        from ._exporters import ClickHouseSpanExporter
+        from ._exporters import ClickHouseSpanExporter  # noqa: PLC0415 - the SDK and exporters load in configure()
 
         return ClickHouseSpanExporter
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

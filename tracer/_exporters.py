@@ -59,7 +59,7 @@ class ClickHouseSpanExporter(SpanExporter):
         if in_flight < 0:
             raise ValueError(f"in_flight must be >= 0, got {in_flight}")
         if isinstance(client, str):
-            import clickhouse_connect  # noqa: F401 - deferred, and checked here: only this exporter needs it
+            import clickhouse_connect  # noqa: PLC0415, F401 - deferred, and checked here: only this exporter needs it
 
             self._url: str | None = client
             self._client: Any = None
@@ -80,7 +80,7 @@ class ClickHouseSpanExporter(SpanExporter):
 
     def _connected(self) -> Any:
         if self._client is None and self._url is not None:
-            import clickhouse_connect
+            import clickhouse_connect  # noqa: PLC0415 - the SDK and exporters load in configure()
 
             self._client = clickhouse_connect.get_client(dsn=self._url)
         return self._client

@@ -43,9 +43,9 @@ def configure(*, endpoint: str | None = None, headers: Mapping[str, str] | None 
     No destination is contacted here: a ClickHouse URL is connected on the first export, so an app
     starts while its database is down, and export failures are logged, never raised.
     """
-    from opentelemetry.sdk.resources import Resource
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
+    from opentelemetry.sdk.resources import Resource  # noqa: PLC0415 - the SDK and exporters load in configure()
+    from opentelemetry.sdk.trace import TracerProvider  # noqa: PLC0415 - the SDK and exporters load in configure()
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor  # noqa: PLC0415 - the SDK and exporters load in configure()
 
     destinations = [d for d in (endpoint, clickhouse, exporter) if d is not None]
     if len(destinations) > 1:
@@ -67,11 +67,11 @@ def configure(*, endpoint: str | None = None, headers: Mapping[str, str] | None 
                          "set it on your own provider's Resource")
 
     if endpoint is not None:
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter  # noqa: PLC0415 - the SDK and exporters load in configure()
 
         exporter = OTLPSpanExporter(endpoint=otlp_traces_url(endpoint), headers=dict(headers or {}))
     elif clickhouse is not None:
-        from ._exporters import ClickHouseSpanExporter
+        from ._exporters import ClickHouseSpanExporter  # noqa: PLC0415 - the SDK and exporters load in configure()
 
         exporter = ClickHouseSpanExporter(clickhouse, database=database)
 

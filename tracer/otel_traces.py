@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 TRACES_TABLE = "otel_traces"
@@ -41,7 +42,6 @@ def format_double(value: float) -> str:
         return "+Inf" if value > 0 else "-Inf"
     text = repr(value)
     if "e" in text or "E" in text:
-        from decimal import Decimal
         text = format(Decimal(text), "f")
     if text.endswith(".0"):
         text = text[:-2]

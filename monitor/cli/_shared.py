@@ -114,10 +114,10 @@ def open_store(settings: Settings, *, migrate: bool = True, api: str | None = No
            busy_to_caller: bool = False) -> Iterator[Store]:
     """Open the store (and bring the schema up to date), turning store errors into a plain message.
     ``busy_to_caller`` lets a StoreBusyError naming a serving process through, for readers to use it."""
-    from clickhouse_connect.driver.exceptions import ClickHouseError
+    from clickhouse_connect.driver.exceptions import ClickHouseError  # noqa: PLC0415 - start-up: a command imports what it runs
 
-    from ..store.connection import StoreBusyError
-    from ..store.migrations import migrate as run_migrations
+    from ..store.connection import StoreBusyError  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..store.migrations import migrate as run_migrations  # noqa: PLC0415 - start-up: a command imports what it runs
 
     try:
         store = Store.open(settings, api=api)
@@ -151,10 +151,10 @@ def open_client(settings: Settings, note: str = "reading through it", *, command
     """The API, through one client: the running `sumwatch up` that holds the database, or the same app in this
     process on the store opened here. What the server answers instead of records exits with one line: 2 for a
     request it refused as bad (its reason), 3 for anything else (401, 5xx, no answer)."""
-    from ..exports.config import ExportConfig
-    from ..store.connection import StoreBusyError
-    from ..views.app import create_app
-    from ..views.client import ApiClient, ClientError
+    from ..exports.config import ExportConfig  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..store.connection import StoreBusyError  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..views.app import create_app  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..views.client import ApiClient, ClientError  # noqa: PLC0415 - start-up: a command imports what it runs
 
     with ExitStack() as stack:
         try:
@@ -183,9 +183,9 @@ _COMMAND_REQUESTS = {"sample": "the scoring", "cluster": "the clustering run", "
 def own_settings_for(client: ApiClient, settings: Settings, command: str) -> dict[str, Any]:
     """The request fields that carry this command's own settings to a server (nothing in process: the app there
     runs on these settings); exits 2 with one line for a setting of its own the server would not apply."""
-    from ..exports.config import ExportConfig
-    from ..views.client import ClientError
-    from ..views.command_settings import SettingsRefused, own_settings, travel
+    from ..exports.config import ExportConfig  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..views.client import ClientError  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..views.command_settings import SettingsRefused, own_settings, travel  # noqa: PLC0415 - start-up: a command imports what it runs
 
     if not client.is_remote:
         return {}
@@ -280,7 +280,7 @@ def action_progress(description: str) -> Iterator[Callable[[ActionProgress], Non
 
 def print_json(data: Any) -> None:
     """One JSON document on stdout: records (dataclasses, pydantic models) as the API serves them."""
-    from pydantic_core import to_jsonable_python
+    from pydantic_core import to_jsonable_python  # noqa: PLC0415 - start-up: a command imports what it runs
 
     sys.stdout.write(json.dumps(to_jsonable_python(data), ensure_ascii=False, indent=None, default=str) + "\n")
 
@@ -305,7 +305,7 @@ def progress_bars() -> Progress:
 
 
 def build_judges(settings: Settings, mode: str | None = None) -> Cascade:
-    from ..scoring.judges import build_cascade
+    from ..scoring.judges import build_cascade  # noqa: PLC0415 - start-up: a command imports what it runs
 
     try:
         return build_cascade(settings, mode=mode)

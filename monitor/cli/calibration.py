@@ -39,14 +39,14 @@ StatusFilter = typer.Option(None, "--status", help="Only items with this status:
 
 
 def _check_rubric(rubric: str | None) -> None:
-    from ..rubrics.verdicts import RUBRICS
+    from ..rubrics.verdicts import RUBRICS  # noqa: PLC0415 - start-up: a command imports what it runs
 
     if rubric is not None and rubric not in RUBRICS:
         fail(f"unknown rubric {rubric!r} (one of {', '.join(RUBRICS)})")
 
 
 def _check_status(status: str | None) -> None:
-    from ..store.corpus import STATUSES
+    from ..store.corpus import STATUSES  # noqa: PLC0415 - start-up: a command imports what it runs
 
     if status is not None and status not in STATUSES:
         fail(f"status must be one of {', '.join(STATUSES)}, got {status!r}")
@@ -135,8 +135,8 @@ def corpus_export(rubric: str | None = RubricFilter, status: str | None = Status
                                                      help="File to write, in a folder that exists (default: stdout)."),
                   db: str | None = DbOption, home: Path | None = HomeOption) -> None:
     """Write corpus items as JSONL."""
-    from ..calibration.corpus import export_jsonl
-    from ..settings import MAX_LIST_LIMIT
+    from ..calibration.corpus import export_jsonl  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..settings import MAX_LIST_LIMIT  # noqa: PLC0415 - start-up: a command imports what it runs
 
     _check_rubric(rubric)
     _check_status(status)
@@ -164,8 +164,8 @@ def corpus_import(file: Path = typer.Argument(..., help="JSONL of corpus items."
                   db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Add or update corpus items; bad lines are reported by number and skipped, the good ones stored; exit 1
     when any line was skipped, unless --allow-partial."""
-    from ..calibration.corpus import ImportReport
-    from ..views.client import ClientError
+    from ..calibration.corpus import ImportReport  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..views.client import ClientError  # noqa: PLC0415 - start-up: a command imports what it runs
 
     readable_file(file)
     try:

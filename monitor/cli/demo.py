@@ -36,7 +36,7 @@ def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization c
     """The whole loop on a realistic workload with planted failures: trace a decorated summarizer, score the
     spans, cluster the failures into named issues, promote examples for labelling; --serve then opens the
     dashboard on it."""
-    from ..demo.run import run_demo, score_demo
+    from ..demo.run import run_demo, score_demo  # noqa: PLC0415 - start-up: a command imports what it runs
 
     settings = load_settings(db, home)
     cascade = build_judges(settings, mode) if score else None
@@ -97,7 +97,7 @@ def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization c
 
 def serve_dashboard(port: int | None, db: str | None, home: Path | None) -> None:
     """`sumwatch up --no-worker` on the demo's database: it prints the dashboard's URL and runs until Ctrl-C."""
-    from .serve import up
+    from .serve import up  # noqa: PLC0415 - start-up: a command imports what it runs
 
     out.print("serving the demo's data: open the dashboard URL below (Ctrl-C to stop)")
     up(host=None, port=port, with_worker=False, db=db, home=home)

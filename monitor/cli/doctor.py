@@ -33,8 +33,8 @@ class JudgeCheck:
 
 def doctor(db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Check settings, the database and the configured LLM (one small call, then one judge request)."""
-    from ..remote.llm import ping
-    from ..scoring.judges import llm_connection
+    from ..remote.llm import ping  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..scoring.judges import llm_connection  # noqa: PLC0415 - start-up: a command imports what it runs
 
     settings = load_settings(db, home)
     with open_client(settings) as client:
@@ -72,8 +72,8 @@ def check_judge(connection: LLMConnection) -> JudgeCheck:
 
         check_judge(llm_connection(settings))   # JudgeCheck(rubric='groundedness', ok=True, verdict='supported', ...)
     """
-    from ..rubrics.llm import LLMConfig, LLMJudge
-    from ..rubrics.verdicts import ERROR, GROUNDEDNESS, SummaryCase
+    from ..rubrics.llm import LLMConfig, LLMJudge  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..rubrics.verdicts import ERROR, GROUNDEDNESS, SummaryCase  # noqa: PLC0415 - start-up: a command imports what it runs
 
     judge = LLMJudge(LLMConfig.from_connection(replace(connection, max_retries=0)))
     result = judge.judge(GROUNDEDNESS, SummaryCase(source=_CASE_SOURCE, summary=_CASE_SUMMARY))

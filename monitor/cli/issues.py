@@ -54,7 +54,7 @@ def cluster(window: str | None = typer.Option(None, "--window", help="How far ba
 
 def run_clustering_with_progress(store: Store, settings: Settings) -> ClusterRunReport:
     """One clustering run with progress bars; settings the job cannot use exit 2 before it starts."""
-    from ..issues.job import build_clusterer, run_clustering
+    from ..issues.job import build_clusterer, run_clustering  # noqa: PLC0415 - start-up: a command imports what it runs
 
     try:
         clusterer = build_clusterer(settings)
@@ -84,7 +84,7 @@ def print_run(report: ClusterRunReport) -> None:
 
 
 def issue_table(title: str, rows: Sequence[IssueRow], caption: str = "") -> Table:
-    from ..issues.reads import trend_label
+    from ..issues.reads import trend_label  # noqa: PLC0415 - start-up: a command imports what it runs
 
     # five columns, the short ones stacked, so the title keeps most of an 80-column terminal
     return table(title, ["issue", "rubric", "traces", "trend", "title / fix"],
@@ -125,7 +125,7 @@ def issues(ctx: typer.Context,
 def issues_show(ctx: typer.Context, issue_id: str = typer.Argument(..., help="Issue id, like SW-3."),
                 db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """One issue: description, cause, fix, representative failures with their evidence, trace ids."""
-    from ..issues.reads import parse_issue_id, trend_label
+    from ..issues.reads import parse_issue_id, trend_label  # noqa: PLC0415 - start-up: a command imports what it runs
 
     parent_db, parent_home = ctx.obj or (None, None)
     try:

@@ -48,7 +48,7 @@ def sample(all_spans: bool = flag(False, "--all",
                                            "(default SUMWATCH_EVAL_EVENTS, off)."),
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Score unscored summarization spans on the four rubrics (one pass)."""
-    from ..views.client import ScoreRequest
+    from ..views.client import ScoreRequest  # noqa: PLC0415 - start-up: a command imports what it runs
 
     settings = load_settings(db, home)
     shard_pair = _shard(shard)
@@ -77,8 +77,8 @@ def scores(trace: str | None = typer.Option(None, "--trace", help="Only this tra
            output: Path | None = OutputOption, format_: str | None = FormatOption,
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """List rubric scores, newest first; `--output F` takes them all out."""
-    from ..rubrics.verdicts import RUBRICS
-    from ..store.traces import normalize_trace_id
+    from ..rubrics.verdicts import RUBRICS  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..store.traces import normalize_trace_id  # noqa: PLC0415 - start-up: a command imports what it runs
 
     if rubric is not None and rubric not in RUBRICS:
         fail(f"unknown rubric {rubric!r} (one of {', '.join(RUBRICS)})")

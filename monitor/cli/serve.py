@@ -25,8 +25,8 @@ def up(host: str | None = typer.Option(None, "--host", help="Bind address (defau
                                      "(the embedded database allows one process)."),
        db: str | None = DbOption, home: Path | None = HomeOption) -> None:
     """Serve OTLP/HTTP at /v1/traces and write spans into ClickHouse; run the scheduled jobs too."""
-    from ..ingest.receiver import ReceiverServer
-    from ..views.app import create_app
+    from ..ingest.receiver import ReceiverServer  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..views.app import create_app  # noqa: PLC0415 - start-up: a command imports what it runs
 
     settings = load_settings(db, home, host=host, port=port)
     # before the store is locked and the banner says "receiving"; --port 0 takes a free port, announced as such
@@ -57,7 +57,7 @@ def up(host: str | None = typer.Option(None, "--host", help="Bind address (defau
 
 def export_config() -> ExportConfig:
     """The tracker settings (SUMWATCH_GITHUB_TOKEN, ...); a bad one exits 2 with one line."""
-    from ..exports.config import ExportConfig
+    from ..exports.config import ExportConfig  # noqa: PLC0415 - start-up: a command imports what it runs
 
     try:
         return ExportConfig.from_env()
@@ -69,8 +69,8 @@ def check_port(host: str, port: int) -> int:
     """The port the receiver will listen on (a free one for port 0); exit with one line when it could not
     listen on host:port (in use, no permission, no such address). Bound the way uvicorn binds, then released
     for it."""
-    import errno
-    import socket
+    import errno  # noqa: PLC0415 - start-up: a command imports what it runs
+    import socket  # noqa: PLC0415 - start-up: a command imports what it runs
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     try:
@@ -95,7 +95,7 @@ def check_port(host: str, port: int) -> int:
 
 def job_logging() -> None:
     """Job log lines on stderr: sumwatch's at INFO, other libraries' (APScheduler, httpx, ...) at WARNING."""
-    import logging
+    import logging  # noqa: PLC0415 - start-up: a command imports what it runs
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -105,7 +105,7 @@ def job_logging() -> None:
 
 
 def build_worker(store: Store, settings: Settings) -> Worker:
-    from ..jobs.worker import Worker
+    from ..jobs.worker import Worker  # noqa: PLC0415 - start-up: a command imports what it runs
 
     try:
         return Worker(store, settings)

@@ -38,9 +38,9 @@ def traces(ctx: typer.Context, limit: int = limit_option(20, "How many spans, ne
     if ctx.invoked_subcommand is not None:
         ctx.obj = (db, home)
         return
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta, timezone  # noqa: PLC0415 - start-up: a command imports what it runs
 
-    from ..settings import parse_duration
+    from ..settings import parse_duration  # noqa: PLC0415 - start-up: a command imports what it runs
 
     try:
         start = datetime.now(timezone.utc) - timedelta(seconds=parse_duration(since)) if since else None

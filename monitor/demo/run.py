@@ -22,7 +22,9 @@ from opentelemetry.sdk.trace import TracerProvider
 from sumwatch.tracer import configure, from_arg, record_usage, semconv, summarization
 from sumwatch.tracer.otel_traces import TRACES_TABLE
 
+from ..scoring.sampler import Sampler
 from ..store.connection import Store
+from ..store.scores import SCORES_TABLE
 from ..store.traces import ONE_PER_SPAN
 from . import PLANTED_DETAIL_ATTR, PLANTED_MODE_ATTR, DemoCase, generate_workload
 
@@ -121,8 +123,6 @@ class DemoScoring:
 def score_demo(store: Store, cascade: Any, run_id: str,
                on_progress: Callable[[int, int], None] | None = None) -> DemoScoring:
     """Score the run's spans with the sampler and measure detection against the planted modes."""
-    from ..scoring.sampler import Sampler
-    from ..store.scores import SCORES_TABLE
 
     report = Sampler(store, cascade).run_pass(on_progress=on_progress)
     a = "SpanAttributes"

@@ -162,7 +162,7 @@ def _parse_error(exc: Exception, payload: dict[str, Any]) -> str:
 
 def _failing_place(payload: dict[str, Any]) -> tuple[str, int]:
     """The first resource, scope or span of a JSON body that does not parse on its own, and its depth."""
-    from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
+    from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span  # noqa: PLC0415 - heavy: loaded on first use
 
     levels = ((("resourceSpans", "resource_spans"), ResourceSpans), (("scopeSpans", "scope_spans"), ScopeSpans),
               (("spans",), Span))

@@ -73,7 +73,7 @@ def _status_body(status: int, message: str, content_type: str | None, retry_afte
     if status == 408:
         headers["Connection"] = "close"  # the rest of the body may still be on its way
     if media_type(content_type) == PROTOBUF:
-        from google.rpc import status_pb2
+        from google.rpc import status_pb2  # noqa: PLC0415 - heavy: loaded on first use
 
         body = status_pb2.Status(code=code, message=message).SerializeToString()
         return Response(body, status_code=status, media_type=PROTOBUF, headers=headers)
@@ -152,7 +152,7 @@ def _readiness(store: Store) -> Any:
 
 
 def _uvicorn_server(config: Any) -> Any:
-    import uvicorn
+    import uvicorn  # noqa: PLC0415 - heavy: loaded on first use
 
     class _Server(uvicorn.Server):
         """uvicorn, minus its signal handling: it re-raises SIGTERM after shutting down, which would
@@ -187,7 +187,7 @@ class ReceiverServer:
     """
 
     def __init__(self, settings: Settings, store: Store | None = None, *, app: Any = None) -> None:
-        import uvicorn
+        import uvicorn  # noqa: PLC0415 - heavy: loaded on first use
 
         if app is None:
             assert store is not None, "the receiver alone needs the store"

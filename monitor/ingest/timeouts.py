@@ -86,7 +86,7 @@ def guarded_protocol(header_timeout_s: float, max_connections: int | None = None
     connections open (oldest idle first to go) and ``max_connections`` requests in progress (503 beyond,
     probes excepted). Give uvicorn no ``limit_concurrency`` beside it."""
     if base is None:
-        from uvicorn.protocols.http.auto import AutoHTTPProtocol
+        from uvicorn.protocols.http.auto import AutoHTTPProtocol  # noqa: PLC0415 - heavy: loaded on first use
 
         base = AutoHTTPProtocol
 

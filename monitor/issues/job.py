@@ -22,8 +22,14 @@ from typing import Any
 
 import numpy as np
 
+from sumwatch.clustering import FailureClusterer, HdbscanClusterer, IssueTracker, LLMNamer, UmapReducer
+from sumwatch.clustering.name import ClusterName
+from sumwatch.clustering.pipeline import PointMeta
+from sumwatch.clustering.track import RESOLVED, KnownIssue
+
+from ..remote.llm import LitellmModel
 from ..rubrics.verdicts import VERDICTS
-from ..scoring.judges import llm_connection
+from ..scoring.judges import llm_connection, shared_embedder
 from ..settings import Namer, Settings, parse_duration
 from ..store.connection import Store
 from ..store.corpus import NEEDS_LABEL, CorpusItem, existing_ids, save_items
@@ -61,9 +67,7 @@ class ClusterRunReport:
 def build_clusterer(settings: Settings) -> Any:
     """The pipeline the settings ask for: default stages, the configured limits, an LLM namer if asked; the
     namer talks to the model over the same connection as the judge (``scoring.judges.llm_connection``)."""
-    from sumwatch.clustering import FailureClusterer, HdbscanClusterer, IssueTracker, LLMNamer, UmapReducer
 
-    from ..remote.llm import LitellmModel
 
     if settings.clustering.cluster_namer == "llm" and not settings.judge.llm_model:
         raise ValueError("SUMWATCH_CLUSTER_NAMER=llm needs SUMWATCH_LLM_MODEL")
@@ -101,8 +105,6 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
                    now: datetime | None = None, clusterer: Any = None, embedder: Any = None,
                    on_progress: Progress | None = None) -> ClusterRunReport:
     """Cluster the failing spans of the last ``window`` (default ``settings.clustering.cluster_window``)."""
-    from sumwatch.clustering.name import ClusterName
-    from sumwatch.clustering.track import RESOLVED, KnownIssue
 
     started = time.monotonic()
     started_at = datetime.now(timezone.utc)
@@ -114,7 +116,6 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
     progress = on_progress or (lambda stage, done, total: None)
     model_name = settings.judge.embedding_model
     if embedder is None:
-        from ..scoring.judges import shared_embedder
 
         embedder = shared_embedder(model_name)
     clusterer = clusterer if clusterer is not None else build_clusterer(settings)
@@ -137,7 +138,6 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
         clusterer.namer.last_errors = []
         clusterer.namer.last_requests = 0
     if failures:
-        from sumwatch.clustering.pipeline import PointMeta
 
         result = clusterer.fit(texts=[f.text for f in failures], vectors=vectors,
                                meta=[PointMeta(f.rubric, f.failure_mode) for f in failures], known=known)
@@ -216,7 +216,6 @@ def map_layout(points: np.ndarray, max_fit_points: int) -> np.ndarray:
     """The cluster map: the reduced points laid out in 2D by a seeded UMAP, so a rerun draws the same map.
     Laid out from the reducer's few dimensions (not the 384 of the text vectors) it costs a fraction of the
     clustering fit and keeps the clusters apart as HDBSCAN saw them."""
-    from sumwatch.clustering import UmapReducer
 
     points = np.asarray(points, dtype=np.float32)
     if len(points) == 0:

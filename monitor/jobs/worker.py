@@ -31,6 +31,7 @@ from ..exports.registry import rule_problems
 from ..exports.sync import after_clustering
 from ..issues.job import build_clusterer, run_clustering
 from ..rubrics.cascade import Cascade
+from ..scoring.judges import build_cascade
 from ..scoring.sampler import Sampler
 from ..settings import Settings, crontab_fields
 from ..store.connection import Store
@@ -89,7 +90,6 @@ class Worker:
         sampler_trigger = interval_trigger(settings.sampler.sampler_interval_s)
         cluster_trigger = crontab_trigger(settings.clustering.cluster_cron)
         if cascade is None:
-            from ..scoring.judges import build_cascade
 
             cascade = build_cascade(settings)
         self._store, self.settings = store, settings

@@ -85,7 +85,7 @@ def litellm_module() -> Any:
         # Without this, importing litellm downloads its price table from GitHub; the copy it ships is
         # enough, and a monitor must not call out anywhere but its configured model endpoint.
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        import litellm
+        import litellm  # noqa: PLC0415 - heavy: loaded on first use
 
         litellm.suppress_debug_info = True  # no help banner printed to stdout on every provider error
         _litellm = litellm

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sumwatch.clustering.embedder import Embedder
+
 from . import text as tx
 from .verdicts import COMPLETENESS, CONCISENESS, EMBEDDINGS, FACTUALITY, GROUNDEDNESS, RubricResult, SummaryCase
 
@@ -80,7 +82,6 @@ class EmbeddingJudge:
 
     def __init__(self, embedder: Embedder | None = None) -> None:
         if embedder is None:
-            from sumwatch.clustering.embedder import Embedder
 
             embedder = Embedder()
         self.embedder = embedder

@@ -27,6 +27,7 @@ from sumwatch.clustering.json_model import JsonAnswer
 from sumwatch.clustering.name import clip
 
 from ..remote.llm import LitellmModel, LLMConnection, json_object
+from . import text as _text
 from .prompts import (
     CORRECTION,
     FIELDS,
@@ -180,8 +181,6 @@ def _quoted_from(quote: str, texts: tuple[str, ...]) -> bool:
 def _detail_kind(claim: str) -> tuple[str, str]:
     """The factuality verdict and failure mode for a claim whose detail the source never states."""
     try:
-        from . import text as _text
-
         kinds = [item.kind for item in _text.extract_items(claim)]
     except Exception:  # the shared parser is a nicety here; fall back to a digit test
         kinds = ["number"] if re.search(r"\d", claim) else []

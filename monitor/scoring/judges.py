@@ -8,15 +8,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from sumwatch.clustering.embedder import Embedder
+
 from ..remote.llm import LLMConnection
 from ..rubrics.cascade import Cascade
+from ..rubrics.embeddings import EmbeddingJudge
+from ..rubrics.llm import LLMConfig, LLMJudge
+from ..rubrics.rules import RulesJudge
 from ..settings import Settings, reveal
 
 _embedders: dict[str, Any] = {}  # one model per process: loading it costs seconds
 
 
 def shared_embedder(model_name: str) -> Any:
-    from sumwatch.clustering.embedder import Embedder
 
     if model_name not in _embedders:
         _embedders[model_name] = Embedder(model_name)
@@ -38,19 +42,16 @@ def build_llm(settings: Settings) -> Any | None:
     connection = llm_connection(settings)
     if connection is None:
         return None
-    from ..rubrics.llm import LLMConfig, LLMJudge
 
     return LLMJudge(LLMConfig.from_connection(connection, max_spend_usd=settings.judge.llm_max_spend_usd))
 
 
 def build_cascade(settings: Settings, *, mode: str | None = None, embeddings: bool | None = None,
                   llm: Any = None) -> Cascade:
-    from ..rubrics.rules import RulesJudge
 
     use_embeddings = settings.judge.embeddings if embeddings is None else embeddings
     embedding_judge = None
     if use_embeddings:
-        from ..rubrics.embeddings import EmbeddingJudge
 
         embedding_judge = EmbeddingJudge(shared_embedder(settings.judge.embedding_model))
     chosen_mode = mode or settings.judge.judge_mode

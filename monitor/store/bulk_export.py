@@ -207,7 +207,7 @@ def _write_stream(stream: IO[bytes], fmt: ExportFormat, pages: Iterator[Sequence
         stream.flush()
         return written
     # pyarrow only here: importing it costs about half a second, which no other command should pay
-    import pyarrow.parquet as pq
+    import pyarrow.parquet as pq  # noqa: PLC0415 - heavy: loaded on first use
 
     writer = None
     try:
@@ -229,7 +229,7 @@ def _write_stream(stream: IO[bytes], fmt: ExportFormat, pages: Iterator[Sequence
 
 def span_schema() -> pa.Schema:
     """The Parquet schema of a span export."""
-    import pyarrow as pa
+    import pyarrow as pa  # noqa: PLC0415 - heavy: loaded on first use
 
     text, ts = pa.string(), pa.timestamp("ns", tz="UTC")
     attrs = pa.map_(pa.string(), pa.string())
@@ -242,7 +242,7 @@ def span_schema() -> pa.Schema:
 
 def score_schema() -> pa.Schema:
     """The Parquet schema of a score export."""
-    import pyarrow as pa
+    import pyarrow as pa  # noqa: PLC0415 - heavy: loaded on first use
 
     types = {"score": pa.float64(), "passed": pa.bool_(), "cost_usd": pa.float64(), "latency_ms": pa.float64(),
              "scored_at": pa.timestamp("us", tz="UTC")}
@@ -250,7 +250,7 @@ def score_schema() -> pa.Schema:
 
 
 def _span_table(page: Sequence[StoredSpan]) -> pa.Table:
-    import pyarrow as pa
+    import pyarrow as pa  # noqa: PLC0415 - heavy: loaded on first use
 
     columns: dict[str, list[Any]] = {
         "timestamp": [s.timestamp_ns for s in page],
@@ -268,7 +268,7 @@ def _span_table(page: Sequence[StoredSpan]) -> pa.Table:
 
 
 def _score_table(page: Sequence[ScoreRecord]) -> pa.Table:
-    import pyarrow as pa
+    import pyarrow as pa  # noqa: PLC0415 - heavy: loaded on first use
 
     schema = score_schema()
     arrays = [pa.array([datetime.fromisoformat(r.scored_at) for r in page] if f.name == "scored_at"

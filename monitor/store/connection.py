@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
+from sumwatch.tracer.otel_traces import COLUMNS, INSERT_FORMAT, TRACES_TABLE, encode_rows
+
 from ..settings import Settings, redact_url
 
 LOCK_NAME = "sumwatch.lock"
@@ -161,7 +163,7 @@ class Store:
     def open(cls, settings: Settings, *, api: str | None = None, create_database: bool = True) -> Store:
         """Connect, create the database if needed. Raises StoreBusyError / StoreUnavailableError, or
         StoreError when the embedded folder cannot be made (its parent folder must exist)."""
-        import clickhouse_connect
+        import clickhouse_connect  # noqa: PLC0415 - heavy: loaded on first use
 
         lock_path = None
         if settings.is_embedded:
@@ -229,7 +231,6 @@ class Store:
 
     def insert_spans(self, rows: Sequence[tuple[Any, ...]]) -> None:
         """Rows in ``otel_traces`` column order, as one INSERT."""
-        from sumwatch.tracer.otel_traces import COLUMNS, INSERT_FORMAT, TRACES_TABLE, encode_rows
 
         if rows:
             self.insert_encoded(TRACES_TABLE, COLUMNS, encode_rows(rows), INSERT_FORMAT)
@@ -238,7 +239,7 @@ class Store:
         try:
             return call()
         except Exception as exc:
-            from clickhouse_connect.driver.exceptions import DatabaseError, OperationalError
+            from clickhouse_connect.driver.exceptions import DatabaseError, OperationalError  # noqa: PLC0415 - heavy: loaded on first use
 
             if isinstance(exc, OperationalError) or not isinstance(exc, DatabaseError):
                 raise StoreUnavailableError(f"ClickHouse at {redact_url(self.settings.url)} failed: {exc}") from exc

@@ -36,6 +36,8 @@ from sumwatch.tracer.otel_traces import TRACE_ID_TS_TABLE, TRACE_ID_TS_VIEW, TRA
 from .connection import Store, quote_ident
 from .ddl import Target
 from .paging import TRACES_CURSOR, decode_cursor, encode_cursor
+from .score_facts import SPAN_KEY
+from .span_facts import SPAN_FACTS_TABLE
 
 ONE_PER_SPAN = "LIMIT 1 BY TraceId, SpanId"  # appended to a read of otel_traces: each span once
 
@@ -231,7 +233,6 @@ def count_spans(store: Store) -> int:
     """Spans stored, each once: a batch an exporter sent again after a lost answer is not counted twice.
     Spans are told apart by one 64-bit number each (``SPAN_KEY``, as the score facts key them): over 1M
     spans a third of the time of the two strings, and two spans share a number with odds of about 1e-8."""
-    from .score_facts import SPAN_KEY
 
     return int(store.query_rows(f"SELECT uniqExact({SPAN_KEY}) FROM {TRACES_TABLE}")[0][0])
 
@@ -334,7 +335,6 @@ def _newest(store: Store, columns: str, where: str, filters: tuple[Any, ...], li
     of the span facts (the same spans, narrow, with service and time): the filter on the attributes map
     then reads the last hours' granules instead of every span's map (over 1M spans 45 ms instead of 140).
     After a cursor the facts are read after it too, so a deep page reads its own hours only."""
-    from .span_facts import SPAN_FACTS_TABLE
 
     service, domain, band, since, after = filters
     if bounded:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from fastapi import Depends, Request
 from pydantic import TypeAdapter
 
+from ..scoring.judges import build_cascade
 from ..settings import Settings
 from ..store.connection import Store
 from ..store.job_locks import CALIBRATION, CLUSTERING, INGEST, SCORING, JobLocks
@@ -143,7 +144,6 @@ ServicesDep = Annotated[Services, Depends(services)]
 
 def settings_judges(settings: Settings) -> Judges:
     """The cascade of each mode, built once (loading the embedding model takes seconds)."""
-    from ..scoring.judges import build_cascade
 
     built: dict[str | None, Cascade] = {}
     lock = threading.Lock()

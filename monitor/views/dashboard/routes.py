@@ -44,7 +44,7 @@ NAV = (("/", "Overview"), ("/issues", "Issues"), ("/map", "Cluster map"), ("/lab
 
 def plotly_js() -> Path:
     """plotly.js as the ``plotly`` package ships it."""
-    import plotly
+    import plotly  # noqa: PLC0415 - heavy: loaded on first use
 
     path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
     if not path.is_file():
@@ -54,7 +54,7 @@ def plotly_js() -> Path:
 
 def plotly_url() -> str:
     """Where pages load plotly.js from: a URL per installed plotly version, cached by browsers for good."""
-    import plotly
+    import plotly  # noqa: PLC0415 - heavy: loaded on first use
 
     return f"/static/plotly-{plotly.__version__}.min.js"
 
