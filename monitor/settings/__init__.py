@@ -19,50 +19,45 @@ from __future__ import annotations
 
 import difflib
 import logging
-import math
 import os
-import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from enum import Enum
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar, Union, get_args, get_origin
-from urllib.parse import urlsplit, urlunsplit
+from typing import Any, ClassVar, TypeVar, get_args
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from sumwatch.clustering.vocabulary import Choice, IssueStatus, Severity
+from sumwatch.clustering.vocabulary import Severity
 
-ENV_PREFIX = "SUMWATCH_"
+from .values import (
+    _CHECKS,
+    CLICKHOUSE_SCHEMES,
+    MAX_DURATION_S,
+    MAX_LIST_LIMIT,
+    _parse,
+    check_clickhouse_url,
+    crontab_fields,
+    parse_allowed_hosts,
+    parse_duration,
+    parse_pace,
+    parse_service_rates,
+    parse_span_filter,
+    redact_url,
+)
+from .vocabulary import ENV_PREFIX, ISSUE_STATUSES, JUDGE_MODES, NAMERS, SEVERITIES, JudgeMode, Namer, SettingsError
+
+__all__ = [
+    "CLICKHOUSE_SCHEMES", "ENV_PREFIX", "ISSUE_STATUSES", "JUDGE_MODES", "MAX_DURATION_S", "MAX_LIST_LIMIT", "NAMERS",
+    "SEVERITIES", "ClusteringSettings", "ExportSettings", "JudgeMode", "JudgeSettings", "Namer", "ReceiverSettings",
+    "SamplerSettings", "Settings", "SettingsError", "StoreSettings", "check_clickhouse_url", "crontab_fields",
+    "known_variables", "parse_allowed_hosts", "parse_duration", "parse_pace", "parse_service_rates",
+    "parse_span_filter", "redact_url", "reveal", "warn_unknown",
+]
 _log = logging.getLogger(__name__)
-
-
-class JudgeMode(Choice):
-    """When the LLM judge is asked: never, for what the cheap tiers leave unsure (plus an audit share), always."""
-
-    OFF = "off"
-    AMBIGUOUS = "ambiguous"
-    ALWAYS = "always"
-
-
-class Namer(Choice):
-    """Who names a cluster: ``auto`` is the LLM when one is configured, else keywords."""
-
-    AUTO = "auto"
-    LLM = "llm"
-    KEYWORDS = "keywords"
-
-
-JUDGE_MODES: tuple[str, ...] = JudgeMode.values()
-NAMERS: tuple[str, ...] = Namer.values()
-SEVERITIES: tuple[str, ...] = Severity.values()
-ISSUE_STATUSES: tuple[str, ...] = IssueStatus.values()
-
-
-class SettingsError(ValueError):
-    """A setting with a value sumwatch cannot use; the message names its variable."""
 
 
 def reveal(secret: SecretStr | None) -> str:
@@ -523,364 +518,3 @@ def _one_line(exc: ValidationError) -> str:
         return message
     return f"{Settings.label(name)} {message}"
 
-
-def _parse(raw: str, hint: Any) -> Any:
-    """A variable's text as the field's type (``int | None`` reads as int; a secret stays text)."""
-    if get_origin(hint) is Union or (get_origin(hint) is not None and type(None) in get_args(hint)):
-        hint = next(a for a in get_args(hint) if a is not type(None))
-    if isinstance(hint, type) and issubclass(hint, Choice):
-        value = raw.strip()
-        if value not in hint.values():
-            raise ValueError(f"must be one of {', '.join(hint.values())}, got {raw!r}")
-        return hint(value)
-    if hint is bool:
-        value = raw.strip().lower()
-        if value in ("1", "true", "yes", "on"):
-            return True
-        if value in ("0", "false", "no", "off"):
-            return False
-        raise ValueError(f"must be true or false, got {raw!r}")
-    if hint is int:
-        try:
-            return int(raw)
-        except ValueError:
-            raise ValueError(f"must be an integer, got {raw!r}") from None
-    if hint is float:
-        try:
-            return float(raw)
-        except ValueError:
-            raise ValueError(f"must be a number, got {raw!r}") from None
-    if hint is Path:
-        return Path(raw)
-    return raw
-
-
-# -- checks, one per field that has a rule --------------------------------------------------------------
-
-def _between(low: float, high: float, what: str = "") -> Callable[[Any], None]:
-    def check(value: Any) -> None:
-        if value is None:
-            return
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-                or not low <= value <= high:
-            top = "" if high == math.inf else f" and {high:g}"
-            raise ValueError(f"must be {what or 'a number'} between {low:g}{top}, got {value!r}"
-                             if top else f"must be {what or 'a number'} of at least {low:g}, got {value!r}")
-    return check
-
-
-def _positive(what: str) -> Callable[[Any], None]:
-    def check(value: Any) -> None:
-        if value is None:
-            return
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-            raise ValueError(f"must be a positive {what}, got {value!r}")
-    return check
-
-
-def _seconds(*, zero: bool = False) -> Callable[[Any], None]:
-    """A wait or timeout: positive (or zero) and at most 100 years, which every timer can hold."""
-    def check(value: Any) -> None:
-        if value is None:
-            return
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-                or value < 0 or (value == 0 and not zero) or value > MAX_DURATION_S:
-            raise ValueError(f"must be a {'' if zero else 'positive '}number of seconds of at most 100 years "
-                             f"({MAX_DURATION_S}), got {value!r}")
-    return check
-
-
-def _one_of(choices: tuple[str, ...]) -> Callable[[Any], None]:
-    def check(value: Any) -> None:
-        if value is not None and value not in choices:
-            raise ValueError(f"must be one of {', '.join(choices)}, got {value!r}")
-    return check
-
-
-def _text(value: Any) -> None:
-    if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"must not be empty, got {value!r}")
-
-
-_SYSTEM_DATABASES = ("system", "information_schema")
-
-
-def _token(value: Any) -> None:
-    # sent in an Authorization header and a form: visible ASCII without spaces, so it survives both
-    if value is not None and (not isinstance(value, str) or not re.fullmatch(r"[\x21-\x7e]{8,512}", value)):
-        raise ValueError("must be 8 to 512 visible ASCII characters without spaces (like the output of "
-                         "`openssl rand -hex 24`), got a value that is not")
-
-
-def _public_url(value: Any) -> None:
-    if value is None:
-        return
-    parts = urlsplit(value)
-    try:
-        parts.port  # noqa: B018 - raises ValueError on a port that is not a number or out of range
-    except ValueError:
-        parts = parts._replace(netloc="")
-    if parts.scheme not in ("http", "https") or not parts.hostname or parts.username or parts.password:
-        raise ValueError(f"must be an http(s) URL naming a host, like https://sumwatch.example.com, "
-                         f"got {redact_url(value)!r}")
-
-
-def _allowed_hosts(value: Any) -> None:
-    parse_allowed_hosts(value)
-
-
-def _database(value: Any) -> None:
-    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", value):
-        raise ValueError(f"must be a database name of letters, digits and _ (like otel), got {value!r}")
-    if value.lower() in _SYSTEM_DATABASES:
-        raise ValueError(f"{value!r} is ClickHouse's own database; name one for sumwatch's tables (like otel)")
-
-
-def _duration(value: Any) -> None:
-    try:
-        parse_duration(value)
-    except ValueError:
-        raise ValueError(f"must be a positive duration of at most 100 years with a unit s, m, h, d or w "
-                         f"(like 24h or 7d), got {value!r}") from None
-
-
-def _clickhouse_url(value: Any) -> None:
-    if value:
-        check_clickhouse_url(value)
-
-
-def _span_filter(value: Any) -> None:
-    try:
-        parse_span_filter(value)
-    except ValueError as exc:
-        raise ValueError(f"has a bad {exc}") from None
-
-
-def _issue_statuses(value: Any) -> None:
-    bad = [s.strip() for s in str(value).split(",") if s.strip() and s.strip() not in ISSUE_STATUSES]
-    if bad:
-        raise ValueError(f"must list {', '.join(ISSUE_STATUSES)}, got {bad[0]!r}")
-
-
-def _wait_s(value: Any) -> None:
-    if not 0 <= value <= 86400:
-        raise ValueError("must be a number of seconds from 0 to 86400")
-
-
-def _at_least_one(value: Any) -> None:
-    if value < 1:
-        raise ValueError(f"must be a positive integer, got {value}")
-
-
-def _regex(value: Any) -> None:
-    if value:
-        try:
-            re.compile(value)
-        except re.error as exc:
-            raise ValueError(f"is not a regular expression: {exc}") from None
-
-
-def _cron(value: Any) -> None:
-    try:
-        crontab_fields(value)
-    except ValueError as exc:
-        raise ValueError(f"{value!r} is not a 5-field crontab: {exc}") from None
-
-
-
-
-# -- value grammars, shared with the code that uses the values --------------------------------------------
-
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
-_UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-# a window reaching further back than ClickHouse's DateTime64 (1900) cannot be queried or stored
-MAX_DURATION_S = 100 * 365 * 86400
-# the most rows one listing returns (CLI --limit, the read API's ?limit=): ClickHouse reads LIMIT as UInt32,
-# so a larger number would wrap around
-MAX_LIST_LIMIT = 10_000
-CLICKHOUSE_SCHEMES = ("chdb", "http", "https")
-
-
-def parse_duration(text: str) -> float:
-    """Seconds in a duration like ``90s``, ``15m``, ``24h``, ``7d`` or ``2w``, at most 100 years."""
-    match = _DURATION.match(str(text).lower())
-    if not match or float(match.group(1)) <= 0:
-        raise ValueError(f"a duration is a positive number with a unit s, m, h, d or w (like 24h or 7d), "
-                         f"got {text!r}")
-    seconds = float(match.group(1)) * _UNIT_S[match.group(2)]
-    if seconds > MAX_DURATION_S:
-        raise ValueError(f"a duration is at most 100 years (36500d), got {text!r}")
-    return seconds
-
-
-def check_clickhouse_url(url: str) -> None:
-    """A ClickHouse URL sumwatch can open: ``http(s)://[user:pass@]host[:port]`` or ``chdb:///absolute/dir``.
-
-        check_clickhouse_url("postgres://db")   # ValueError: must start with chdb://, http:// or https:// ...
-    """
-    scheme, sep, _ = url.partition("://")
-    if not sep or scheme not in CLICKHOUSE_SCHEMES:
-        raise ValueError(f"must start with chdb://, http:// or https://, got {redact_url(url)!r}")
-    parts = urlsplit(url)
-    if scheme == "chdb":
-        if parts.netloc or not parts.path.startswith("/"):
-            raise ValueError(f"must name an absolute folder for the embedded database, like "
-                             f"chdb:///var/lib/sumwatch, got {redact_url(url)!r}")
-        return
-    try:
-        parts.port  # noqa: B018 - raises ValueError on a port that is not a number or out of range
-    except ValueError:
-        raise ValueError(f"has a bad port: {redact_url(url)!r}") from None
-    if not parts.hostname:
-        raise ValueError(f"names no host, like {scheme}://localhost:8123, got {redact_url(url)!r}")
-
-
-def parse_service_rates(text: str | None) -> dict[str, float]:
-    """``"checkout=0.1,support=1"`` -> ``{"checkout": 0.1, "support": 1.0}``."""
-    rates: dict[str, float] = {}
-    for part in filter(None, (p.strip() for p in (text or "").split(","))):
-        service, sep, value = part.partition("=")
-        try:
-            rate = float(value)
-        except ValueError:
-            rate = -1.0
-        if not sep or not service.strip() or not 0.0 <= rate <= 1.0:
-            raise ValueError(f"entry {part!r} must be service=rate with 0 <= rate <= 1")
-        rates[service.strip()] = rate
-    return rates
-
-
-_HOST_NAME = re.compile(r"[a-z0-9_][a-z0-9_-]{0,62}(\.[a-z0-9_][a-z0-9_-]{0,62})*\.?|\[[0-9a-f:.]+\]")
-
-
-def parse_allowed_hosts(text: str | None) -> tuple[str, ...]:
-    """``"dash.example.com, 10.0.0.5"`` -> ``("dash.example.com", "10.0.0.5")``: host names without ports,
-    lower case (``*`` alone allows any)."""
-    hosts = tuple(h.strip().lower() for h in (text or "").split(",") if h.strip())
-    for host in hosts:
-        if host != "*" and not _HOST_NAME.fullmatch(host):
-            raise ValueError(f"entry {host!r} must be a host name or address without a port or scheme, "
-                             f"like dash.example.com or [::1] (or * for any)")
-    return hosts
-
-
-def parse_pace(text: str | None) -> dict[str, float]:
-    """Requests per minute per target: ``"github=80,jira=100"`` -> ``{"github": 80.0, "jira": 100.0}``."""
-    out: dict[str, float] = {}
-    for part in filter(None, (p.strip() for p in (text or "").split(","))):
-        name, sep, value = part.partition("=")
-        try:
-            rate = float(value)
-        except ValueError:
-            rate = -1.0
-        if not sep or not name.strip() or rate <= 0:
-            raise ValueError(f"entry {part!r} must be target=requests_per_minute, like github=80")
-        out[name.strip()] = rate
-    return out
-
-
-def parse_span_filter(spec: str | None) -> tuple[tuple[str, str], ...]:
-    """``"span_name=ChatCompletion,attr:gen_ai.operation.name=chat"`` -> (key, value) pairs."""
-    filters = []
-    for part in filter(None, (p.strip() for p in (spec or "").split(","))):
-        key, sep, value = part.partition("=")
-        key = key.strip()
-        if not sep or not (key in ("span_name", "service") or (key.startswith("attr:") and len(key) > 5)):
-            raise ValueError(f"span filter {part!r}: use span_name=V, service=V or attr:KEY=V")
-        filters.append((key, value.strip()))
-    return tuple(filters)
-
-
-_WEEKDAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")  # crontab numbering: 0 (and 7) is Sunday
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_CRON_FIELDS = (("minute", 0, 59, ()), ("hour", 0, 23, ()), ("day", 1, 31, ()), ("month", 1, 12, _MONTHS))
-
-
-def crontab_fields(expr: str) -> tuple[str, str, str, str, str]:
-    """The five fields of a crontab, checked, with the weekday field written as names.
-
-    APScheduler 3 reads the weekday numbers 0-6 as Monday-Sunday and crontab as Sunday-Saturday, so "1-5"
-    would silently mean Tuesday to Saturday; names mean the same to both.
-        crontab_fields("0 9 * * 1-5")   # ("0", "9", "*", "*", "mon,tue,wed,thu,fri")
-    """
-    parts = str(expr).split()
-    if len(parts) != 5:
-        raise ValueError(f"got {len(parts)} field(s), expected minute hour day month weekday")
-    for value, (name, low, high, names) in zip(parts[:4], _CRON_FIELDS):
-        _cron_values(value, name, low, high, names)
-    days = {d % 7 for d in _cron_values(parts[4], "weekday", 0, 7, _WEEKDAYS)}
-    weekday = parts[4] if parts[4] in ("*", "?") else ",".join(_WEEKDAYS[d] for d in sorted(days))
-    return parts[0], parts[1], parts[2], parts[3], weekday
-
-
-def _cron_values(value: str, name: str, low: int, high: int, names: tuple[str, ...]) -> set[int]:
-    def number(token: str) -> int:
-        if token.isdigit() and low <= int(token) <= high:
-            return int(token)
-        if token in names:
-            return names.index(token) + (1 if name == "month" else 0)
-        raise ValueError(f"{name} {token!r} in {value!r} is not {low}-{high}"
-                         + (f" or {names[0]}-{names[-1]}" if names else ""))
-
-    if value == "?" and name in ("day", "weekday"):
-        return set(range(low, high + 1))
-    chosen: set[int] = set()
-    for part in value.lower().split(","):
-        base, slash, step = part.partition("/")
-        if slash and (not step.isdigit() or int(step) == 0):
-            raise ValueError(f"{name} step {step!r} in {value!r} is not a positive number")
-        first_text, dash, last_text = base.partition("-")
-        if base == "*":
-            first, last = low, (6 if name == "weekday" else high)
-        else:
-            first = number(first_text)
-            last = number(last_text) if dash else (high if slash else first)
-        if last < first:
-            raise ValueError(f"{name} range {base!r} in {value!r} runs backwards")
-        chosen.update(range(first, last + 1, int(step or 1)))
-    return chosen
-
-
-def redact_url(url: str) -> str:
-    """The URL with any password replaced, for logs and error messages: in the user part
-    (``http://u:***@host``) and in the query, where ClickHouse also takes one (``?user=u&password=***``)."""
-    parts = urlsplit(url)
-    netloc, query = parts.netloc, _QUERY_SECRET.sub(r"\1***", parts.query)
-    if parts.password is not None:
-        netloc = (parts.username or "") + ":***@" + netloc.rpartition("@")[2]
-    if (netloc, query) == (parts.netloc, parts.query):
-        return url
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-
-
-_QUERY_SECRET = re.compile(r"(?i)((?:^|[&;])(?:password|passwd|pwd|access_token|token)=)[^&;#]*")
-
-
-# checked when a concern is made, by field name; a field without an entry takes any value of its type
-_CHECKS: dict[str, Callable[[Any], object]] = {
-    "clickhouse_url": _clickhouse_url, "database": _database, "host": _text, "service_name": _text,
-    "api_token": _token, "embedding_model": _text, "source_key": _text, "summary_key": _text,
-    "port": _between(0, 65535, "a port number"),
-    "retention_days": _between(0, 36500, "a number of days"),
-    "max_body_bytes": _positive("number of bytes"), "insert_batch_rows": _positive("number of rows"),
-    "insert_batch_wait_ms": _between(0, math.inf, "a number of milliseconds"),
-    "retry_after_seconds": _between(0, math.inf, "a number of seconds"),
-    "header_timeout_s": _seconds(), "body_timeout_s": _seconds(),
-    "max_connections": _positive("number of connections"), "public_url": _public_url,
-    "allowed_hosts": _allowed_hosts,
-    "judge_mode": _one_of(JUDGE_MODES), "cluster_namer": _one_of(NAMERS),
-    "judge_audit_rate": _between(0, 1, "a share"),
-    "llm_concurrency": _positive("number of requests"), "llm_timeout_s": _seconds(),
-    "llm_max_spend_usd": _between(0, math.inf, "an amount in USD"),
-    "sample_rate": _between(0, 1, "a share"), "service_rates": parse_service_rates,
-    "sample_batch": _positive("number of spans"), "span_filter": _span_filter,
-    "cluster_window": _duration, "cluster_match_threshold": _between(0, 1, "a similarity"),
-    "cluster_resolve_after": _positive("number of runs"), "cluster_max_fit_points": _positive("number of points"),
-    "promote_per_issue": _between(0, math.inf, "a number of examples"),
-    "sampler_interval_s": _seconds(), "sampler_batch_pause_s": _seconds(zero=True), "cluster_cron": _cron,
-    # exports
-    "export_statuses": _issue_statuses, "export_redact": _regex, "export_pace": parse_pace,
-    "export_timeout_s": _wait_s, "export_backoff_s": _wait_s, "export_max_wait_s": _wait_s,
-    "export_max_attempts": _at_least_one, "export_excerpt_chars": _at_least_one,
-    "export_representatives": _at_least_one,
-}
