@@ -31,7 +31,7 @@ from ..exports.registry import rule_problems
 from ..exports.sync import after_clustering
 from ..issues.job import build_clusterer, run_clustering
 from ..rubrics.cascade import Cascade
-from ..scoring.judges import build_cascade
+from ..scoring import judges as scoring_judges  # a module: tests swap build_cascade on it
 from ..scoring.sampler import Sampler
 from ..settings import Settings, crontab_fields
 from ..store.connection import Store
@@ -91,7 +91,7 @@ class Worker:
         cluster_trigger = crontab_trigger(settings.clustering.cluster_cron)
         if cascade is None:
 
-            cascade = build_cascade(settings)
+            cascade = scoring_judges.build_cascade(settings)
         self._store, self.settings = store, settings
         self._sampler = Sampler.from_settings(store, cascade, settings)
         self._clusterer = clusterer if clusterer is not None else build_clusterer(settings)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from fastapi import Depends, Request
 from pydantic import TypeAdapter
 
-from ..scoring.judges import build_cascade
+from ..scoring import judges as scoring_judges  # a module: tests swap build_cascade on it
 from ..settings import Settings
 from ..store.connection import Store
 from ..store.job_locks import CALIBRATION, CLUSTERING, INGEST, SCORING, JobLocks
@@ -151,7 +151,7 @@ def settings_judges(settings: Settings) -> Judges:
     def judges(mode: str | None) -> Cascade:
         with lock:
             if mode not in built:
-                built[mode] = build_cascade(settings, mode=mode)
+                built[mode] = scoring_judges.build_cascade(settings, mode=mode)
             return built[mode]
 
     return judges

@@ -88,7 +88,7 @@ def test_empty_store_says_how_to_get_data(cli_env, store):
 
 def test_bad_setting_is_reported(cli_env, store):
     result = run({**cli_env, "SUMWATCH_PORT": "eighty"}, "traces")
-    assert result.exit_code == 2 and "SUMWATCH_PORT must be an integer" in result.stderr
+    assert result.exit_code == 2 and "SUMWATCH_PORT (--port) must be an integer" in result.stderr
 
 
 def test_ddl_renders_cluster_statements_without_a_database():
