@@ -36,7 +36,7 @@ _ACCEPTED: dict[int | str, dict[str, Any]] = {202: {"model": ActionState, "descr
 
 
 class ScoreBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # JSON types as the schema says: 0 is no boolean
     all: bool | None = Field(None, description="ignore the watermark: consider every stored span")
     rate: float | None = Field(None, ge=0, le=1, description="share of traces to score")
     shard: str | None = Field(None, pattern=r"^\d{1,6}/\d{1,6}$", description="i/N: this pass's share of the work")
@@ -52,13 +52,13 @@ PATTERN_MEANS[DURATION_PATTERN] = "window: a duration is a positive number with 
 
 
 class ClusterBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # JSON types as the schema says: 0 is no boolean
     window: str | None = Field(None, max_length=40, pattern=DURATION_PATTERN,
                                description="how far back to look, like 24h or 7d (at most 36500d)")
 
 
 class CalibrateBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # JSON types as the schema says: 0 is no boolean
     rubric: Rubric
     mode: JudgeModeName | None = None
     judge_version: str | None = Field(None, max_length=200, description="label for this judge")

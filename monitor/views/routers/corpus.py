@@ -31,7 +31,7 @@ class CorpusPage(BaseModel):
 
 
 class LabelBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # JSON types as the schema says: 0 is no boolean
     verdict: str = Field(min_length=1, max_length=100,
                          description=f"a verdict of the item's rubric, or '{REJECTED}' to drop it")
     bucket: str | None = Field(None, max_length=200, description="failure-mode bucket")

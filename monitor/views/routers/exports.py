@@ -34,7 +34,7 @@ IssueId = Annotated[str, Field(pattern=ISSUE_ID_PATTERN, max_length=40)]
 
 
 class ExportOne(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # JSON types as the schema says: 0 is no boolean
     to: Target
     dry_run: bool = Field(False, description="Answer what would be sent; send nothing")
 
