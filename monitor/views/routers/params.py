@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, TypeVar
 
 from fastapi import Path, Query, Request, Response
 from pydantic import BeforeValidator
@@ -13,7 +14,7 @@ from pydantic_core import PydanticCustomError
 from ...rubrics.verdicts import RUBRICS
 from ...settings import JUDGE_MODES, MAX_LIST_LIMIT
 from ...store.bulk_export import ExportFormat
-from ..errors import PATTERN_MEANS
+from ..errors import PATTERN_MEANS, ApiError
 
 if TYPE_CHECKING:
     Rubric: TypeAlias = str
@@ -22,6 +23,8 @@ else:  # the choices as the OpenAPI document states them, from the one place eac
     Rubric, JudgeModeName = Literal[tuple(RUBRICS)], Literal[JUDGE_MODES]
 TRACE_ID_PATTERN = "^[0-9a-fA-F]{32}$"
 ISSUE_ID_PATTERN = r"^\s*(?:[A-Za-z]+-)?\d+\s*$"
+
+Row = TypeVar("Row")
 
 PATTERN_MEANS[TRACE_ID_PATTERN] = "trace id must be 32 hex characters"
 PATTERN_MEANS[ISSUE_ID_PATTERN] = "an issue id looks like SW-12 (or just 12)"
@@ -56,10 +59,17 @@ PAGED: dict[int | str, dict[str, Any]] = {200: {"description": "One page, newest
     "Link": {"description": "The next page's URL, as `<url>; rel=\"next\"` (RFC 8288)", "schema": {"type": "string"}}}}}
 
 
-def next_page(request: Request, response: Response, cursor: str | None) -> None:
-    """Tell the client where the next page is: the same query with ``cursor``."""
-    if cursor is None:
-        return
-    url = request.url.include_query_params(cursor=cursor)
-    response.headers["X-Next-Cursor"] = cursor
-    response.headers["Link"] = f'<{url.path}?{url.query}>; rel="next"'
+def page(request: Request, response: Response, read: Callable[[], list[Row]],
+         next_cursor: Callable[[list[Row], int], str | None], limit: int) -> list[Row]:
+    """One page of a listing (a cursor the server did not give answers 400), with the next page's place in
+    ``X-Next-Cursor`` and ``Link`` (the same query with ``cursor``) when there is one."""
+    try:
+        rows = read()
+    except ValueError as exc:
+        raise ApiError(400, str(exc)) from None
+    cursor = next_cursor(rows, limit)
+    if cursor is not None:
+        url = request.url.include_query_params(cursor=cursor)
+        response.headers["X-Next-Cursor"] = cursor
+        response.headers["Link"] = f'<{url.path}?{url.query}>; rel="next"'
+    return rows

@@ -10,9 +10,9 @@ from starlette.responses import StreamingResponse
 from ...store.bulk_export import ExportFormat, export_scores
 from ...store.scores import Agreement, ScoreRecord, judge_agreement, list_scores, next_scores_cursor
 from ..downloads import DOWNLOAD_RESPONSES, download
-from ..errors import ApiError, error_responses
+from ..errors import error_responses
 from ..services import ServicesDep
-from .params import PAGED, TRACE_ID_PATTERN, CursorQuery, FormatQuery, RubricQuery, limit_query, next_page
+from .params import PAGED, TRACE_ID_PATTERN, CursorQuery, FormatQuery, RubricQuery, limit_query, page
 
 router = APIRouter(prefix="/api", tags=["scores"], responses=error_responses(400, 401))
 
@@ -26,13 +26,10 @@ JudgeVersion = Annotated[str | None, Query(description="Only this judge version"
 def scores(s: ServicesDep, request: Request, response: Response, trace: Trace = None, rubric: RubricQuery = None,
            failing: Failing = False, judge_version: JudgeVersion = None, limit: int = limit_query(50, "scores"),
            cursor: CursorQuery = None) -> list[ScoreRecord]:
-    try:
-        rows = list_scores(s.store, trace_id=trace.lower() if trace else None, rubric=rubric,
-                           judge_version=judge_version, failing_only=failing, limit=limit, cursor=cursor)
-    except ValueError as exc:
-        raise ApiError(400, str(exc)) from None
-    next_page(request, response, next_scores_cursor(rows, limit))
-    return rows
+    return page(request, response, lambda: list_scores(s.store, trace_id=trace.lower() if trace else None,
+                                                       rubric=rubric, judge_version=judge_version,
+                                                       failing_only=failing, limit=limit, cursor=cursor),
+                next_scores_cursor, limit)
 
 
 @router.get("/scores/export", summary="Every matching score (in key order) as JSON lines or Parquet",

@@ -13,7 +13,7 @@ from ...store.traces import SpanDetail, TraceRow, get_trace, list_traces, next_t
 from ..downloads import DOWNLOAD_RESPONSES, download
 from ..errors import ApiError, error_responses
 from ..services import ServicesDep
-from .params import PAGED, CursorQuery, FormatQuery, IsoTime, RubricQuery, TraceIdPath, limit_query, next_page
+from .params import PAGED, CursorQuery, FormatQuery, IsoTime, RubricQuery, TraceIdPath, limit_query, page
 
 router = APIRouter(prefix="/api/traces", tags=["traces"], responses=error_responses(400, 401))
 
@@ -29,13 +29,9 @@ Since = Annotated[IsoTime | None, Query(description="Only spans from this time o
 def traces(s: ServicesDep, request: Request, response: Response, limit: int = limit_query(20, "spans"),
            service: Service = None, domain: Domain = None, band: Band = None, since: Since = None,
            cursor: CursorQuery = None) -> list[TraceRow]:
-    try:
-        rows = list_traces(s.store, limit=limit, service=service, domain=domain, band=band, since=since,
-                           cursor=cursor)
-    except ValueError as exc:
-        raise ApiError(400, str(exc)) from None
-    next_page(request, response, next_traces_cursor(rows, limit))
-    return rows
+    return page(request, response, lambda: list_traces(s.store, limit=limit, service=service, domain=domain,
+                                                       band=band, since=since, cursor=cursor),
+                next_traces_cursor, limit)
 
 
 @router.get("/export", summary="Every matching span, whole (every column), as JSON lines or Parquet",
