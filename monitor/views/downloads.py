@@ -26,15 +26,22 @@ DOWNLOAD_RESPONSES: dict[int | str, dict[str, Any]] = {200: {
 
 
 class _QueueWriter:
-    """A binary stream whose writes go into a queue (and wait while it is full)."""
+    """A binary stream whose writes go into a queue (waiting while it is full); once the reader has gone,
+    a write raises, which ends the export instead of leaving its thread blocked for ever."""
 
-    def __init__(self, chunks: queue.Queue[Any]) -> None:
-        self._chunks = chunks
+    def __init__(self, chunks: queue.Queue[Any], gone: threading.Event) -> None:
+        self._chunks, self._gone = chunks, gone
 
     def write(self, data: bytes) -> int:
-        if data:
-            self._chunks.put(bytes(data))
-        return len(data)
+        while data and not self._gone.is_set():
+            try:
+                self._chunks.put(bytes(data), timeout=0.5)
+                return len(data)
+            except queue.Full:
+                continue
+        if self._gone.is_set():
+            raise BrokenPipeError("the client stopped reading the download")
+        return 0
 
     def flush(self) -> None:
         pass
@@ -44,25 +51,34 @@ class _QueueWriter:
 
     @property
     def closed(self) -> bool:
-        return False
+        return self._gone.is_set()
 
 
-def download(write: Callable[[IO[bytes]], int], fmt: ExportFormat, name: str) -> StreamingResponse:
-    """A response streaming what ``write(stream)`` writes. An error after the first bytes has no status left
-    to change: the stream ends early, and the client sees a file that is cut short (Parquet without its
-    footer does not open), never a whole-looking one."""
+def stream(write: Callable[[IO[bytes]], int], name: str) -> Iterator[bytes]:
+    """The bytes ``write(stream)`` writes, as it writes them, from a thread of its own. An error after the first
+    bytes has no status left to change: the stream ends early, and the client sees a file that is cut short
+    (Parquet without its footer does not open), never a whole-looking one. Closing the iterator early (the
+    client went away) stops the export."""
     chunks: queue.Queue[Any] = queue.Queue(maxsize=8)
+    gone = threading.Event()
 
     def run() -> None:
         try:
-            write(_QueueWriter(chunks))  # type: ignore[arg-type]
+            write(_QueueWriter(chunks, gone))  # type: ignore[arg-type]
         except BaseException as exc:  # ends the response; the error is the client's to see as a short file
-            chunks.put(exc)
+            item: Any = exc
         else:
-            chunks.put(_DONE)
+            item = _DONE
+        while not gone.is_set():
+            try:
+                chunks.put(item, timeout=0.5)
+                return
+            except queue.Full:
+                continue
 
-    def body() -> Iterator[bytes]:
-        threading.Thread(target=run, name=f"sumwatch-download-{name}", daemon=True).start()
+    worker = threading.Thread(target=run, name=f"sumwatch-download-{name}", daemon=True)
+    worker.start()
+    try:
         while True:
             item = chunks.get()
             if item is _DONE:
@@ -70,7 +86,12 @@ def download(write: Callable[[IO[bytes]], int], fmt: ExportFormat, name: str) ->
             if isinstance(item, BaseException):
                 raise item
             yield item
+    finally:
+        gone.set()
 
+
+def download(write: Callable[[IO[bytes]], int], fmt: ExportFormat, name: str) -> StreamingResponse:
+    """A response streaming what ``write(stream)`` writes (see :func:`stream`)."""
     suffix = "parquet" if fmt is ExportFormat.PARQUET else "jsonl"
-    return StreamingResponse(body(), media_type=_MEDIA[fmt],
+    return StreamingResponse(stream(write, name), media_type=_MEDIA[fmt],
                              headers={"Content-Disposition": f'attachment; filename="{name}.{suffix}"'})
