@@ -7,9 +7,8 @@ CLI and the server).
 
 import ast
 import re
-from pathlib import Path
-
 import tomllib
+from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 

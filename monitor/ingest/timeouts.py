@@ -56,7 +56,7 @@ async def read_body(request: Request, limit: int, timeout: float) -> bytes:
 
     try:
         return await asyncio.wait_for(receive(), timeout)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         raise BodyTimeout(f"request body not received within {timeout:g} s") from None
 
 

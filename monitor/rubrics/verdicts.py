@@ -15,6 +15,8 @@ from typing import Any
 
 from sumwatch.clustering.vocabulary import Choice
 
+from .definition import BUILTIN, BUILTIN_NAMES
+
 
 class Rubric(Choice):
     """The four built-in rubrics (a team's own judge definitions may add more by name)."""
@@ -28,21 +30,12 @@ class Rubric(Choice):
 # the names as plain text: keys of the tables below and of stored rows
 GROUNDEDNESS, COMPLETENESS, FACTUALITY, CONCISENESS = Rubric.values()
 RUBRICS: tuple[str, ...] = Rubric.values()
+assert RUBRICS == BUILTIN_NAMES
 
+# the built-in rubrics' tables, read from their definition files (monitor/rubrics/definitions/*.toml)
 # verdict -> default score; the first verdict of each rubric is the passing one
-VERDICTS: dict[str, dict[str, float]] = {
-    GROUNDEDNESS: {"supported": 1.0, "partial": 0.5, "missing": 0.25, "contradicted": 0.0},
-    COMPLETENESS: {"present": 1.0, "approximate": 0.7, "absent": 0.0},
-    FACTUALITY: {"correct": 1.0, "numerically_wrong": 0.0, "entity_wrong": 0.0, "polarity_wrong": 0.0,
-                 "temporal_wrong": 0.0},
-    CONCISENESS: {"concise": 1.0, "padded": 0.5, "bloated": 0.25, "under_compressed": 0.25},
-}
-PASSING: dict[str, frozenset[str]] = {
-    GROUNDEDNESS: frozenset({"supported"}),
-    COMPLETENESS: frozenset({"present", "approximate"}),
-    FACTUALITY: frozenset({"correct"}),
-    CONCISENESS: frozenset({"concise"}),
-}
+VERDICTS: dict[str, dict[str, float]] = {name: BUILTIN[name].scores for name in RUBRICS}
+PASSING: dict[str, frozenset[str]] = {name: BUILTIN[name].passing for name in RUBRICS}
 # every verdict that passes some rubric: what a per-claim or per-fact row may say when nothing is wrong
 PASSING_ANY: frozenset[str] = frozenset().union(*PASSING.values())
 # the verdict of a summary with nothing wrong at all (full score), e.g. a known-good calibration item
@@ -53,15 +46,7 @@ RULES, EMBEDDINGS, LLM = "rules", "embeddings", "llm"
 TIERS: tuple[str, ...] = (RULES, EMBEDDINGS, LLM)
 
 # failure modes, by rubric (the finer label under a failing verdict; clustering groups on it)
-FAILURE_MODES: dict[str, tuple[str, ...]] = {
-    GROUNDEDNESS: ("unsupported_number", "unsupported_entity", "unsupported_date", "unsupported_claim",
-                   "contradicted_claim", "added_causal_link", "overgeneralized_quantifier", "topic_drift"),
-    COMPLETENESS: ("missing_expected_fact", "missing_key_fact", "approximate_fact", "under_band_length"),
-    FACTUALITY: ("number_mismatch", "percentage_mismatch", "unit_mismatch", "date_mismatch", "entity_swap",
-                 "negation_flip", "quantifier_mismatch"),
-    CONCISENESS: ("filler_phrases", "hedging", "verbatim_copy", "repeated_fact", "chatty_preamble",
-                  "over_band_length", "low_compression"),
-}
+FAILURE_MODES: dict[str, tuple[str, ...]] = {name: BUILTIN[name].mode_names for name in RUBRICS}
 
 
 def check_verdict(rubric: str, verdict: str) -> None:

@@ -6,11 +6,13 @@ accepted anything would fail the check as surely as one that refused a well-form
 """
 
 from collections.abc import Sequence
-from typing import Any
+from typing import (
+    Any,
+    assert_type,  # typing.assert_type is 3.11+
+)
 
 import numpy as np
 from numpy.typing import NDArray
-from typing_extensions import assert_type  # typing.assert_type is 3.11+
 
 from sumwatch.clustering import (
     ClustererStage,

@@ -5,9 +5,10 @@ that typed its result as ``Any`` fails the check as surely as one that changed t
 """
 
 from collections.abc import AsyncIterator, Coroutine, Iterator
-from typing import Any
-
-from typing_extensions import assert_type  # typing.assert_type is 3.11+
+from typing import (
+    Any,
+    assert_type,  # typing.assert_type is 3.11+
+)
 
 from sumwatch.tracer import from_arg, summarization
 
