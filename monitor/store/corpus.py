@@ -18,8 +18,9 @@ from typing import Any
 
 from sumwatch.clustering.vocabulary import Choice
 
+from ..rubrics.definition import RUBRIC_NAME
 from ..rubrics.verdicts import RUBRICS, VERDICTS, SummaryCase
-from .connection import Store, equals_filter
+from .connection import Store, equals_filter, quote_ident
 from .ddl import Table, Target
 from .paging import CORPUS_CURSOR, decode_cursor, encode_cursor
 
@@ -38,7 +39,7 @@ LABELLED, NEEDS_LABEL, REJECTED = CorpusStatus.values()
 STATUSES: tuple[str, ...] = CorpusStatus.values()
 PASS_BUCKET = "pass"
 CORPUS_COLUMNS = ("ItemId", "Rubric", "Source", "Summary", "Claim", "HumanVerdict", "ProposedVerdict", "Bucket",
-                  "Origin", "Status", "Band", "ExpectedFacts", "TraceId", "Note", "UpdatedAt")
+                  "Origin", "Status", "Band", "ExpectedFacts", "TraceId", "Note", "Example", "UpdatedAt")
 
 
 def _create(t: Target) -> str:
@@ -65,6 +66,16 @@ ORDER BY (Rubric, ItemId)"""
 CORPUS = Table(CORPUS_TABLE, "cityHash64(ItemId)", _create)
 
 
+def corpus_example_ddl(t: Target) -> list[str]:
+    """The column marking a labelled hard case as a few-shot example (added after the table was made; on a
+    cluster, to the local tables and to the Distributed front)."""
+    column = "ADD COLUMN IF NOT EXISTS Example Bool DEFAULT false AFTER Note"
+    out = [f"ALTER TABLE {t.name(CORPUS_TABLE)}{t.on_cluster} {column}"]
+    if t.cluster:
+        out.append(f"ALTER TABLE {quote_ident(t.database)}.{quote_ident(CORPUS_TABLE)}{t.on_cluster} {column}")
+    return out
+
+
 @dataclass(frozen=True)
 class CorpusItem:
     rubric: str
@@ -81,14 +92,17 @@ class CorpusItem:
     trace_id: str = ""
     note: str = ""
     item_id: str = ""
+    example: bool = False  # a labelled hard case offered to the judge as a few-shot example
 
     def __post_init__(self) -> None:
-        if self.rubric not in RUBRICS:
-            raise ValueError(f"unknown rubric {self.rubric!r} (one of {', '.join(RUBRICS)})")
+        if self.rubric not in RUBRICS and not RUBRIC_NAME.fullmatch(self.rubric):
+            raise ValueError(f"rubric {self.rubric!r} is neither built in ({', '.join(RUBRICS)}) nor a rubric name "
+                             f"(lower-case letters, digits and _)")
         if self.status not in STATUSES:
             raise ValueError(f"status must be one of {', '.join(STATUSES)}, got {self.status!r}")
+        # a custom rubric's verdicts are checked against its definition when a judge is tested on them
         for name, verdict in (("human_verdict", self.human_verdict), ("proposed_verdict", self.proposed_verdict)):
-            if verdict and verdict not in VERDICTS[self.rubric]:
+            if verdict and self.rubric in VERDICTS and verdict not in VERDICTS[self.rubric]:
                 raise ValueError(f"{name} {verdict!r} is not a {self.rubric} verdict "
                                  f"(one of {', '.join(VERDICTS[self.rubric])})")
         if self.status == LABELLED and not self.human_verdict:
@@ -125,17 +139,20 @@ class CorpusItem:
         facts = data.get("expected_facts") or ()
         if not isinstance(facts, (list, tuple)) or not all(isinstance(f, str) for f in facts):
             raise ValueError("expected_facts must be a list of strings")
-        values = {k: v for k, v in data.items() if k != "expected_facts"}
+        example = data.get("example", False)
+        if not isinstance(example, bool):
+            raise ValueError("example must be true or false")
+        values = {k: v for k, v in data.items() if k not in ("expected_facts", "example")}
         for key, value in values.items():
             if not isinstance(value, str):
                 raise ValueError(f"field {key!r} must be text, got {type(value).__name__}")
-        return cls(**values, expected_facts=tuple(facts))
+        return cls(**values, expected_facts=tuple(facts), example=example)
 
 
 def _row(item: CorpusItem, at: datetime) -> tuple[Any, ...]:
     return (item.item_id, item.rubric, item.source, item.summary, item.claim, item.human_verdict,
             item.proposed_verdict, item.bucket, item.origin, item.status, item.band, list(item.expected_facts),
-            item.trace_id, item.note, at)
+            item.trace_id, item.note, item.example, at)
 
 
 def save_items(store: Store, items: Sequence[CorpusItem]) -> int:
@@ -169,8 +186,8 @@ def load_items(store: Store, rubric: str | None = None, status: str | None = Non
         f"ORDER BY Rubric, Bucket, ItemId{' LIMIT {limit:UInt32}' if limit is not None else ''}", params)
     return [CorpusItem(rubric=r, source=src, summary=summ, claim=claim, human_verdict=hv, proposed_verdict=pv,
                        bucket=bucket, origin=origin, status=status_, band=band, expected_facts=tuple(facts),
-                       trace_id=tid, note=note, item_id=iid)
-            for iid, r, src, summ, claim, hv, pv, bucket, origin, status_, band, facts, tid, note in rows]
+                       trace_id=tid, note=note, item_id=iid, example=bool(example))
+            for iid, r, src, summ, claim, hv, pv, bucket, origin, status_, band, facts, tid, note, example in rows]
 
 
 def next_corpus_cursor(page: Sequence[CorpusItem], limit: int) -> str | None:

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 
 from .baselines import BASELINES
 from .connection import Store, StoreError
-from .corpus import CORPUS
+from .corpus import CORPUS, corpus_example_ddl
 from .ddl import MIGRATIONS_TABLE, Table, Target, migrations_table_ddl, tables_ddl
 from .embeddings import EMBEDDINGS
 from .exports import EXPORTS
 from .issue_members import ISSUE_MEMBERS
 from .issues import ISSUES
+from .judges import JUDGES
 from .projections import PROJECTIONS
 from .retention import apply_retention, retention_ddl
 from .runs import CLUSTER_RUNS
@@ -63,6 +64,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               lambda t: tables_ddl(t, SCORE_FACTS) + score_facts_view_ddl(t)),
     Migration(8, "dashboard: span keys (model and prompt version by span key, view from otel_traces)",
               lambda t: tables_ddl(t, SPAN_KEYS) + span_keys_ddl(t)),
+    Migration(9, "judges: definitions by version; corpus items marked as few-shot examples",
+              lambda t: tables_ddl(t, JUDGES) + corpus_example_ddl(t)),
 )
 
 

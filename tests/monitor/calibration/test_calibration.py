@@ -49,14 +49,15 @@ def test_items_validate_their_verdicts():
 def test_import_export_roundtrip_reports_bad_lines(store, tmp_path):
     good = CorpusItem("groundedness", SOURCE, "Parks spending rises 12%.", "supported", origin="manual")
     path = tmp_path / "items.jsonl"
-    path.write_text(export_jsonl([good]) + '{"rubric": "tone", "source": "s", "summary": "x"}\nnot json\n'
+    path.write_text(export_jsonl([good])
+                    + '{"rubric": "Tone!", "source": "s", "summary": "x", "human_verdict": "ok"}\nnot json\n'
                     + json.dumps({**good.to_json(), "human_verdict": "correct", "item_id": ""}) + "\n"
                     + "[" * 5000 + "]" * 5000 + "\n")
     report = import_jsonl(store, path)
     assert report.added == 1 and report.updated == 0
     assert [line for line, _ in report.bad] == [2, 3, 4, 5]
     assert report.bad[3][1] == "JSON nested too deeply to read"
-    assert "unknown rubric 'tone'" in report.bad[0][1]
+    assert "rubric 'Tone!' is neither built in" in report.bad[0][1]
     again = import_jsonl(store, path)
     assert again.added == 0 and again.updated == 1
     (loaded,) = load_items(store, rubric="groundedness")

@@ -31,7 +31,11 @@ def test_each_statement_of_the_cluster_form_goes_on_cluster_to_replicated_local_
         if "Distributed(" in sql:
             assert "Distributed(`prod`, `otel`, `" in sql and "_local`, " in sql
         if sql.startswith("ALTER"):
-            assert re.match(r"ALTER TABLE `otel`\.`\w+_local` ON CLUSTER", sql), sql
+            # a new column goes to the local tables, and to the Distributed front that reads them
+            altered = re.match(r"ALTER TABLE `otel`\.`(\w+)` ON CLUSTER `prod` (.*)", sql)
+            assert altered, sql
+            if not altered[1].endswith("_local"):
+                assert f"ALTER TABLE `otel`.`{altered[1]}_local` ON CLUSTER `prod` {altered[2]}" in statements, sql
         if sql.startswith("INSERT"):  # a backfill goes through the Distributed fronts
             assert "_local" not in sql
 
