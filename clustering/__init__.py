@@ -20,7 +20,7 @@ from .cluster import ClusterFit, HdbscanClusterer
 from .embedder import Embedder
 from .json_model import JsonAnswer, JsonModel
 from .llm_namer import LLMNamer
-from .name import ClusterName, KeywordNamer, NameRequest
+from .name import ClusterName, KeywordNamer, NameRequest, glossary_key
 from .pipeline import Cluster, ClusterResult, FailureClusterer, PointMeta
 from .reduce import UmapReducer
 from .represent import Representer
@@ -41,7 +41,7 @@ __all__ = [
     "Severity", "IssueStatus",
     # the pipeline and its records
     "FailureClusterer", "PointMeta", "Cluster", "ClusterResult", "ClusterFit", "ClusterName", "NameRequest",
-    "KnownIssue", "Assignment", "TrackOutcome",
+    "glossary_key", "KnownIssue", "Assignment", "TrackOutcome",
     # one protocol per stage
     "EmbedderStage", "ReducerStage", "ClustererStage", "RepresenterStage", "NamerStage", "TrackerStage",
     "SplittingTrackerStage",

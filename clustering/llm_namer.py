@@ -115,9 +115,11 @@ def _messages(request: NameRequest, max_examples: int, max_contrast: int, max_ch
     outside = request.contrast[:max(0, max_contrast)]
     parts = [f"Rubrics: {_counts(request.rubric_counts)}",
              f"Failure modes: {_counts(request.failure_mode_counts)}",
-             f"Keywords (c-TF-IDF): {', '.join(request.keywords) or 'none'}",
-             "",
-             f"{len(inside)} of the cluster's {len(request.texts)} examples:"]
+             f"Keywords (c-TF-IDF): {', '.join(request.keywords) or 'none'}"]
+    if request.meanings:  # a team's own rubric means nothing to the model by its name alone
+        parts.append("What they mean (from the rubric definitions):")
+        parts += [f"- {name}: {clip(meaning, max_chars)}" for name, meaning in request.meanings.items()]
+    parts += ["", f"{len(inside)} of the cluster's {len(request.texts)} examples:"]
     parts += [f"<in_cluster>\n{_as_data(t, max_chars)}\n</in_cluster>" for t in inside]
     parts.append("")
     if outside:

@@ -46,14 +46,22 @@ class ClusterName:
 
 @dataclass(frozen=True)
 class NameRequest:
-    """One cluster to name: its texts (representatives first), what failed, its keywords, and texts of
-    nearby points outside the cluster (for a namer that contrasts the two)."""
+    """One cluster to name: its texts (representatives first), what failed, its keywords, texts of nearby
+    points outside the cluster (for a namer that contrasts the two), and what its rubrics and failure modes
+    mean (a rubric's question, a failure mode's line), as far as the caller's glossary says."""
 
     texts: list[str]
     rubric_counts: dict[str, int]
     failure_mode_counts: dict[str, int]
     keywords: list[str] = field(default_factory=list)
     contrast: list[str] = field(default_factory=list)
+    meanings: dict[str, str] = field(default_factory=dict)
+
+
+def glossary_key(rubric: str, failure_mode: str = "") -> str:
+    """Where a glossary keeps a rubric's meaning (``"tone"``) or one of its failure modes' (``"tone/sarcasm"``):
+    a failure mode is read under its rubric, since two rubrics may use one mode name for different things."""
+    return f"{rubric}/{failure_mode}" if failure_mode else rubric
 
 
 @dataclass(frozen=True)
@@ -210,8 +218,9 @@ class KeywordNamer:
         return out
 
     def name(self, cluster_texts: list[str], rubric_counts: dict[str, int], failure_mode_counts: dict[str, int],
-             *, keywords: list[str] | None = None) -> ClusterName:
-        """Name one cluster; pass ``keywords`` from :meth:`keywords` to use the contrastive terms."""
+             *, keywords: list[str] | None = None, meanings: dict[str, str] | None = None) -> ClusterName:
+        """Name one cluster; pass ``keywords`` from :meth:`keywords` to use the contrastive terms, and
+        ``meanings`` (a :class:`NameRequest`'s) to say what a failure mode without a remedy of its own means."""
         if keywords is None:
             keywords = self.keywords([cluster_texts])[0]
         rubric = _dominant(rubric_counts)
@@ -235,13 +244,26 @@ class KeywordNamer:
                        f"{'mostly ' if share < 0.999 else ''}on {rubric or 'an unknown rubric'}"
                        f"{f' with failure mode {mode}' if mode else ''} ({share:.0%}). "
                        f"Typical terms: {terms}.")
-        return ClusterName(title, description, remedy.root_cause, remedy.fix, remedy.severity)
+        meaning = (meanings or {}).get(mode, "") if mode not in _REMEDIES else ""
+        root_cause = remedy.root_cause
+        if meaning:  # a team's own failure mode: what its definition says it is beats a generic cause
+            description += f" {mode.replace('_', ' ').capitalize()}: {_sentence(meaning)}"
+            question = (meanings or {}).get(rubric, "")
+            root_cause = (f"Summaries keep failing the {rubric} check"
+                          + (f" ({_sentence(question)[:-1]})" if question else "") + f" by {mode.replace('_', ' ')}.")
+        return ClusterName(title, description, root_cause, remedy.fix, remedy.severity)
 
     def name_all(self, requests: list[NameRequest]) -> list[ClusterName]:
-        return [self.name(r.texts, r.rubric_counts, r.failure_mode_counts, keywords=r.keywords) for r in requests]
+        return [self.name(r.texts, r.rubric_counts, r.failure_mode_counts, keywords=r.keywords, meanings=r.meanings)
+                for r in requests]
 
     def __repr__(self) -> str:
         return f"KeywordNamer(top_n={self.top_n})"
+
+
+def _sentence(text: str) -> str:
+    text = " ".join(text.split())
+    return text if text.endswith((".", "?", "!")) else text + "."
 
 
 def _dominant(counts: dict[str, int]) -> str:

@@ -38,7 +38,7 @@ import numpy as np
 from .arrays import Floats, Indices, Labels, Memberships, Vectors
 from .cluster import HdbscanClusterer
 from .embedder import Embedder
-from .name import ClusterName, KeywordNamer, NameRequest
+from .name import ClusterName, KeywordNamer, NameRequest, glossary_key
 from .reduce import UmapReducer
 from .represent import Representer
 from .stages import (
@@ -118,9 +118,11 @@ class FailureClusterer:
 
     def fit(self, texts: Sequence[str] | None = None, vectors: Floats | None = None,
             meta: Sequence[PointMeta | Mapping[str, str]] | None = None,
-            known: Sequence[KnownIssue] = ()) -> ClusterResult:
+            known: Sequence[KnownIssue] = (), glossary: Mapping[str, str] | None = None) -> ClusterResult:
         """Cluster ``texts`` (embedded here) or precomputed ``vectors``; ``meta`` has one entry per point;
-        ``known`` are the issues of earlier runs that clusters are matched to."""
+        ``known`` are the issues of earlier runs that clusters are matched to; ``glossary`` says what rubrics
+        and failure modes mean, keyed by :func:`~.name.glossary_key` (``{"tone": "Is the tone neutral?",
+        "tone/sarcasm": "mocks the source"}``), and reaches the namer for the clusters they occur in."""
         if vectors is None:
             if texts is None:
                 raise ValueError("pass texts or vectors")
@@ -188,7 +190,8 @@ class FailureClusterer:
             requests.append(NameRequest([docs[i] for i in ordered],
                                         dict(Counter(points[i].rubric for i in members)),
                                         dict(Counter(points[i].failure_mode for i in members)),
-                                        list(words), [docs[i] for i in contrast]))
+                                        list(words), [docs[i] for i in contrast],
+                                        _meanings([points[i] for i in members], glossary or {})))
             clusters.append(Cluster(label=k, members=members.tolist(), probabilities=membership,
                                     centroid=centroid, representatives=reps, boundary=boundary,
                                     keywords=list(words), contrast=contrast, issue=assignment_of[k]))
@@ -210,6 +213,18 @@ class FailureClusterer:
         return (f"FailureClusterer(embedder={self._embedder!r}, reducer={self.reducer!r}, "
                 f"clusterer={self.clusterer!r}, representer={self.representer!r}, namer={self.namer!r}, "
                 f"tracker={self.tracker!r})")
+
+
+def _meanings(points: Sequence[PointMeta], glossary: Mapping[str, str]) -> dict[str, str]:
+    """What the cluster's rubrics and failure modes mean, by the names the namer sees; most common first."""
+    out: dict[str, str] = {}
+    if not glossary:
+        return out
+    for (rubric, mode), _ in Counter((p.rubric, p.failure_mode) for p in points).most_common():
+        for name, key in ((rubric, glossary_key(rubric)), (mode, glossary_key(rubric, mode))):
+            if name and key in glossary:
+                out.setdefault(name, glossary[key])
+    return out
 
 
 def _as_meta(m: PointMeta | Mapping[str, str]) -> PointMeta:

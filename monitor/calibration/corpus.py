@@ -15,6 +15,7 @@ from pathlib import Path
 from ..rubrics.verdicts import RUBRICS
 from ..store.connection import Store
 from ..store.corpus import LABELLED, REJECTED, CorpusItem, existing_ids, load_items, save_items
+from ..store.judges import active_definitions
 
 STARTER_DIR = Path(__file__).parent / "corpora"
 
@@ -77,6 +78,11 @@ def label_item(store: Store, item_id: str, verdict: str, *, bucket: str | None =
     if not found:
         raise KeyError(f"no corpus item {item_id!r}")
     item = found[0]
+    definition = active_definitions(store).get(item.rubric)
+    if verdict != REJECTED and definition is not None and verdict not in definition.overall:
+        # a custom rubric's verdicts are its active definition's (a built-in one's are also checked by CorpusItem)
+        raise ValueError(f"{verdict[:40]!r} is not a {item.rubric} verdict (one of {', '.join(definition.overall)}, "
+                         f"or {REJECTED})")
     status = REJECTED if verdict == REJECTED else LABELLED
     labelled = CorpusItem(**{**item.to_json(), "expected_facts": item.expected_facts,
                              "human_verdict": item.human_verdict if status == REJECTED else verdict,

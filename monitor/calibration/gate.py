@@ -22,11 +22,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..rubrics.verdicts import PASSING, RUBRICS
+from ..rubrics.verdicts import PASSING
 from ..store.baselines import latest_baseline
 from ..store.baselines import record_baseline as store_baseline
 from ..store.connection import Store
 from ..store.corpus import LABELLED, CorpusItem, load_items
+from ..store.judges import active_definitions, check_rubric
 
 OVERALL_DROP, BUCKET_DROP = 0.05, 0.10
 
@@ -80,9 +81,11 @@ class CalibrationReport:
 
 
 def agreement(rubric: str, items: Sequence[CorpusItem], verdicts: Sequence[str],
-              judge_version: str) -> CalibrationReport:
+              judge_version: str, passing: frozenset[str] | None = None) -> CalibrationReport:
+    """Kappa of ``verdicts`` against the items' human verdicts; ``passing`` is a custom rubric's passing set
+    (from its definition), a built-in rubric's is known."""
     human = [i.human_verdict for i in items]
-    passing = PASSING[rubric]
+    passing = PASSING[rubric] if passing is None else passing
     confusion: dict[str, dict[str, int]] = {}
     for h, j in zip(human, verdicts):
         confusion.setdefault(h, {}).setdefault(j, 0)
@@ -145,14 +148,14 @@ def record_baseline(store: Store, report: CalibrationReport, items: Sequence[Cor
 def calibrate(store: Store, cascade: Any, rubric: str, *, judge_version: str | None = None,
               record: bool = True) -> CalibrationReport:
     """Run the judge over the rubric's labelled corpus, compare with the baseline, record if it holds."""
-    if rubric not in RUBRICS:
-        raise ValueError(f"unknown rubric {rubric!r} (one of {', '.join(RUBRICS)})")
+    check_rubric(store, rubric)
     items = load_items(store, rubric=rubric, status=LABELLED)
     if not items:
         raise ValueError(f"the {rubric} corpus has no labelled items: run `sumwatch corpus seed` or import some")
     results = cascade.score_batch([i.case() for i in items], rubrics=[rubric])
     verdicts = [r[rubric].verdict for r in results]
-    report = agreement(rubric, items, verdicts, judge_version or cascade.version)
+    report = agreement(rubric, items, verdicts, judge_version or cascade.version,
+                       active_definitions(store)[rubric].passing)
     report.gate = gate(report, latest_baseline(store, rubric))
     if record and report.gate.passed:
         record_baseline(store, report, items)

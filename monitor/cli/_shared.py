@@ -176,6 +176,29 @@ def open_client(settings: Settings, note: str = "reading through it", *, command
             fail(client_problem(exc, client.where, token_set=bool(settings.receiver.api_token)), 2 if refused else 3)
 
 
+def check_rubric_name(rubric: str | None) -> None:
+    """Exits 2 for a ``--rubric`` that cannot name a rubric. Which rubrics exist is for the server to say (its
+    database holds the promoted definitions), so it refuses a well-formed unknown one; see :func:`rubric_read`."""
+    from ..rubrics.definition import RUBRIC_NAME  # noqa: PLC0415 - start-up: a command imports what it runs
+
+    if rubric is not None and not RUBRIC_NAME.fullmatch(rubric):
+        fail(f"rubric must be a rubric name (lower-case letters, digits and _), got {rubric[:40]!r}")
+
+
+@contextmanager
+def rubric_read() -> Iterator[None]:
+    """Around a read filtered by ``--rubric``, inside :func:`open_client`: the server's 400 for a rubric its
+    database does not know is the command's argument at fault, so it exits 2 with the server's line."""
+    from ..views.client import ClientError  # noqa: PLC0415 - start-up: a command imports what it runs
+
+    try:
+        yield
+    except ClientError as exc:
+        if exc.status == 400 and exc.reason.startswith("rubric "):
+            exc.what = "the rubric filter"
+        raise
+
+
 _COMMAND_REQUESTS = {"sample": "the scoring", "cluster": "the clustering run", "calibrate": "the calibration",
                      "export": "the export"}
 

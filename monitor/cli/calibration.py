@@ -14,6 +14,7 @@ from ._shared import (
     HomeOption,
     JsonOption,
     action_progress,
+    check_rubric_name,
     check_writable,
     err,
     fail,
@@ -25,6 +26,7 @@ from ._shared import (
     own_settings_for,
     print_json,
     readable_file,
+    rubric_read,
     table,
     write_text,
 )
@@ -32,17 +34,10 @@ from ._shared import (
 corpus_app = typer.Typer(no_args_is_help=True, help="Calibration corpora: review, label, import, export.")
 
 
-RUBRIC_HELP = "groundedness | completeness | factuality | conciseness"
+RUBRIC_HELP = "groundedness | completeness | factuality | conciseness, or a rubric promoted with `judge promote`"
 RubricOption = typer.Option(..., "--rubric", help=RUBRIC_HELP)
 RubricFilter = typer.Option(None, "--rubric", help=f"Only this rubric: {RUBRIC_HELP}.")
 StatusFilter = typer.Option(None, "--status", help="Only items with this status: labelled | needs_label | rejected.")
-
-
-def _check_rubric(rubric: str | None) -> None:
-    from ..rubrics.verdicts import RUBRICS  # noqa: PLC0415 - start-up: a command imports what it runs
-
-    if rubric is not None and rubric not in RUBRICS:
-        fail(f"unknown rubric {rubric!r} (one of {', '.join(RUBRICS)})")
 
 
 def _check_status(status: str | None) -> None:
@@ -63,7 +58,7 @@ def calibrate(rubric: str = RubricOption,
               record: bool = flag(True, "--record/--no-record", help="Store a passing run as the baseline."),
               db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Cohen's kappa of the judge against the human verdicts; exits 1 when it fell below the baseline."""
-    _check_rubric(rubric)
+    check_rubric_name(rubric)
     settings = load_settings(db, home)
     with open_client(settings, note="calibrating through it") as client:
         carried = own_settings_for(client, settings, "calibrate")
@@ -96,9 +91,9 @@ def corpus_list(rubric: str | None = RubricFilter, status: str | None = StatusFi
                 limit: int = limit_option(50, "How many items to show"),
                 db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Corpus items (promoted ones wait as needs_label)."""
-    _check_rubric(rubric)
+    check_rubric_name(rubric)
     _check_status(status)
-    with open_client(load_settings(db, home)) as client:
+    with open_client(load_settings(db, home)) as client, rubric_read():
         page = client.corpus(rubric=rubric, status=status, limit=limit)
     total, items = page.total, page.items
     if json_:
@@ -138,11 +133,11 @@ def corpus_export(rubric: str | None = RubricFilter, status: str | None = Status
     from ..calibration.corpus import export_jsonl  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..settings import MAX_LIST_LIMIT  # noqa: PLC0415 - start-up: a command imports what it runs
 
-    _check_rubric(rubric)
+    check_rubric_name(rubric)
     _check_status(status)
     if output is not None:
         check_writable(output)
-    with open_client(load_settings(db, home)) as client:
+    with open_client(load_settings(db, home)) as client, rubric_read():
         page = client.corpus(rubric=rubric, status=status, limit=MAX_LIST_LIMIT)
     total, items = page.total, page.items
     if total > len(items):

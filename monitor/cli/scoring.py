@@ -14,6 +14,7 @@ from ._shared import (
     JsonOption,
     OutputOption,
     action_progress,
+    check_rubric_name,
     download,
     fail,
     flag,
@@ -23,6 +24,7 @@ from ._shared import (
     out,
     own_settings_for,
     print_json,
+    rubric_read,
     table,
 )
 
@@ -71,22 +73,21 @@ def sample(all_spans: bool = flag(False, "--all",
 
 def scores(trace: str | None = typer.Option(None, "--trace", help="Only this trace (32-hex id)."),
            rubric: str | None = typer.Option(None, "--rubric", help="Only this rubric: groundedness | "
-                                                                     "completeness | factuality | conciseness."),
+                                                                     "completeness | factuality | conciseness, "
+                                                                     "or one of your own."),
            failing: bool = flag(False, "--failing", help="Only failing scores."),
            limit: int = limit_option(50, "How many scores, newest first"),
            output: Path | None = OutputOption, format_: str | None = FormatOption,
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """List rubric scores, newest first; `--output F` takes them all out."""
-    from ..rubrics.verdicts import RUBRICS  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..store.traces import normalize_trace_id  # noqa: PLC0415 - start-up: a command imports what it runs
 
-    if rubric is not None and rubric not in RUBRICS:
-        fail(f"unknown rubric {rubric!r} (one of {', '.join(RUBRICS)})")
+    check_rubric_name(rubric)
     try:
         trace = normalize_trace_id(trace) if trace is not None else None
     except ValueError as exc:
         fail(str(exc))
-    with open_client(load_settings(db, home)) as client:
+    with open_client(load_settings(db, home)) as client, rubric_read():
         if output is not None:
             download(client, "scores", output, format_, trace=trace, rubric=rubric,
                      failing="true" if failing else None)

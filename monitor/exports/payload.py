@@ -16,6 +16,7 @@ from typing import Any
 
 from ..issues.reads import IssueDetail, trend_label
 from ..store.connection import Store
+from ..store.judges import active_definitions
 from ..store.traces import span_texts
 from .config import ExportConfig
 from .transport import scrubber
@@ -69,6 +70,10 @@ class IssuePayload:
     trend_text: str
     issue_url: str
     representatives: list[Representative] = field(default_factory=list)
+    # a team's own rubric, as its active definition says it: the question it asks and what the failure mode
+    # means (empty for the built-in rubrics, whose names a reader of the ticket already knows)
+    rubric_question: str = ""
+    failure_mode_means: str = ""
 
     @property
     def marker(self) -> str:
@@ -101,8 +106,12 @@ class IssuePayload:
         def cut(text: str) -> str:
             return text if excerpt is None else clip(text, excerpt)
 
-        lines = [f"**{self.issue_id}** · {self.summary_line()}", "", cut(self.description), "",
-                 f"**Probable root cause:** {cut(self.root_cause)}", "", f"**Fix:** {cut(self.fix)}", ""]
+        lines = [f"**{self.issue_id}** · {self.summary_line()}", "", cut(self.description), ""]
+        if self.rubric_question:
+            lines += [f"**Rubric {self.rubric}:** {cut(self.rubric_question)}", ""]
+        if self.failure_mode_means:
+            lines += [f"**Failure mode {self.failure_mode}:** {cut(self.failure_mode_means)}", ""]
+        lines += [f"**Probable root cause:** {cut(self.root_cause)}", "", f"**Fix:** {cut(self.fix)}", ""]
         if self.issue_url:
             lines += [f"[Open {self.issue_id} in sumwatch]({self.issue_url})", ""]
         if excerpt != 0:
@@ -152,7 +161,12 @@ def build_payload(store: Store | None, detail: IssueDetail, config: ExportConfig
             clip(redact(source), chars) if config.export_source_text else "",
             config.dashboard_link(f"/traces/{e.trace_id}")))
     trend = list(detail.trend or [s.members])
+    definition = active_definitions(store).get(s.rubric) if store is not None else None
+    custom = definition is not None and not definition.builtin
     return IssuePayload(s.issue_id, s.number, redact(s.title), redact(s.description), redact(s.root_cause),
                         redact(s.fix), s.severity, s.status, s.rubric, s.failure_mode, s.traces, s.members,
                         float(s.share), trend, trend_label(trend), config.dashboard_link(f"/issues/{s.issue_id}"),
-                        representatives)
+                        representatives,
+                        rubric_question=" ".join(definition.question.split()) if definition and custom else "",
+                        failure_mode_means=(" ".join(definition.mode_hints.get(s.failure_mode, "").split())
+                                            if definition and custom else ""))

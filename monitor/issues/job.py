@@ -15,26 +15,27 @@ from __future__ import annotations
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
 
-from sumwatch.clustering import FailureClusterer, HdbscanClusterer, IssueTracker, LLMNamer, UmapReducer
+from sumwatch.clustering import FailureClusterer, HdbscanClusterer, IssueTracker, LLMNamer, UmapReducer, glossary_key
 from sumwatch.clustering.name import ClusterName
 from sumwatch.clustering.pipeline import PointMeta
 from sumwatch.clustering.track import RESOLVED, KnownIssue
 
 from ..remote.llm import LitellmModel
-from ..rubrics.verdicts import VERDICTS
+from ..rubrics.definition import JudgeDefinition
 from ..scoring.judges import llm_connection, shared_embedder
 from ..settings import Namer, Settings, parse_duration
 from ..store.connection import Store
 from ..store.corpus import NEEDS_LABEL, CorpusItem, existing_ids, save_items
 from ..store.issue_members import BOUNDARY, MEMBER, REPRESENTATIVE, MemberRow, save_members
 from ..store.issues import IssueState, issue_states, save_states
+from ..store.judges import active_definitions
 from ..store.projections import ProjectionPoint, save_projection
 from ..store.runs import RunRow, latest_run_id, save_run
 from ..store.traces import span_texts
@@ -121,6 +122,7 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
     clusterer = clusterer if clusterer is not None else build_clusterer(settings)
 
     progress("read", 0, 1)
+    definitions = active_definitions(store)
     failures = load_failures(store, start_ns, end_ns)
     progress("read", 1, 1)
     vectors, embedded = embed_failures(store, embedder, failures, model=model_name,
@@ -140,7 +142,8 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
     if failures:
 
         result = clusterer.fit(texts=[f.text for f in failures], vectors=vectors,
-                               meta=[PointMeta(f.rubric, f.failure_mode) for f in failures], known=known)
+                               meta=[PointMeta(f.rubric, f.failure_mode) for f in failures], known=known,
+                               glossary=rubric_glossary(definitions.values()))
         clusters, unmatched, noise = result.clusters, result.tracking.unmatched, len(result.noise)
         progress("map", 0, 1)
         map_started = time.monotonic()
@@ -198,7 +201,7 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
     all_states = seen + carried + others
     if all_states:
         save_states(store, all_states, run_id, started_at)
-    promoted = promote(store, settings, failures, clusters, seen)
+    promoted = promote(store, settings, failures, clusters, seen, definitions)
     seconds = time.monotonic() - started
     clustered = sum(s.members for s in seen)
     new_issues = sum(1 for c in clusters if not c.issue.previous_status)
@@ -210,6 +213,20 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
                             embedded, clustered, noise,
                             [IssueView.of(s) for s in sorted(seen, key=lambda s: (-s.members, s.number))],
                             new_issues, resolved_now, promoted, namer, seconds, map_seconds)
+
+
+def rubric_glossary(definitions: Iterable[JudgeDefinition]) -> dict[str, str]:
+    """What a team's own rubrics and their failure modes mean, for the namer: each custom definition's
+    question and failure-mode lines. The built-in vocabulary is left out: the keyword namer has remedies
+    written for it, and its names stay what they were."""
+    out: dict[str, str] = {}
+    for definition in definitions:
+        if definition.builtin:
+            continue
+        out[glossary_key(definition.name)] = definition.question
+        for mode, means in definition.failure_modes:
+            out[glossary_key(definition.name, mode)] = means
+    return out
 
 
 def map_layout(points: np.ndarray, max_fit_points: int) -> np.ndarray:
@@ -241,10 +258,12 @@ def _dominant_pair(members: Sequence[Failure]) -> tuple[str, str]:
 # -- promotion ------------------------------------------------------------------------------------------
 
 def promote(store: Store, settings: Settings, failures: Sequence[Failure], clusters: Sequence[Any],
-            states: Sequence[IssueState]) -> int:
+            states: Sequence[IssueState], definitions: Mapping[str, JudgeDefinition] | None = None) -> int:
     """Put each issue's representatives into the corpus of the issue's rubric as ``needs_label`` items, the
-    judge's verdict proposed as the label. An item already in the corpus (same rubric, source and summary)
-    is left alone, so a person's label is never overwritten."""
+    judge's verdict proposed as the label (when it is one the rubric's active definition has). An item
+    already in the corpus (same rubric, source and summary) is left alone, so a person's label is never
+    overwritten."""
+    definitions = active_definitions(store) if definitions is None else definitions
     per_issue = settings.clustering.promote_per_issue
     if per_issue <= 0 or not clusters:
         return 0
@@ -261,7 +280,8 @@ def promote(store: Store, settings: Settings, failures: Sequence[Failure], clust
             continue  # text capture was off for this span: nothing to label
         source, summary, band, facts = found
         score = next((s for s in (f.primary, *f.others) if s.rubric == state.rubric), f.primary)
-        if score.verdict not in VERDICTS.get(score.rubric, {}):
+        definition = definitions.get(score.rubric)
+        if definition is None or score.verdict not in definition.overall:
             continue
         item = CorpusItem(rubric=score.rubric, source=source, summary=summary, status=NEEDS_LABEL,
                           proposed_verdict=score.verdict, bucket=score.failure_mode or "fail",

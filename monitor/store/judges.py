@@ -126,3 +126,17 @@ def known_rubrics(store: Store) -> tuple[str, ...]:
     """The built-in rubrics, then the custom ones that have been promoted, by name."""
     rows = store.query_rows(f"SELECT DISTINCT Rubric FROM {JUDGES_TABLE} ORDER BY Rubric")
     return BUILTIN_NAMES + tuple(r for (r,) in rows if r not in BUILTIN_NAMES)
+
+
+def check_rubric(store: Store, rubric: str) -> str:
+    """``rubric`` when this database knows it (built in, or promoted); else ValueError naming the ones it knows.
+
+        check_rubric(store, "tone")   # "tone" once a tone definition was promoted
+    """
+    if rubric in BUILTIN_NAMES:
+        return rubric  # the common case needs no read
+    known = known_rubrics(store)
+    if rubric not in known:
+        shown = rubric[:40] + ("…" if len(rubric) > 40 else "")
+        raise ValueError(f"rubric must be one of {', '.join(repr(r) for r in known)}, got {shown!r}")
+    return rubric

@@ -15,10 +15,11 @@ from typing import Any
 
 from ...calibration.corpus import label_item
 from ...calibration.gate import CalibrationReport, agreement
-from ...rubrics.verdicts import PASSING, RUBRICS, VERDICTS
+from ...rubrics.definition import JudgeDefinition
 from ...store.baselines import latest_baseline
 from ...store.connection import Store
 from ...store.corpus import LABELLED, NEEDS_LABEL, REJECTED, CorpusItem, load_items
+from ...store.judges import active_definitions
 from .query import BadRequest
 
 QUEUE_PAGE = 100  # items on the page at once (each carries its source); the next ones come after a reload
@@ -42,22 +43,25 @@ class CalibrationRow:
     baseline: tuple[str, float, dict[str, float]] | None  # the last `sumwatch calibrate` that held
 
 
-def _queue_item(item: CorpusItem) -> QueueItem:
-    verdicts = list(VERDICTS[item.rubric])
-    failing = [v for v in verdicts if v not in PASSING[item.rubric]]
+def _queue_item(item: CorpusItem, definition: JudgeDefinition) -> QueueItem:
+    verdicts = list(definition.overall)
+    failing = [v for v in verdicts if v not in definition.passing]
     proposal = item.proposed_verdict
     return QueueItem(item, verdicts, proposal if proposal in failing else failing[0])
 
 
-def calibration_rows(store: Store) -> list[CalibrationRow]:
-    """Per rubric: corpus counts, the live agreement of the judge's proposals with people, the baseline."""
+def calibration_rows(store: Store, definitions: dict[str, JudgeDefinition] | None = None) -> list[CalibrationRow]:
+    """Per rubric the database knows: corpus counts, the live agreement of the judge's proposals with
+    people, the baseline."""
+    definitions = active_definitions(store) if definitions is None else definitions
     labelled = load_items(store, status=LABELLED)
     waiting = load_items(store, status=NEEDS_LABEL)
     rejected = load_items(store, status=REJECTED)
     rows = []
-    for rubric in RUBRICS:
+    for rubric, definition in definitions.items():
         proposed = [i for i in labelled if i.rubric == rubric and i.proposed_verdict]
-        live = agreement(rubric, proposed, [i.proposed_verdict for i in proposed], LIVE_VERSION) if proposed else None
+        live = (agreement(rubric, proposed, [i.proposed_verdict for i in proposed], LIVE_VERSION, definition.passing)
+                if proposed else None)
         rows.append(CalibrationRow(rubric, sum(i.rubric == rubric for i in labelled),
                                    sum(i.rubric == rubric for i in waiting), sum(i.rubric == rubric for i in rejected),
                                    live, latest_baseline(store, rubric)))
@@ -65,11 +69,14 @@ def calibration_rows(store: Store) -> list[CalibrationRow]:
 
 
 def queue_page(store: Store, rubric: str | None) -> dict[str, Any]:
-    if rubric is not None and rubric not in RUBRICS:
-        raise BadRequest(f"rubric must be one of {', '.join(RUBRICS)}, got {rubric[:40]!r}")
-    items = load_items(store, rubric=rubric, status=NEEDS_LABEL)
-    return {"items": [_queue_item(i) for i in items[:QUEUE_PAGE]], "waiting": len(items), "rubric": rubric or "",
-            "rubrics": RUBRICS, "calibration": calibration_rows(store)}
+    """The waiting items, each with its rubric's verdicts as its active definition lists them."""
+    definitions = active_definitions(store)
+    if rubric is not None and rubric not in definitions:
+        raise BadRequest(f"rubric must be one of {', '.join(definitions)}, got {rubric[:40]!r}")
+    # an item of a rubric with no definition here (imported before its judge was promoted) cannot be offered
+    items = [i for i in load_items(store, rubric=rubric, status=NEEDS_LABEL) if i.rubric in definitions]
+    return {"items": [_queue_item(i, definitions[i.rubric]) for i in items[:QUEUE_PAGE]], "waiting": len(items),
+            "rubric": rubric or "", "rubrics": tuple(definitions), "calibration": calibration_rows(store, definitions)}
 
 
 def label(store: Store, item_id: str, verdict: str) -> CorpusItem:
@@ -81,7 +88,9 @@ def label(store: Store, item_id: str, verdict: str) -> CorpusItem:
     if not found:
         raise KeyError(item_id)
     rubric = found[0].rubric
-    if verdict != REJECTED and verdict not in VERDICTS[rubric]:
-        raise BadRequest(f"verdict must be one of {', '.join(VERDICTS[rubric])} (or rejected) for {rubric}, "
+    definition = active_definitions(store).get(rubric)
+    verdicts = definition.overall if definition is not None else ()
+    if verdict != REJECTED and verdict not in verdicts:
+        raise BadRequest(f"verdict must be one of {', '.join(verdicts)} (or rejected) for {rubric}, "
                          f"got {verdict[:40]!r}")
     return label_item(store, item_id, verdict)

@@ -112,8 +112,9 @@ _SORT_KEYS: dict[str, Any] = {
 }
 
 
-def issues_page(store: Store, q: IssueQuery) -> dict[str, Any]:
-    """The issues of the last finished run, filtered and sorted as asked."""
+def issues_page(store: Store, q: IssueQuery, rubrics: tuple[str, ...] = RUBRICS) -> dict[str, Any]:
+    """The issues of the last finished run, filtered and sorted as asked; ``rubrics`` are the filter's
+    choices (the database's: ``known_rubrics(store)``)."""
     listing = issue_list(store, include_resolved=q.status in ("all", "resolved"))
     rows = listing.issues
     if q.status not in ("open", "all"):
@@ -126,7 +127,7 @@ def issues_page(store: Store, q: IssueQuery) -> dict[str, Any]:
         needle = q.text.lower()
         rows = [r for r in rows if needle in f"{r.issue_id} {r.title} {' '.join(r.keywords)}".lower()]
     rows = sorted(rows, key=_SORT_KEYS[q.sort], reverse=q.descending)
-    return {"q": q, "run": listing.run, "rows": rows, "total": len(listing.issues), "rubrics": RUBRICS,
+    return {"q": q, "run": listing.run, "rows": rows, "total": len(listing.issues), "rubrics": rubrics,
             "trend": {r.issue_id: trend_label(r.trend) for r in rows}}
 
 

@@ -25,9 +25,9 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ...rubrics.verdicts import RUBRICS
 from ...settings import Settings
 from ...store.connection import Store
+from ...store.judges import known_rubrics
 from ..auth import csrf_token, form_fields
 from . import pages
 from .figures import figure_json
@@ -193,7 +193,8 @@ def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
         return pages.overview(store, filter_choice(request.query_params))
 
     def issues(request: Request) -> dict[str, Any]:
-        return pages.issues_page(store, issue_query(request.query_params, RUBRICS))
+        rubrics = known_rubrics(store)
+        return pages.issues_page(store, issue_query(request.query_params, rubrics), rubrics)
 
     def issue(request: Request) -> dict[str, Any] | None:
         return pages.issue_page(store, settings, request.path_params["issue_id"])
@@ -232,7 +233,8 @@ def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
         if wants_json:
             return JSONResponse({"item_id": item.item_id, "status": item.status, "verdict": item.human_verdict})
         rubric = fields.get("rubric", "")
-        return RedirectResponse("/labelling" + (f"?rubric={rubric}" if rubric in RUBRICS else ""), status_code=303)
+        return RedirectResponse("/labelling" + (f"?rubric={rubric}" if rubric in known_rubrics(store) else ""),
+                                status_code=303)
 
     plotly = plotly_asset_file()
 

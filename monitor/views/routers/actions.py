@@ -26,7 +26,7 @@ from ...scoring.sampler import PassReport, Sampler
 from ...settings import parse_duration
 from ..errors import PATTERN_MEANS, ApiError, error_responses
 from ..services import ActionState, Progress, Services, ServicesDep
-from .params import JudgeModeName, Rubric
+from .params import JudgeModeName, Rubric, known_rubric
 from .uploads import NDJSON_BODY, SkippedLine, as_file, read_upload
 
 router = APIRouter(prefix="/api", tags=["actions"], responses=error_responses(400, 401, 403, 409))
@@ -131,6 +131,8 @@ def cluster(s: ServicesDep, body: ClusterBody, wait: Wait = True) -> ClusterRunR
 @router.post("/actions/calibrate", summary="Calibrate now; a passing run is recorded as the baseline",
              responses=_ACCEPTED)
 def calibrate_now(s: ServicesDep, body: CalibrateBody, wait: Wait = True) -> CalibrationReport:
+    known_rubric(s.store, body.rubric)
+
     def work(progress: Progress) -> CalibrationReport:
         progress("calibrating", 0, None)
         seed_starter_corpora(s.store, [body.rubric])

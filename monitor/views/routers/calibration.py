@@ -3,15 +3,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Path
+from fastapi import APIRouter
 from pydantic import BaseModel
 
 from ...store.baselines import latest_baseline
 from ..errors import ApiError, error_responses
 from ..services import ServicesDep
-from .params import Rubric
+from .params import RubricPath
 
 router = APIRouter(prefix="/api/calibration", tags=["calibration"], responses=error_responses(400, 401))
 
@@ -25,7 +23,7 @@ class CalibrationBaseline(BaseModel):
 
 @router.get("/{rubric}", summary="The stored calibration baseline of a rubric (kappa overall and per bucket)",
             responses=error_responses(404))
-def baseline(s: ServicesDep, rubric: Annotated[Rubric, Path(description="Rubric")]) -> CalibrationBaseline:
+def baseline(s: ServicesDep, rubric: RubricPath) -> CalibrationBaseline:
     found = latest_baseline(s.store, rubric)
     if found is None:
         raise ApiError(404, f"no {rubric} baseline yet: run `sumwatch calibrate --rubric {rubric}`")

@@ -7,20 +7,22 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, TypeVar
 
-from fastapi import Path, Query, Request, Response
-from pydantic import BeforeValidator
+from fastapi import Depends, Path, Query, Request, Response
+from pydantic import BeforeValidator, Field
 from pydantic_core import PydanticCustomError
 
-from ...rubrics.verdicts import RUBRICS
+from ...rubrics.definition import BUILTIN_NAMES, RUBRIC_NAME
 from ...settings import JUDGE_MODES, MAX_LIST_LIMIT
 from ...store.bulk_export import ExportFormat
+from ...store.connection import Store
+from ...store.judges import check_rubric
 from ..errors import PATTERN_MEANS, ApiError
+from ..services import ServicesDep
 
 if TYPE_CHECKING:
-    Rubric: TypeAlias = str
     JudgeModeName: TypeAlias = str
 else:  # the choices as the OpenAPI document states them, from the one place each is defined
-    Rubric, JudgeModeName = Literal[tuple(RUBRICS)], Literal[JUDGE_MODES]
+    JudgeModeName = Literal[JUDGE_MODES]
 TRACE_ID_PATTERN = "^[0-9a-fA-F]{32}$"
 ISSUE_ID_PATTERN = r"^\s*(?:[A-Za-z]+-)?\d+\s*$"
 
@@ -31,7 +33,37 @@ PATTERN_MEANS[ISSUE_ID_PATTERN] = "an issue id looks like SW-12 (or just 12)"
 
 TraceIdPath = Annotated[str, Path(pattern=TRACE_ID_PATTERN, description="32-hex trace id")]
 IssueIdPath = Annotated[str, Path(pattern=ISSUE_ID_PATTERN, max_length=40, description="Issue id, like SW-3")]
-RubricQuery = Annotated[Rubric | None, Query(description="Only this rubric")]
+
+# A rubric is a built-in one or one a team promoted into this database, so the schema can only state its
+# form; which names exist is checked against the store (400 naming the known ones).
+RUBRIC_PATTERN = f"^{RUBRIC_NAME.pattern}$"
+PATTERN_MEANS[RUBRIC_PATTERN] = "rubric must be a rubric name (lower-case letters, digits and _), like factuality"
+Rubric = Annotated[str, Field(pattern=RUBRIC_PATTERN, max_length=40, examples=list(BUILTIN_NAMES),
+                              description="A built-in rubric or one promoted into this database")]
+
+
+def known_rubric(store: Store, rubric: str) -> str:
+    """``rubric`` when the database knows it, else the API's 400: ``known_rubric(s.store, body.rubric)``."""
+    try:
+        return check_rubric(store, rubric)
+    except ValueError as exc:
+        raise ApiError(400, str(exc)) from None
+
+
+def _rubric_query(s: ServicesDep, rubric: Annotated[str | None, Query(
+        pattern=RUBRIC_PATTERN, max_length=40, examples=list(BUILTIN_NAMES),
+        description="Only this rubric: a built-in one or one promoted into this database")] = None) -> str | None:
+    return None if rubric is None else known_rubric(s.store, rubric)
+
+
+def _rubric_path(s: ServicesDep, rubric: Annotated[str, Path(
+        pattern=RUBRIC_PATTERN, max_length=40, examples=list(BUILTIN_NAMES),
+        description="A built-in rubric or one promoted into this database")]) -> str:
+    return known_rubric(s.store, rubric)
+
+
+RubricQuery = Annotated[str | None, Depends(_rubric_query)]
+RubricPath = Annotated[str, Depends(_rubric_path)]
 _NUMBER = re.compile(r"\s*[+-]?[0-9]+(\.[0-9]*)?\s*")
 
 
