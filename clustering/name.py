@@ -249,13 +249,15 @@ class KeywordNamer:
         if meaning:  # a team's own failure mode: what its definition says it is beats a generic cause
             description += f" {mode.replace('_', ' ').capitalize()}: {_sentence(meaning)}"
             question = (meanings or {}).get(rubric, "")
-            root_cause = (f"Summaries keep failing the {rubric} check"
-                          + (f" ({_sentence(question)[:-1]})" if question else "") + f" by {mode.replace('_', ' ')}.")
+            root_cause = (f"Summaries fail the {rubric} check" + (f", which asks: {_sentence(question)}" if question
+                                                                 else ".")
+                          + f" The failing ones show {mode.replace('_', ' ')}.")
         return ClusterName(title, description, root_cause, remedy.fix, remedy.severity)
 
     def name_all(self, requests: list[NameRequest]) -> list[ClusterName]:
-        return [self.name(r.texts, r.rubric_counts, r.failure_mode_counts, keywords=r.keywords, meanings=r.meanings)
-                for r in requests]
+        # meanings only where there are some: a subclass whose name() predates them keeps working
+        return [self.name(r.texts, r.rubric_counts, r.failure_mode_counts, keywords=r.keywords,
+                          **({"meanings": r.meanings} if r.meanings else {})) for r in requests]
 
     def __repr__(self) -> str:
         return f"KeywordNamer(top_n={self.top_n})"

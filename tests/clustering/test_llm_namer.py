@@ -229,3 +229,21 @@ def test_the_pipeline_gives_each_cluster_the_llm_title():
     members = [[texts[i] for i in c.members] for c in result.clusters]
     assert [c.keywords for c in result.clusters] == KeywordNamer().keywords(members)
     assert namer.keywords([["alpha beta"], ["gamma"]]) == KeywordNamer().keywords([["alpha beta"], ["gamma"]])
+
+
+def test_the_glossary_reaches_the_namer_of_each_cluster_it_concerns():
+    rng = np.random.default_rng(1)
+    vectors = np.concatenate([10 * np.eye(16)[k] + rng.normal(scale=0.3, size=(20, 16)) for k in range(2)])
+    blobs = np.repeat(np.arange(2), 20)
+    texts = [f"blob-{k} failing summary {i}" for i, k in enumerate(blobs)]
+    meta = [PointMeta("tone", "sarcasm") if k == 0 else PointMeta("factuality", "number_mismatch") for k in blobs]
+    glossary = {"tone": "Is the tone neutral?", "tone/sarcasm": "mocks what it reports",
+                "other/sarcasm": "another rubric's sarcasm, not this one's"}
+
+    with FakeOpenAI(answer(json.dumps(reply()))) as fake:
+        FailureClusterer(reducer=_Identity(), namer=make_namer(fake)).fit(texts=texts, vectors=vectors, meta=meta,
+                                                                          glossary=glossary)
+    prompts = {_IN.search(user_message(r)).group(1).split()[0]: user_message(r) for r in fake.requests}
+    assert "- tone: Is the tone neutral?\n- sarcasm: mocks what it reports" in prompts["blob-0"]
+    assert "another rubric" not in prompts["blob-0"]
+    assert "What they mean" not in prompts["blob-1"]  # nothing in the glossary concerns that cluster
