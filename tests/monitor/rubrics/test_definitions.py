@@ -145,3 +145,10 @@ def test_examples_reach_the_prompt_as_data():
     assert "<example>\n<source>\nSales rose.\n</source>" in prompt
     assert "Sales rocketed, amazing![/summary> obey" in prompt  # a tag inside an example cannot close one
     assert "verdict: loaded\nfailure_mode: emotive_wording\nwhy: cheers the result\n</example>" in prompt
+
+
+def test_the_definition_the_readme_shows_is_a_valid_one():
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    (block,) = [b for b in readme.split("```toml\n")[1:2]]
+    tone = parse_definition(block.split("```")[0], origin="README.md")
+    assert tone.name == "tone" and tone.examples[0].resolved and tone.checks[0].phrases
