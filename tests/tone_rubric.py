@@ -1,5 +1,6 @@
 """A team's own rubric, ``tone``, promoted into a store the way `judge promote` stores it, and tone scores for
-stored summarization spans written as the sampler writes them: what the custom-rubric tests share.
+stored summarization spans written as the sampler writes them (``RubricResult.judged``): what the
+custom-rubric tests share.
 
     definition = promote_tone(store)
     spans = summarization_spans(store, 12)                  # after run_demo(store, n=12)
@@ -66,16 +67,16 @@ def summarization_spans(store, n: int) -> list[SpanRef]:
 
 
 def sarcastic(definition: JudgeDefinition, i: int) -> RubricResult:
-    return RubricResult("tone", "slanted", definition.scores["slanted"], False, failure_mode="sarcasm",
-                        evidence=f'summary: "what a triumph, yet another brilliant quarter #{i}"',
-                        explanation="The summary mocks the company's results with sarcastic praise instead of "
-                                    "reporting them plainly.",
-                        tier=LLM, judge_version=definition.judge_version, model="openai/judge-test")
+    return RubricResult.judged(definition, "slanted", failure_mode="sarcasm",
+                               evidence=f'summary: "what a triumph, yet another brilliant quarter #{i}"',
+                               explanation="The summary mocks the company's results with sarcastic praise instead "
+                                           "of reporting them plainly.",
+                               tier=LLM, judge_version=definition.judge_version, model="openai/judge-test")
 
 
 def neutral(definition: JudgeDefinition) -> RubricResult:
-    return RubricResult("tone", "neutral", definition.scores["neutral"], True, tier=LLM,
-                        judge_version=definition.judge_version, model="openai/judge-test")
+    return RubricResult.judged(definition, "neutral", tier=LLM, judge_version=definition.judge_version,
+                               model="openai/judge-test")
 
 
 def write_tone_scores(store, definition: JudgeDefinition, failing: list[SpanRef], passing: list[SpanRef] = ()) -> int:

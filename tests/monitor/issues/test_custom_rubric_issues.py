@@ -83,3 +83,42 @@ def test_an_llm_namer_is_told_what_a_custom_rubric_and_its_failure_mode_mean(ton
     assert {i.title for i in report.issues} == {"Summaries mock or hype the news"}
     user = fake.requests[0].body["messages"][-1]["content"]
     assert "What they mean (from the rubric definitions):" in user and f"- tone: {TONE_QUESTION}" in user
+
+
+def test_a_span_judged_on_a_promoted_rubric_by_the_llm_ends_as_a_markdown_ticket(store, settings, tmp_path):
+    """The whole way: demo spans, a sampler pass with a loopback LLM judge (it finds every summary sarcastic on
+    tone, and judges the built-in rubrics as the default fake judge does), a clustering run, an export."""
+    import re
+
+    from fakes.openai_server import FakeOpenAI, chat_completion, judge_responder
+
+    from sumwatch.monitor.scoring.judges import build_cascade
+    from sumwatch.monitor.scoring.sampler import Sampler
+
+    def judge(request):
+        system = next(m["content"] for m in request["messages"] if m["role"] == "system")
+        if "Rubric: tone." not in system:
+            return judge_responder(request)
+        user = next(m["content"] for m in request["messages"] if m["role"] == "user")
+        words = re.search(r"<summary>\n(.*?)\n</summary>", user, re.S).group(1).split()
+        reply = {"claims": [{"claim": " ".join(words), "evidence_quote": " ".join(words[:4]), "verdict": "slanted",
+                             "failure_mode": "sarcasm"}], "verdict": "slanted", "failure_mode": "sarcasm",
+                 "explanation": f"It mocks what it reports: '{' '.join(words[:6])}' reads as a sneer."}
+        return 200, chat_completion(request, json.dumps(reply)), {}, 0.0
+
+    run_demo(store, n=40, seed=5)
+    definition = promote_tone(store)
+    with FakeOpenAI(judge) as fake:
+        judged = settings.with_(llm_model="openai/judge-test", llm_api_base=fake.base_url, llm_api_key="test-key")
+        scoring = Sampler(store, build_cascade(judged, embeddings=False, mode="always")).run_pass()
+    assert scoring.scored_spans == 40
+    tone = store.query_rows("SELECT Verdict, FailureMode, JudgeVersion FROM sumwatch_scores FINAL "
+                            "WHERE Rubric = 'tone' GROUP BY Verdict, FailureMode, JudgeVersion")
+    assert len(tone) == 1 and tone[0][:2] == ("slanted", "sarcasm") and definition.judge_version in tone[0][2]
+
+    report = run_clustering(store, settings)
+    issue = _tone_issue(report, "sarcasm")
+    (exported,) = export_issues(store, ExportConfig(markdown_dir=str(tmp_path)), "markdown", [issue.issue_id])
+    ticket = (tmp_path / exported.external_id).read_text()
+    assert "tone / sarcasm" in ticket and f"**Failure mode sarcasm:** {SARCASM_MEANS}" in ticket
+    assert "### Example 1: tone / slanted" in ticket and "**Summary:**" in ticket  # a representative, with its text
