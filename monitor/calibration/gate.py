@@ -152,10 +152,15 @@ def calibrate(store: Store, cascade: Any, rubric: str, *, judge_version: str | N
     items = load_items(store, rubric=rubric, status=LABELLED)
     if not items:
         raise ValueError(f"the {rubric} corpus has no labelled items: run `sumwatch corpus seed` or import some")
+    definitions = active_definitions(store)
+    if rubric not in definitions:
+        raise ValueError(f"no stored {rubric} definition can be read by this version of sumwatch: promote one again")
+    if rubric not in getattr(cascade, "rubrics", (rubric,)):
+        # a team's own rubric, unknown to a cascade built from the settings: judged as its promotion says
+        cascade = cascade.with_definitions(definitions)
     results = cascade.score_batch([i.case() for i in items], rubrics=[rubric])
     verdicts = [r[rubric].verdict for r in results]
-    report = agreement(rubric, items, verdicts, judge_version or cascade.version,
-                       active_definitions(store)[rubric].passing)
+    report = agreement(rubric, items, verdicts, judge_version or cascade.version, definitions[rubric].passing)
     report.gate = gate(report, latest_baseline(store, rubric))
     if record and report.gate.passed:
         record_baseline(store, report, items)

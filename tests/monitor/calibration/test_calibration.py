@@ -139,3 +139,30 @@ def test_a_bucket_the_judge_passes_entirely_is_a_warning_not_a_baseline(store):
     assert report.warnings and "no disagreement to measure" in report.warnings[0]
     fair = agreement("factuality", items, ["correct", "correct", "numerically_wrong", "correct"], "fair")
     assert all(b.measurable for b in fair.buckets) and not fair.warnings
+
+
+def test_a_promoted_rubric_is_calibrated_on_its_own_corpus_and_its_labels_are_its_verdicts(store, rules_cascade):
+    from tone_rubric import TONE
+
+    from sumwatch.monitor.rubrics.definition import parse_definition
+    from sumwatch.monitor.store.judges import JudgeRecord, record_promotion
+
+    with pytest.raises(ValueError, match="rubric must be one of .*got 'tone'"):
+        calibrate(store, rules_cascade, "tone")  # not promoted yet
+    # a listed phrase decides with certainty, so the rules tier alone can judge this rubric
+    checked = TONE + '\n[[checks]]\nphrases = ["what a triumph"]\nverdict = "slanted"\nfailure_mode = "sarcasm"\n'
+    record_promotion(store, JudgeRecord.of(parse_definition(checked, origin="tone.toml")))
+    save_items(store, [CorpusItem("tone", SOURCE, f"What a triumph: parks get {i}% more.", "slanted", "sarcasm",
+                                  status="labelled") for i in range(4)]
+               + [CorpusItem("tone", SOURCE, f"The council approved the budget ({i}).", "neutral", "pass",
+                             status="labelled") for i in range(4)])
+    report = calibrate(store, rules_cascade, "tone")
+    assert report.items == 8 and report.kappa == 1.0 and report.recorded
+    assert {b.bucket: b.kappa for b in report.buckets} == {"pass": None, "sarcasm": 1.0}
+
+    waiting = CorpusItem("tone", SOURCE, "Parks win again, hooray.", "", "sarcasm", status="needs_label",
+                         proposed_verdict="slanted")
+    save_items(store, [waiting])
+    with pytest.raises(ValueError, match="'padded' is not a tone verdict \\(one of neutral, slanted, or rejected\\)"):
+        label_item(store, waiting.item_id, "padded")
+    assert label_item(store, waiting.item_id, "slanted").status == "labelled"
