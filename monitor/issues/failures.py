@@ -6,7 +6,8 @@
 
 A span can fail several rubrics at once (a changed number fails factuality and groundedness). Clustering
 works on spans, so each span gets one primary failure: the most trusted tier first (LLM, then rules, then
-embeddings), then the lowest score, then rubric order factuality, groundedness, conciseness, completeness.
+embeddings), then the lowest score, then rubric order factuality, groundedness, conciseness, completeness,
+then a team's own rubrics by name.
 The others are named at the end of the text. Only the latest judgement of each (span, rubric) counts, and
 error verdicts are not failures (the sampler retries them).
 """
@@ -26,6 +27,7 @@ from sumwatch.clustering.name import clip
 from ..rubrics.verdicts import COMPLETENESS, CONCISENESS, ERROR, FACTUALITY, GROUNDEDNESS, LLM, PASSING_ANY, RULES
 from ..store.connection import Store, quote_ident
 from ..store.embeddings import cached_vectors, save_vectors, text_hash
+from ..store.judges import active_definitions
 from ..store.scores import SCORES_TABLE
 
 _TIER_RANK = {LLM: 0, RULES: 1}  # anything else (embeddings) after these
@@ -91,9 +93,10 @@ def failure_text(primary: FailingScore, others: Sequence[FailingScore] = ()) -> 
     return " ".join(p for p in parts if p)
 
 
-def offending_sentence(details: str, evidence: str) -> str:
+def offending_sentence(details: str, evidence: str, passing: frozenset[str] = _PASSING_ITEM) -> str:
     """The summary sentence a judge blamed: a failing claim or sentence in its details, else the quote
-    from the summary in its evidence."""
+    from the summary in its evidence. ``passing``: the item verdicts that flag nothing (a custom rubric's
+    come from its definition)."""
     try:
         items = json.loads(details) if details else []
     except ValueError:
@@ -102,7 +105,7 @@ def offending_sentence(details: str, evidence: str) -> str:
         if not isinstance(item, dict):
             continue
         status = str(item.get("status", ""))
-        failing = status not in _PASSING_ITEM or bool(item.get("issue"))
+        failing = status not in passing or bool(item.get("issue"))
         if "support" in item and not status:  # embedding-tier sentences carry a support figure
             failing = float(item.get("support") or 0.0) < 0.5
         text = item.get("claim") or item.get("sentence")
@@ -128,10 +131,13 @@ def load_failures(store: Store, start_ns: int, end_ns: int, *, limit: int | None
         ORDER BY ts, TraceId, SpanId, Rubric""", params)
     spans: dict[tuple[str, str], list[FailingScore]] = {}
     where: dict[tuple[str, str], tuple[int, str]] = {}
+    custom = {name: _PASSING_ITEM | {v.name for v in d.verdicts if v.passes}
+              for name, d in active_definitions(store).items() if not d.builtin} if rows else {}
     for tid, sid, rubric, ts, service, verdict, _, score, mode, tier, evidence, explanation, details in rows:
         key = (tid, sid)
         spans.setdefault(key, []).append(FailingScore(
-            rubric, verdict, float(score), mode, tier, evidence, explanation, offending_sentence(details, evidence)))
+            rubric, verdict, float(score), mode, tier, evidence, explanation,
+            offending_sentence(details, evidence, custom.get(rubric, _PASSING_ITEM))))
         where[key] = (int(ts), service)
     out = []
     for key, scores in spans.items():

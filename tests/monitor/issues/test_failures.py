@@ -93,3 +93,18 @@ def test_each_text_is_embedded_once_and_kept_in_the_store(store):
     _, computed = embed_failures(store, _CountingEmbedder(), fs, model="m2")  # another model embeds again
     assert computed == 2
     assert store.query_rows(f"SELECT count() FROM {EMBEDDINGS_TABLE} FINAL")[0][0] == 4
+
+
+def test_a_custom_rubrics_failure_blames_the_sentence_its_definition_fails(store):
+    from tone_rubric import promote_tone
+
+    tone = promote_tone(store)
+    details = [{"claim": "Profits rose 4%.", "status": "neutral"},
+               {"claim": "What a triumph, yet again.", "status": "slanted"}]
+    result = RubricResult.judged(tone, "slanted", tier="llm", failure_mode="sarcasm", details=tuple(details),
+                                 explanation="mocks the results")
+    write_scores(store, [ScoredSpan(SpanRef("7" * 32, "8" * 16, NS, "svc"), {"tone": result})], "v1")
+    (failure,) = load_failures(store, NS, NS + 1)
+    assert (failure.rubric, failure.failure_mode) == ("tone", "sarcasm")
+    assert failure.primary.sentence == "What a triumph, yet again."  # "neutral" passes tone: not the culprit
+    assert failure.text.startswith("tone slanted (sarcasm). tone slanted (sarcasm): mocks the results")
