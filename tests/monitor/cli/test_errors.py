@@ -228,3 +228,22 @@ def test_up_on_an_address_this_machine_does_not_have_is_one_line(cli_env):
     line = one_error_line(run(cli_env, "up", "--host", "192.0.2.1", "--port", "4318"), 2)  # TEST-NET-1
     assert line == ("error: cannot listen on 192.0.2.1: no such address on this machine (set --host or "
                     "SUMWATCH_HOST to one of its addresses)")
+
+
+def test_a_rubric_is_one_the_database_knows_and_an_unknown_one_is_one_line(cli_env, store):
+    from tone_rubric import promote_tone, summarization_spans, write_tone_scores
+
+    from sumwatch.monitor.demo.run import run_demo
+
+    line = one_error_line(run(cli_env, "scores", "--rubric", "tone"), 2)
+    assert line == ("error: rubric must be one of 'groundedness', 'completeness', 'factuality', 'conciseness', "
+                    "got 'tone'")
+    assert "rubric must be a rubric name" in one_error_line(run(cli_env, "corpus", "list", "--rubric", "Tone!"), 2)
+    run_demo(store, n=2)
+    definition = promote_tone(store)
+    write_tone_scores(store, definition, summarization_spans(store, 2))
+    listed = run(cli_env, "scores", "--rubric", "tone", "--json")
+    assert listed.exit_code == 0 and [r["rubric"] for r in json.loads(listed.stdout)] == ["tone", "tone"]
+    assert run(cli_env, "corpus", "list", "--rubric", "tone").exit_code == 0
+    line = one_error_line(run(cli_env, "corpus", "export", "--rubric", "tonality"), 2)
+    assert line.endswith("'conciseness', 'tone', got 'tonality'")
