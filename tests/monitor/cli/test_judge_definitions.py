@@ -1,14 +1,17 @@
-"""`sumwatch judge list|show|diff|history` and `corpus label --example`, through the real entry point on the
-test's database (the loop's test and promote, against a loopback LLM, are in tests/monitor/calibration)."""
+"""`sumwatch judge list|show|diff|history|test|promote` and `corpus label --example`, through the real entry
+point on the test's database; test and promote against a loopback LLM that answers by what the request holds."""
 
 import json
 
+import pytest
+from fakes.judge_by_prompt import LENIENT, factuality_by_prompt, factuality_corpus, system_prompts
+from fakes.openai_server import FakeOpenAI
 from typer.testing import CliRunner
 
 from sumwatch.monitor.cli import app
 from sumwatch.monitor.rubrics.definition import BUILTIN, parse_definition
 from sumwatch.monitor.store.corpus import CorpusItem, load_items, save_items
-from sumwatch.monitor.store.judges import JudgeRecord, record_promotion
+from sumwatch.monitor.store.judges import JudgeRecord, active_definitions, judge_history, record_promotion
 
 runner = CliRunner()
 SOURCE = "The council approved the budget on Monday. Spending on parks rises next year."
@@ -99,3 +102,51 @@ def test_label_example_offers_the_item_to_the_definition(cli_env, store):
 
     rejected = run(cli_env, "corpus", "label", hard.item_id, "rejected", "--example")
     assert rejected.exit_code == 2 and "a rejected item cannot be a few-shot example" in rejected.stderr
+
+
+@pytest.fixture
+def llm_env(cli_env):
+    with FakeOpenAI(factuality_by_prompt) as fake:
+        yield fake, {**cli_env, "SUMWATCH_LLM_MODEL": "openai/judge-test", "SUMWATCH_LLM_API_BASE": fake.base_url,
+                     "SUMWATCH_LLM_API_KEY": "k", "SUMWATCH_EMBEDDINGS": "false", "SUMWATCH_JUDGE_MODE": "always"}
+
+
+def test_test_and_promote_refuse_a_worse_edit_unless_forced_with_a_reason(llm_env, store, tmp_path):
+    fake, env = llm_env
+    save_items(store, factuality_corpus())
+    good, bad = tmp_path / "good.toml", tmp_path / "bad.toml"
+    good.write_text(edited("2", "Quote the whole sentence."))
+    bad.write_text(edited("3", LENIENT))
+
+    passed = run(env, "judge", "test", "factuality", "--file", str(good))
+    assert passed.exit_code == 0, passed.output
+    assert "factuality@2~" in passed.stdout and "negation_flip" in passed.stdout and "gate: passed" in passed.stdout
+    assert "candidate run: 10 LLM call(s)" in passed.stdout
+    assert any("Quote the whole sentence." in p for p in system_prompts(fake))
+
+    tested = run(env, "judge", "test", "factuality", "--file", str(bad))
+    assert tested.exit_code == 1, tested.output
+    assert "3 item(s) changed verdict" in tested.stdout
+    assert "gate: bucket negation_flip: kappa 0.000 is 1.000 below the active version" in tested.stderr
+    as_json = json.loads(run(env, "judge", "test", "factuality", "--file", str(bad), "--json").stdout)
+    assert as_json["gate"]["passed"] is False and len(as_json["changed"]) == 3
+
+    refused = run(env, "judge", "promote", "factuality", "--file", str(bad))
+    assert refused.exit_code == 1 and "error: not promoted: the gate failed" in refused.stderr
+    assert judge_history(store, "factuality") == []
+
+    forced = run(env, "judge", "promote", "factuality", "--file", str(bad), "--force", "negations mislabelled",
+                 "--by", "ana")
+    assert forced.exit_code == 0, forced.output
+    assert "promoted factuality@3~" in forced.stdout and "gate overridden: negations mislabelled" in forced.stdout
+    (stored,) = judge_history(store, "factuality")
+    assert (stored.version, stored.forced, stored.promoted_by) == ("3", "negations mislabelled", "ana")
+    assert LENIENT in active_definitions(store)["factuality"].criteria
+
+    # the same tag with other content: one line, nothing stored
+    clash = tmp_path / "clash.toml"
+    clash.write_text(edited("3", "Something else."))
+    result = run(env, "judge", "promote", "factuality", "--file", str(clash))
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert "version '3' is stored with other content" in result.stderr
+    assert len(judge_history(store, "factuality")) == 1
