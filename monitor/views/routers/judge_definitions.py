@@ -199,7 +199,7 @@ def _candidate(body: CandidateBody) -> JudgeDefinition:
 
 @router.post("/actions/judge_test", summary="Test a candidate definition beside the active one on the rubric's "
                                             "labelled corpus (kappa overall and per bucket, changed items, cost)",
-             responses=_ACCEPTED)
+             responses={**_ACCEPTED, **error_responses(403, 409)})
 def judge_test(s: ServicesDep, body: CandidateBody, wait: Wait = True) -> CandidateReport:
     candidate = _candidate(body)
 
@@ -211,7 +211,8 @@ def judge_test(s: ServicesDep, body: CandidateBody, wait: Wait = True) -> Candid
 
 
 @router.post("/actions/judge_promote", summary="Test a candidate and make it the rubric's active version when the "
-                                               "gate passes (or `force` gives a reason)", responses=_ACCEPTED)
+                                               "gate passes (or `force` gives a reason)",
+             responses={**_ACCEPTED, **error_responses(403, 409)})
 def judge_promote(s: ServicesDep, body: CandidateBody, wait: Wait = True) -> PromotionReport:
     candidate = _candidate(body)
 

@@ -25,12 +25,13 @@ TOKEN = "s3cret-token"  # the api fixture's
 # JSON Schema cannot say. Score's shard i/N needs i < N; cluster's window is more than 0 and at most 36500d;
 # a label's verdict is one of the item's own rubric; an export names a tracker whose credentials are the
 # server's settings, and the test server has none; a listing's cursor is one the server gave (it carries a
-# checksum).
+# checksum); a judge definition is TOML checked as it is parsed.
 STATE_OR_RELATION_CHECKED = ["POST /api/actions/score", "POST /api/actions/cluster",
                              "POST /api/corpus/{item_id}/label", "POST /api/exports",
-                             "POST /api/issues/{issue_id}/export", "GET /api/traces", "GET /api/scores"]
+                             "POST /api/issues/{issue_id}/export", "GET /api/traces", "GET /api/scores",
+                             "POST /api/actions/judge_test", "POST /api/actions/judge_promote"]
 LONG_ACTIONS = ["POST /api/actions/score", "POST /api/actions/cluster", "POST /api/actions/calibrate",
-                "POST /api/ingest"]
+                "POST /api/ingest", "POST /api/actions/judge_test", "POST /api/actions/judge_promote"]
 CASES_PER_OPERATION = 20
 CONFIG = f"""
 seed = 20261125
