@@ -124,7 +124,9 @@ def score_demo(store: Store, cascade: Any, run_id: str,
                on_progress: Callable[[int, int], None] | None = None) -> DemoScoring:
     """Score the run's spans with the sampler and measure detection against the planted modes."""
 
-    report = Sampler(store, cascade).run_pass(on_progress=on_progress)
+    sampler = Sampler(store, cascade)
+    report = sampler.run_pass(on_progress=on_progress)
+    cascade = sampler.cascade  # with the definitions active in the store
     a = "SpanAttributes"
     rows = store.query_rows(
         f"""SELECT t.TraceId, t.SpanId, t.{a}['{PLANTED_MODE_ATTR}'], s.Rubric, s.Passed,
@@ -132,8 +134,9 @@ def score_demo(store: Store, cascade: Any, run_id: str,
         FROM (SELECT TraceId, SpanId, {a} FROM {TRACES_TABLE}
               WHERE {a}['{semconv.METADATA_PREFIX}{RUN_KEY}'] = {{run:String}} {ONE_PER_SPAN}) AS t
         INNER JOIN (SELECT TraceId, SpanId, Rubric, Passed, Details FROM {SCORES_TABLE} FINAL
-                    WHERE JudgeVersion = {{jv:String}}) AS s
-            ON t.TraceId = s.TraceId AND t.SpanId = s.SpanId""", {"jv": cascade.version, "run": run_id})
+                    WHERE JudgeVersion IN {{jvs:Array(String)}}) AS s
+            ON t.TraceId = s.TraceId AND t.SpanId = s.SpanId""",
+        {"jvs": [cascade.version_for(r) for r in cascade.rubrics], "run": run_id})
     modes: dict[tuple[str, str], str] = {}
     failing: dict[tuple[str, str], list[str]] = {}
     suspected: set[tuple[str, str]] = set()  # recorded as unsure: a suspicion no LLM was there to confirm

@@ -29,13 +29,15 @@ failures. An LLM error is the final verdict (``error``): never a pass, and the s
 from __future__ import annotations
 
 import asyncio
+import copy
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
 from ..settings import JUDGE_MODES, JudgeMode
 from .consistency import ranked_score
+from .definition import BUILTIN, JudgeDefinition
 from .verdicts import FACTUALITY, GROUNDEDNESS, RUBRICS, RULES, VERDICTS, RubricResult, SummaryCase
 
 MODES = JUDGE_MODES
@@ -82,30 +84,71 @@ class LLMTier(Protocol):
 
 class Cascade:
     def __init__(self, rules: RulesTier, embeddings: EmbeddingTier | None = None, llm: LLMTier | None = None,
-                 mode: str | None = None, rubrics: Sequence[str] = RUBRICS,
-                 audit_rate: float = DEFAULT_AUDIT_RATE) -> None:
+                 mode: str | None = None, rubrics: Sequence[str] | None = None,
+                 audit_rate: float = DEFAULT_AUDIT_RATE,
+                 definitions: Mapping[str, JudgeDefinition] | None = None) -> None:
         mode = mode or (JudgeMode.AMBIGUOUS if llm is not None else JudgeMode.OFF)
         if mode not in MODES:
             raise ValueError(f"judge mode must be one of {', '.join(MODES)}, got {mode!r}")
         mode = JudgeMode(mode).value  # plain text from here on: it is logged and stored
         if mode != JudgeMode.OFF and llm is None:
             raise ValueError(f"judge mode {mode!r} needs an LLM: configure a model (SUMWATCH_LLM_MODEL) or use 'off'")
-        _check_rubrics(rubrics)
         if not 0.0 <= audit_rate <= 1.0:
             raise ValueError(f"audit rate must be between 0 and 1, got {audit_rate}")
-        self.rules, self.embeddings, self.llm, self.mode = rules, embeddings, llm, mode
-        self.rubrics = tuple(rubrics)
+        self.rules, self.embeddings, self.mode = rules, embeddings, mode
+        self.definitions: dict[str, JudgeDefinition] = dict(definitions if definitions is not None else BUILTIN)
+        missing = [name for name in RUBRICS if name not in self.definitions]
+        if missing:
+            raise ValueError(f"no definition for the built-in rubric(s) {', '.join(missing)}")
+        use = getattr(llm, "with_definitions", None)
+        self.llm = use(self.definitions) if use is not None else llm
+        self.rubrics = self._check_rubrics(rubrics) if rubrics is not None else self.judgeable()
         self.audit_rate = audit_rate
         self.llm_requests = 0  # rubric/case pairs sent to the LLM, for the ambiguous-vs-always saving
 
+    def with_definitions(self, definitions: Mapping[str, JudgeDefinition]) -> Cascade:
+        """The same tiers and counts judging with ``definitions`` (a promotion, a candidate under test); it
+        judges every rubric of theirs it can."""
+        other = copy.copy(self)
+        Cascade.__init__(other, self.rules, self.embeddings, self.llm, self.mode, None, self.audit_rate, definitions)
+        other.llm_requests = self.llm_requests
+        return other
+
+    def judgeable(self) -> tuple[str, ...]:
+        """The built-in rubrics, then each custom one that something can judge here: an LLM, or its checks."""
+        custom = [name for name, d in self.definitions.items()
+                  if name not in RUBRICS and (d.checks or (self.llm is not None and self.mode != JudgeMode.OFF))]
+        return (*RUBRICS, *custom)
+
+    def _check_rubrics(self, rubrics: Sequence[str]) -> tuple[str, ...]:
+        unknown = sorted(set(rubrics) - set(self.definitions))
+        if unknown:
+            raise ValueError(f"unknown rubrics: {', '.join(unknown)} (rubrics: {', '.join(self.definitions)})")
+        return tuple(rubrics)
+
     @property
     def version(self) -> str:
-        """Identifies the judge configuration; scores are keyed by it."""
+        """Identifies the judge configuration as a whole (the sampler's watermark is named by it)."""
         parts = [CASCADE_VERSION, self.rules.version]
         if self.embeddings is not None:
             parts.append(self.embeddings.version)
         if self.llm is not None and self.mode != "off":
             parts.append(f"{self.llm.version}@{self.mode}")
+        return "/".join(parts)
+
+    def version_for(self, rubric: str) -> str:
+        """The version of one rubric's judge; its scores are keyed by it, so a promotion of one rubric
+        leaves the others' scores standing, and old and new verdicts of the promoted one never mix."""
+        definition = self.definitions[rubric]
+        parts = [CASCADE_VERSION]
+        if definition.builtin:
+            parts.append(self.rules.version)
+            if self.embeddings is not None:
+                parts.append(self.embeddings.version)
+        parts.append(definition.judge_version)
+        if self.llm is not None and self.mode != "off":
+            version_for = getattr(self.llm, "version_for", None)
+            parts.append(f"{version_for(rubric) if version_for else self.llm.version}@{self.mode}")
         return "/".join(parts)
 
     def _offline(self, cases: list[SummaryCase], rubrics: Sequence[str]
@@ -118,6 +161,13 @@ class Cascade:
         for i, case in enumerate(cases):
             out: dict[str, RubricResult] = {}
             for rubric in rubrics:
+                if rubric not in RUBRICS:  # a team's own rubric: its checks, then the LLM
+                    found = self._custom(rubric, case)
+                    if found is None:
+                        escalate.append((i, rubric, "definition"))
+                    else:
+                        out[rubric] = found
+                    continue
                 decided = _settle(self.rules.judge(rubric, case), by_embedding[i].get(rubric))
                 kind = failure_kind(decided)
                 certain = not decided.passed and kind in CERTAIN_KINDS
@@ -138,10 +188,29 @@ class Cascade:
             results.append(out)
         return results, escalate
 
+    def _custom(self, rubric: str, case: SummaryCase) -> RubricResult | None:
+        """A custom rubric's deterministic checks: a hit fails it with certainty; with no hit, None (the
+        LLM decides) or, with no LLM to ask, a pass nobody is sure of."""
+        definition = self.definitions[rubric]
+        version = self.version_for(rubric)
+        for check in definition.checks:
+            hit = check.find(case.summary)
+            if hit:
+                why = check.why or f"the summary contains {hit!r}, which the {rubric} definition forbids"
+                return RubricResult.judged(definition, check.verdict, failure_mode=check.failure_mode,
+                                           evidence=f'summary "{hit}"', explanation=why, tier=RULES,
+                                           judge_version=version, details=({"check": check.phrases or check.pattern,
+                                                                            "hit": hit},))
+        if self.llm is not None and self.mode != JudgeMode.OFF:
+            return None
+        return RubricResult.judged(definition, definition.overall[0], tier=RULES, judge_version=version,
+                                   confident=False, explanation=f"Unsure: the {rubric} checks found nothing and no "
+                                                                f"LLM is configured to judge the rest.")
+
     async def ascore_batch(self, cases: Sequence[SummaryCase],
                            rubrics: Sequence[str] | None = None) -> list[dict[str, RubricResult]]:
         cases = list(cases)
-        chosen = _check_rubrics(rubrics) if rubrics is not None else self.rubrics
+        chosen = self._check_rubrics(rubrics) if rubrics is not None else self.rubrics
         results, escalate = self._offline(cases, chosen)
         if escalate:
             assert self.llm is not None
@@ -150,8 +219,10 @@ class Cascade:
                      for i, rubric, route in escalate]
             answers = await self.llm.ajudge_many(asked)
             for (i, rubric, route), answer in zip(escalate, answers):
-                cheap = results[i][rubric]
-                results[i][rubric] = answer.with_(details=(*answer.details, _cheap_row(cheap, route)))
+                answer = answer.with_(judge_version=self.version_for(rubric))
+                cheap = results[i].get(rubric)
+                results[i][rubric] = answer if cheap is None else answer.with_(
+                    details=(*answer.details, _cheap_row(cheap, route)))
         return results
 
     def score_batch(self, cases: Sequence[SummaryCase],
@@ -161,13 +232,6 @@ class Cascade:
 
     def score(self, case: SummaryCase) -> dict[str, RubricResult]:
         return self.score_batch([case])[0]
-
-
-def _check_rubrics(rubrics: Sequence[str]) -> tuple[str, ...]:
-    unknown = set(rubrics) - set(RUBRICS)
-    if unknown:
-        raise ValueError(f"unknown rubrics: {', '.join(sorted(unknown))}")
-    return tuple(rubrics)
 
 
 def _settle(ruled: RubricResult, embedded: RubricResult | None) -> RubricResult:

@@ -15,12 +15,14 @@ never a pass.
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import re
 import time
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass, fields
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from sumwatch.clustering.json_model import JsonAnswer
@@ -28,29 +30,19 @@ from sumwatch.clustering.name import clip
 
 from ..remote.llm import LitellmModel, LLMConnection, json_object
 from . import text as _text
+from .definition import BUILTIN, JudgeDefinition, Unit
 from .prompts import (
     CORRECTION,
     FIELDS,
-    PROMPT_VERSION,
-    SCHEMAS,
     UNSUPPORTED,
     JudgeSchema,
     as_data,
-    build_messages,
+    prompt_version,
+    system_prompt,
+    user_prompt,
 )
 from .reply_cache import ReplyCache
-from .verdicts import (
-    COMPLETENESS,
-    CONCISENESS,
-    FACTUALITY,
-    FAILURE_MODES,
-    GROUNDEDNESS,
-    LLM,
-    PASSING,
-    VERDICTS,
-    RubricResult,
-    SummaryCase,
-)
+from .verdicts import COMPLETENESS, LLM, RUBRICS, RubricResult, SummaryCase
 
 log = logging.getLogger(__name__)
 
@@ -198,25 +190,14 @@ def _detail_kind(claim: str) -> tuple[str, str]:
     return "entity_wrong", "entity_swap"
 
 
-_DEFAULT_MODE: dict[tuple[str, str], str] = {
-    (GROUNDEDNESS, "partial"): "unsupported_claim", (GROUNDEDNESS, "missing"): "unsupported_claim",
-    (GROUNDEDNESS, "contradicted"): "contradicted_claim",
-    (COMPLETENESS, "approximate"): "approximate_fact", (COMPLETENESS, "absent"): "missing_key_fact",
-    (FACTUALITY, "numerically_wrong"): "number_mismatch", (FACTUALITY, "entity_wrong"): "entity_swap",
-    (FACTUALITY, "polarity_wrong"): "negation_flip", (FACTUALITY, "temporal_wrong"): "date_mismatch",
-    (CONCISENESS, "padded"): "filler_phrases", (CONCISENESS, "bloated"): "repeated_fact",
-    (CONCISENESS, "under_compressed"): "verbatim_copy",
-}
-
-
-def _default_mode(rubric: str, verdict: str, case: SummaryCase) -> str:
-    mode = _DEFAULT_MODE.get((rubric, verdict), "")
-    if rubric == COMPLETENESS and verdict == "absent" and case.expected_facts:
+def _default_mode(definition: JudgeDefinition, verdict: str, case: SummaryCase) -> str:
+    """The failure mode for ``verdict`` when the judge named none: the definition's, except that a
+    built-in completeness fact missing from a span's own expected facts is a missing expected fact."""
+    spec = definition.verdict(verdict)
+    mode = spec.failure_mode if spec is not None else ""
+    if definition.name == COMPLETENESS and verdict == "absent" and case.expected_facts:
         mode = "missing_expected_fact"
-    return mode if mode in FAILURE_MODES.get(rubric, ()) else ""
-
-
-
+    return mode if mode in definition.mode_names else ""
 
 
 @dataclass
@@ -227,11 +208,11 @@ class _Judged:
     notes: list[str]
 
 
-def _check(rubric: str, case: SummaryCase, reply: dict[str, Any]) -> _Judged:
+def _check(definition: JudgeDefinition, case: SummaryCase, reply: dict[str, Any]) -> _Judged:
     """Verify each item's evidence, then roll the items up to the rubric's verdict."""
-    schema = SCHEMAS[rubric]
-    sources = (_canon(case.source), _canon(as_data(case.source)))
+    schema = JudgeSchema.of(definition)
     summaries = (_canon(case.summary), _canon(as_data(case.summary)))
+    sources = (_canon(case.source), _canon(as_data(case.source))) if definition.quote_from == "source" else summaries
     items, notes = [], []
     for n, raw in enumerate(reply["claims"], 1):
         item = {name: raw.get(name, "") for name in schema.item_fields}
@@ -241,11 +222,11 @@ def _check(rubric: str, case: SummaryCase, reply: dict[str, Any]) -> _Judged:
             missing = []
             # an expected fact may be worded apart from the source, so its source quote may be empty;
             # a quote that is given must be real, and a key fact must come from the source
-            optional = rubric == COMPLETENESS and bool(case.expected_facts) and not item["evidence_quote"].strip()
+            optional = definition.unit == Unit.FACT and bool(case.expected_facts) and not item["evidence_quote"].strip()
             item["evidence_found"] = optional or _quoted_from(item["evidence_quote"], sources)
             if not item["evidence_found"]:
-                missing.append("its evidence quote is not in the source")
-            if rubric == COMPLETENESS:
+                missing.append(f"its evidence quote is not in the {definition.quote_from}")
+            if definition.unit == Unit.FACT:
                 item["summary_quote_found"] = _quoted_from(item.get("summary_quote", ""), summaries)
                 if not item["summary_quote_found"]:
                     missing.append("its summary quote is not in the summary")
@@ -255,24 +236,24 @@ def _check(rubric: str, case: SummaryCase, reply: dict[str, Any]) -> _Judged:
                              f'{" and ".join(missing)}; counted as {verdict}.')
         if verdict == schema.item_verdicts[0]:
             mode = ""
-        elif verdict == UNSUPPORTED:  # factuality: the kind of detail decides, as for the rubric verdict
+        elif definition.roll_up == "details" and verdict == UNSUPPORTED:  # the kind of detail decides
             mode = _detail_kind(item["claim"])[1]
         else:
-            mode = mode or _default_mode(rubric, verdict, case)
+            mode = mode or _default_mode(definition, verdict, case)
         item["verdict"], item["failure_mode"] = verdict, mode
         items.append(item)
 
-    verdict, decisive = _roll_up(rubric, items, reply["verdict"])
+    verdict, decisive = _roll_up(definition, items, reply["verdict"])
     if verdict != reply["verdict"]:
         notes.append(f"The judge's overall verdict was {reply['verdict']}; its items roll up to {verdict}.")
-    if verdict in PASSING[rubric]:
+    if verdict in definition.passing:
         mode = ""
     elif decisive is not None and decisive["failure_mode"]:
         mode = decisive["failure_mode"]
     elif verdict == reply["verdict"] and reply["failure_mode"]:
         mode = reply["failure_mode"]
     else:
-        mode = _default_mode(rubric, verdict, case)
+        mode = _default_mode(definition, verdict, case)
     return _Judged(verdict, mode, items, notes)
 
 
@@ -281,15 +262,19 @@ def _most_common(verdicts: list[str], order: list[str]) -> str:
     return max(counts, key=lambda v: (counts[v], -order.index(v)))
 
 
-def _roll_up(rubric: str, items: list[dict[str, Any]], judge_verdict: str) -> tuple[str, dict[str, Any] | None]:
-    """The rubric verdict the items add up to, and the item that decided it (None when it passed or
-    the judge's own overall verdict decided)."""
+def _roll_up(definition: JudgeDefinition, items: list[dict[str, Any]],
+             judge_verdict: str) -> tuple[str, dict[str, Any] | None]:
+    """The rubric verdict the items add up to, by the definition's roll-up, and the item that decided it
+    (None when it passed or the judge's own overall verdict decided)."""
     verdicts = [i["verdict"] for i in items]
+    order = list(definition.overall)
+    good = order[0]
 
     def first(*wanted: str) -> dict[str, Any] | None:
         return next((i for i in items if i["verdict"] in wanted), None)
 
-    if rubric == GROUNDEDNESS:
+    rule = definition.roll_up
+    if rule == "grounded":
         if all(v == "supported" for v in verdicts):
             return "supported", None
         if "contradicted" in verdicts:
@@ -297,46 +282,54 @@ def _roll_up(rubric: str, items: list[dict[str, Any]], judge_verdict: str) -> tu
         if all(v == "missing" for v in verdicts):
             return "missing", first("missing")
         return "partial", first("missing", "partial")
-    if rubric == COMPLETENESS:
-        if "absent" in verdicts:
-            return "absent", first("absent")
-        if "approximate" in verdicts:
-            return "approximate", first("approximate")
-        return "present", None
-    if rubric == FACTUALITY:
-        order = list(VERDICTS[FACTUALITY])
-        wrong = [v for v in verdicts if v not in ("correct", UNSUPPORTED)]
+    if rule == "details":
+        wrong = [v for v in verdicts if v not in (good, UNSUPPORTED)]
         if wrong:
             verdict = _most_common(wrong, order)
             return verdict, first(verdict)
         unverified = first(UNSUPPORTED)
         if unverified is not None:
             return _detail_kind(unverified["claim"])[0], unverified
-        return "correct", None
-    # conciseness: length is judged on the whole, so the judge's overall verdict counts unless it
-    # passes a summary whose own items it failed
-    flawed = [v for v in verdicts if v != "concise"]
-    if judge_verdict != "concise" or not flawed:
+        return good, None
+    # an item-only verdict counts as the first failing verdict the rubric has
+    fallback = next(v for v in order if v not in definition.passing)
+    ranked = [v if v in order else fallback for v in verdicts]
+    flawed = [v for v in ranked if v != good]
+    if rule == "worst":
+        if not flawed:
+            return good, None
+        verdict = max(flawed, key=order.index)
+        return verdict, items[ranked.index(verdict)]
+    if rule == "most_common":
+        failing = [v for v in ranked if v not in definition.passing]
+        if not failing:
+            return (_most_common(flawed, order), None) if flawed else (good, None)
+        verdict = _most_common(failing, order)
+        return verdict, items[ranked.index(verdict)]
+    # "judge": the whole is judged (length, say), so the judge's overall verdict counts unless it passes a
+    # summary whose own items it failed
+    if judge_verdict != good or not flawed:
         return judge_verdict, None
-    verdict = _most_common(flawed, list(VERDICTS[CONCISENESS]))
-    return verdict, first(verdict)
+    verdict = _most_common(flawed, order)
+    return verdict, items[ranked.index(verdict)]
 
 
-def _evidence(rubric: str, judged: _Judged, passed: bool) -> str:
+def _evidence(definition: JudgeDefinition, judged: _Judged, passed: bool) -> str:
     """The quotes behind the verdict: the source passages when it passed, else up to three failing
     items as summary-versus-source pairs (the ones that decided the verdict first)."""
     if passed:
         quotes = [f'"{clip(i["evidence_quote"], 200)}"' for i in judged.items if i["evidence_quote"].strip()]
         return clip("; ".join(quotes), 1200)
-    good = SCHEMAS[rubric].item_verdicts[0]
+    good = definition.item_verdicts[0]
+    place = definition.quote_from
     failing = sorted((i for i in judged.items if i["verdict"] != good), key=lambda i: i["verdict"] != judged.verdict)
     parts = []
     for item in failing[:3]:
         quote = clip(item["evidence_quote"], 200)
         if item.get("evidence_found") is False:  # never present an invented quote as the source's words
-            source = f'nothing in the source (the judge quoted "{quote}", which is not there)'
+            source = f'nothing in the {place} (the judge quoted "{quote}", which is not there)'
         else:
-            source = f'source "{quote}"' if quote else "nothing in the source"
+            source = f'{place} "{quote}"' if quote else f"nothing in the {place}"
         parts.append(f'summary "{clip(item["claim"], 200)}" vs {source}')
     return clip("; ".join(parts), 1200)
 
@@ -346,37 +339,70 @@ def _evidence(rubric: str, judged: _Judged, passed: bool) -> str:
 class LLMJudge:
     """Grades ``(rubric, case)`` pairs with an LLM; see the module docstring. ``client`` is the model it asks
     (by default a :class:`LitellmModel` on the config: retries, concurrency, repair turn and spend cap
-    live there); ``calls``, ``input_tokens``, ``output_tokens`` and ``spent_usd`` are the client's counts."""
+    live there); ``calls``, ``input_tokens``, ``output_tokens`` and ``spent_usd`` are the client's counts.
+    ``definitions`` are the rubrics it can judge (the four built-ins unless given); a definition with its
+    own ``model`` is asked through a client of its own on the same connection."""
 
     tier = LLM
 
-    def __init__(self, config: LLMConfig, client: LitellmModel | None = None) -> None:
+    def __init__(self, config: LLMConfig, client: LitellmModel | None = None,
+                 definitions: Mapping[str, JudgeDefinition] | None = None) -> None:
         self.config = config
-        self.client = client if client is not None else LitellmModel(
-            config.connection, name="LLM judge", temperature=config.temperature, max_spend_usd=config.max_spend_usd,
-            input_cost_per_mtok=config.input_cost_per_mtok, output_cost_per_mtok=config.output_cost_per_mtok)
+        self.client = client if client is not None else self._client(config.model)
+        self._clients: dict[str, LitellmModel] = {config.model: self.client}
         self.cache_hits = 0
         self._cache = ReplyCache(config.cache_size, config.cache_path)
+        self.definitions: dict[str, JudgeDefinition] = {}
+        self._prompts: dict[str, str] = {}
+        self.use(definitions if definitions is not None else BUILTIN)
+
+    def _client(self, model: str) -> LitellmModel:
+        config = self.config
+        return LitellmModel(replace(config.connection, model=model), name="LLM judge",
+                            temperature=config.temperature, max_spend_usd=config.max_spend_usd,
+                            input_cost_per_mtok=config.input_cost_per_mtok,
+                            output_cost_per_mtok=config.output_cost_per_mtok)
+
+    def use(self, definitions: Mapping[str, JudgeDefinition]) -> None:
+        """Judge with ``definitions`` from now on (a promotion read from the store, a candidate under test)."""
+        self.definitions = dict(definitions)
+        self._prompts = {name: system_prompt(d) for name, d in self.definitions.items()}
+
+    def with_definitions(self, definitions: Mapping[str, JudgeDefinition]) -> LLMJudge:
+        """A judge on the same clients, cache and counts that judges with ``definitions``."""
+        other = copy.copy(self)
+        other.use(definitions)
+        return other
+
+    def model_for(self, rubric: str) -> str:
+        return self._definition(rubric).model or self.config.model
 
     @property
     def version(self) -> str:
-        return f"llm-{PROMPT_VERSION}:{self.config.model}"
+        """Every rubric's prompt and the model: the four shipped files alone give the version they always had."""
+        names = [*(n for n in RUBRICS if n in self._prompts), *sorted(set(self._prompts) - set(RUBRICS))]
+        return f"llm-{prompt_version([self._prompts[n] for n in names])}:{self.config.model}"
+
+    def version_for(self, rubric: str) -> str:
+        """The version of one rubric's judge: its prompt and its model."""
+        self._definition(rubric)
+        return f"llm-{prompt_version([self._prompts[rubric]])}:{self.model_for(rubric)}"
 
     @property
     def calls(self) -> int:
-        return self.client.calls
+        return sum(client.calls for client in self._clients.values())
 
     @property
     def input_tokens(self) -> int:
-        return self.client.input_tokens
+        return sum(client.input_tokens for client in self._clients.values())
 
     @property
     def output_tokens(self) -> int:
-        return self.client.output_tokens
+        return sum(client.output_tokens for client in self._clients.values())
 
     @property
     def spent_usd(self) -> float:
-        return self.client.spent_usd
+        return sum(client.spent_usd for client in self._clients.values())
 
     # -- public entry points
 
@@ -392,40 +418,54 @@ class LLMJudge:
         """All pairs at once, at most ``config.concurrency`` requests in flight; results in input order."""
         items = list(items)
         for rubric, _ in items:
-            _schema(rubric)
+            self._definition(rubric)
         return list(await asyncio.gather(*(self.ajudge(rubric, case) for rubric, case in items)))
 
     async def ajudge(self, rubric: str, case: SummaryCase) -> RubricResult:
-        schema = _schema(rubric)
+        definition = self._definition(rubric)
+        schema = JudgeSchema.of(definition)
+        model = self.model_for(rubric)
+        client = self._clients.get(model)
+        if client is None:
+            client = self._clients[model] = self._client(model)
         started = time.perf_counter()
-        messages = build_messages(rubric, case)
-        key = self._cache.key(self.config.model, messages)
+        messages = [{"role": "system", "content": self._prompts[rubric]},
+                    {"role": "user", "content": user_prompt(definition, case)}]
+        key = self._cache.key(model, messages)
         cached = self._cache.get(key)
         if cached is not None:
             reply, _ = _parse(schema, cached)
             if reply is not None:
                 self.cache_hits += 1
-                return self._result(rubric, case, reply, _spent(None, started))
-        answer = await self.client.ask_json(messages, lambda obj: _read(schema, obj), CORRECTION,
-                                            what=f"LLM judge ({rubric})")
+                return self._result(definition, case, reply, _spent(None, started))
+        answer = await client.ask_json(messages, lambda obj: _read(schema, obj), CORRECTION,
+                                       what=f"LLM judge ({rubric})")
         if answer.value is None:
-            log.warning("LLM judge (%s, %s): %s", self.config.model, rubric, answer.error)
+            log.warning("LLM judge (%s, %s): %s", model, rubric, answer.error)
             return RubricResult.failed_judge(
-                rubric, answer.error, tier=LLM, judge_version=self.version, model=self.config.model,
+                rubric, answer.error, tier=LLM, judge_version=self.version_for(rubric), model=model,
                 explanation=f"The LLM judge gave no usable verdict: {answer.error}", **_spent(answer, started))
         self._cache.put(key, answer.content)
-        return self._result(rubric, case, answer.value, _spent(answer, started))
+        return self._result(definition, case, answer.value, _spent(answer, started))
 
     # -- internals
 
-    def _result(self, rubric: str, case: SummaryCase, reply: dict[str, Any], spent: dict[str, Any]) -> RubricResult:
-        judged = _check(rubric, case, reply)
+    def _definition(self, rubric: str) -> JudgeDefinition:
+        try:
+            return self.definitions[rubric]
+        except KeyError:
+            raise ValueError(f"unknown rubric {rubric!r} (rubrics: {', '.join(self.definitions)})") from None
+
+    def _result(self, definition: JudgeDefinition, case: SummaryCase, reply: dict[str, Any],
+                spent: dict[str, Any]) -> RubricResult:
+        judged = _check(definition, case, reply)
         explanation = " ".join([reply["explanation"], *judged.notes]).strip()
-        passed = judged.verdict in PASSING[rubric]
-        return RubricResult.make(
-            rubric, judged.verdict, failure_mode=judged.failure_mode, evidence=_evidence(rubric, judged, passed),
-            explanation=clip(explanation, 2000), tier=LLM, judge_version=self.version, model=self.config.model,
-            confident=True, details=tuple(judged.items), **spent)
+        passed = judged.verdict in definition.passing
+        return RubricResult.judged(
+            definition, judged.verdict, failure_mode=judged.failure_mode,
+            evidence=_evidence(definition, judged, passed), explanation=clip(explanation, 2000), tier=LLM,
+            judge_version=self.version_for(definition.name), model=self.model_for(definition.name), confident=True,
+            details=tuple(judged.items), **spent)
 
 
 def _spent(answer: JsonAnswer[Any] | None, started: float) -> dict[str, Any]:
@@ -435,10 +475,3 @@ def _spent(answer: JsonAnswer[Any] | None, started: float) -> dict[str, Any]:
         return {"input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0, "latency_ms": latency_ms}
     return {"input_tokens": answer.input_tokens, "output_tokens": answer.output_tokens, "cost_usd": answer.cost_usd,
             "latency_ms": latency_ms}
-
-
-def _schema(rubric: str) -> JudgeSchema:
-    try:
-        return SCHEMAS[rubric]
-    except KeyError:
-        raise ValueError(f"unknown rubric {rubric!r} (rubrics: {', '.join(SCHEMAS)})") from None

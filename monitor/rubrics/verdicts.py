@@ -15,7 +15,7 @@ from typing import Any
 
 from sumwatch.clustering.vocabulary import Choice
 
-from .definition import BUILTIN, BUILTIN_NAMES
+from .definition import BUILTIN, BUILTIN_NAMES, JudgeDefinition
 
 
 class Rubric(Choice):
@@ -97,6 +97,16 @@ class RubricResult:
             return cls(rubric, ERROR, 0.0, False, **kw)
         value = VERDICTS[rubric][verdict] if score is None else float(score)
         return cls(rubric, verdict, max(0.0, min(1.0, value)), verdict in PASSING[rubric], **kw)
+
+    @classmethod
+    def judged(cls, definition: JudgeDefinition, verdict: str, **kw: Any) -> RubricResult:
+        """A result on any rubric, built-in or a team's own, whose score and passed flag follow from the
+        verdict as ``definition`` scores it."""
+        if verdict == ERROR:
+            return cls(definition.name, ERROR, 0.0, False, **kw)
+        if verdict not in definition.scores:
+            raise ValueError(f"{verdict!r} is not a {definition.name} verdict (one of {', '.join(definition.overall)})")
+        return cls(definition.name, verdict, definition.scores[verdict], verdict in definition.passing, **kw)
 
     @classmethod
     def failed_judge(cls, rubric: str, error: str, **kw: Any) -> RubricResult:

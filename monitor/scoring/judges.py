@@ -6,12 +6,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from sumwatch.clustering.embedder import Embedder
 
 from ..remote.llm import LLMConnection
 from ..rubrics.cascade import Cascade
+from ..rubrics.definition import JudgeDefinition
 from ..rubrics.embeddings import EmbeddingJudge
 from ..rubrics.llm import LLMConfig, LLMJudge
 from ..rubrics.rules import RulesJudge
@@ -47,7 +49,9 @@ def build_llm(settings: Settings) -> Any | None:
 
 
 def build_cascade(settings: Settings, *, mode: str | None = None, embeddings: bool | None = None,
-                  llm: Any = None) -> Cascade:
+                  llm: Any = None, definitions: Mapping[str, JudgeDefinition] | None = None) -> Cascade:
+    """The cascade the settings ask for, judging with ``definitions`` (the shipped four unless given; a
+    sampler reads the store's active ones at each pass)."""
 
     use_embeddings = settings.judge.embeddings if embeddings is None else embeddings
     embedding_judge = None
@@ -57,4 +61,4 @@ def build_cascade(settings: Settings, *, mode: str | None = None, embeddings: bo
     chosen_mode = mode or settings.judge.judge_mode
     judge = llm if llm is not None else (build_llm(settings) if chosen_mode != "off" else None)
     return Cascade(rules=RulesJudge(), embeddings=embedding_judge, llm=judge, mode=chosen_mode,
-                   audit_rate=settings.judge.judge_audit_rate)
+                   audit_rate=settings.judge.judge_audit_rate, definitions=definitions)

@@ -31,6 +31,7 @@ from ..rubrics.cascade import Cascade
 from ..rubrics.verdicts import ERROR, RubricResult, SummaryCase
 from ..settings import Settings, parse_span_filter
 from ..store.connection import Store, quote_ident
+from ..store.judges import active_definitions
 from ..store.scores import SCORES_TABLE, ScoredSpan, SpanRef, write_scores
 from ..store.traces import first_spans, parse_expected_facts
 from ..store.watermarks import advance_watermark, read_watermark
@@ -153,10 +154,13 @@ class _Pending:
 class Sampler:
     def __init__(self, store: Store, cascade: Cascade, selector: SpanSelector = SpanSelector(),
                  policy: SamplingPolicy = SamplingPolicy(), *, batch: int = 64, eval_events: bool = False,
-                 lookback_s: float = 600.0) -> None:
+                 lookback_s: float = 600.0, follow_store: bool = True) -> None:
         if batch < 1:
             raise ValueError(f"batch must be at least 1, got {batch}")
         self.store, self.cascade, self.selector, self.policy = store, cascade, selector, policy
+        # read the active judge definitions from the store at the start of each pass (off: keep the
+        # cascade's own, e.g. a candidate under test)
+        self.follow_store = follow_store
         self.batch, self.eval_events, self.lookback_ns = batch, eval_events, int(lookback_s * 1e9)
 
     @classmethod
@@ -173,15 +177,20 @@ class Sampler:
         index, count = self.policy.shard
         return f"sampler/{self.cascade.version}/{index}of{count}"
 
+    def _versions(self) -> list[str]:
+        return [self.cascade.version_for(rubric) for rubric in self.cascade.rubrics]
+
     def _fetch(self, since_ns: int, cursor: tuple[int, str], limit: int) -> list[_Pending]:
+        versions = self._versions()
         params: dict[str, Any] = {"since": since_ns, "cur_ts": cursor[0], "cur_span": cursor[1],
-                                  "jv": self.cascade.version, "src": self.selector.source_key,
+                                  "jvs": versions, "n_jvs": len(versions), "src": self.selector.source_key,
                                   "sum": self.selector.summary_key, "err": ERROR}
         selector = self.selector.where(params)
         sampled = self.policy.where(params)
-        # done = scored by this judge version with no error verdict; a span with errors is fetched again,
-        # whatever the watermark says
-        scored = f"SELECT TraceId, SpanId FROM {quote_ident(SCORES_TABLE)} FINAL WHERE JudgeVersion = {{jv:String}}"
+        # done = scored on every rubric by that rubric's judge version, with no error verdict (a version
+        # names its rubric); a span with errors is fetched again, whatever the watermark says
+        scored = (f"SELECT TraceId, SpanId FROM {quote_ident(SCORES_TABLE)} FINAL "
+                  f"WHERE JudgeVersion IN {{jvs:Array(String)}}")
         a = "SpanAttributes"
         rows = first_spans(
             self.store,
@@ -194,7 +203,8 @@ class Sampler:
                    OR (TraceId, SpanId) IN ({scored} AND Verdict = {{err:String}}))
               AND (ts, SpanId) > ({{cur_ts:Int64}}, {{cur_span:String}})
               AND (TraceId, SpanId) NOT IN ({scored} GROUP BY TraceId, SpanId
-                                            HAVING countIf(Verdict = {{err:String}}) = 0)
+                                            HAVING uniqExactIf(JudgeVersion, Verdict != {{err:String}})
+                                                   = {{n_jvs:UInt64}})
             ORDER BY ts, SpanId LIMIT {{prefix:UInt64}}""", params, limit, fill=False)  # the pass reads on
         out = []
         for tid, sid, ts, service, status, source, summary, band, facts, domain in rows:
@@ -203,10 +213,49 @@ class Sampler:
             out.append(_Pending(SpanRef(tid, sid, int(ts), service), status, case))
         return out
 
+    def _done(self, pending: Sequence[_Pending]) -> dict[tuple[str, str], set[str]]:
+        """(trace, span) -> the rubrics already scored, without error, by their current judge version: a
+        span comes back when one rubric's judge changed, and only that rubric is judged again."""
+        if not pending:
+            return {}
+        rows = self.store.query_rows(
+            f"SELECT TraceId, SpanId, groupUniqArray(Rubric) FROM {quote_ident(SCORES_TABLE)} FINAL "
+            f"WHERE TraceId IN {{tids:Array(String)}} AND JudgeVersion IN {{jvs:Array(String)}} "
+            f"AND Verdict != {{err:String}} GROUP BY TraceId, SpanId",
+            {"tids": sorted({p.ref.trace_id for p in pending}), "jvs": self._versions(), "err": ERROR})
+        return {(tid, sid): set(rubrics) for tid, sid, rubrics in rows}
+
+    def _score(self, scorable: Sequence[_Pending]) -> list[ScoredSpan]:
+        """Each span judged on the rubrics it still needs, spans needing the same ones in one batch."""
+        done = self._done(scorable)
+        groups: dict[tuple[str, ...], list[_Pending]] = {}
+        for p in scorable:
+            have = done.get((p.ref.trace_id, p.ref.span_id), set())
+            groups.setdefault(tuple(r for r in self.cascade.rubrics if r not in have), []).append(p)
+        scored: dict[int, ScoredSpan] = {}
+        for rubrics, members in groups.items():
+            if not rubrics:
+                continue
+            results = self.cascade.score_batch([p.case for p in members], rubrics=rubrics)  # type: ignore[misc]
+            for p, r in zip(members, results):
+                scored[id(p)] = ScoredSpan(p.ref, r)
+        return [scored[id(p)] for p in scorable if id(p) in scored]
+
+    def refresh(self) -> bool:
+        """Judge with the definitions active in the store now (a promotion made by any process); True when
+        they changed."""
+        active = active_definitions(self.store)
+        if active == self.cascade.definitions:
+            return False
+        self.cascade = self.cascade.with_definitions(active)
+        return True
+
     def run_pass(self, *, all_spans: bool = False, limit: int | None = None,
                  on_progress: Callable[[int, int], None] | None = None) -> PassReport:
         """Score everything pending (or up to ``limit`` spans); ``all_spans`` ignores the watermark."""
         started = time.perf_counter()
+        if self.follow_store:
+            self.refresh()
         report = PassReport(self.cascade.version)
         since = 0 if all_spans else max(0, read_watermark(self.store, self.watermark_name) - self.lookback_ns)
         cursor = (0, "")
@@ -221,10 +270,9 @@ class Sampler:
             report.considered += len(pending)
             scorable = [p for p in pending if p.case is not None]
             report.skipped_no_text += len(pending) - len(scorable)
-            results = self.cascade.score_batch([p.case for p in scorable]) if scorable else []  # type: ignore[misc]
-            scored = [ScoredSpan(p.ref, r) for p, r in zip(scorable, results)]
+            scored = self._score(scorable)
             if scored:
-                report.score_rows += write_scores(self.store, scored, self.cascade.version)
+                report.score_rows += write_scores(self.store, scored, self.cascade.version_for)
                 if self.eval_events:
                     self._write_events([s for s in scored if all(r.verdict != ERROR for r in s.results.values())])
             report.scored_spans += len(scored)

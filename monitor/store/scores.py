@@ -10,7 +10,7 @@ same judge replaces its row instead of adding one.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -101,14 +101,16 @@ class ScoreRecord:
         return asdict(self)
 
 
-def score_rows(scored: Sequence[ScoredSpan], judge_version: str, scored_at: datetime | None = None
-               ) -> list[tuple[Any, ...]]:
+def score_rows(scored: Sequence[ScoredSpan], judge_version: str | Callable[[str], str],
+               scored_at: datetime | None = None) -> list[tuple[Any, ...]]:
+    """Rows for ``scored``; ``judge_version`` is one version for every rubric, or the version of each."""
     at = scored_at or datetime.now(timezone.utc)
+    version_of = judge_version if callable(judge_version) else (lambda _rubric: judge_version)
     rows = []
     for item in scored:
         for rubric, r in item.results.items():
             rows.append((
-                item.ref.trace_id, item.ref.span_id, rubric, judge_version,
+                item.ref.trace_id, item.ref.span_id, rubric, version_of(rubric),
                 datetime.fromtimestamp(item.ref.timestamp_ns / 1e9, timezone.utc), at, item.ref.service,
                 r.verdict, float(r.score), int(r.passed), r.failure_mode, r.tier, r.evidence, r.explanation,
                 r.model, int(r.input_tokens), int(r.output_tokens), float(r.cost_usd), float(r.latency_ms), r.error,
@@ -117,7 +119,7 @@ def score_rows(scored: Sequence[ScoredSpan], judge_version: str, scored_at: date
     return rows
 
 
-def write_scores(store: Store, scored: Sequence[ScoredSpan], judge_version: str) -> int:
+def write_scores(store: Store, scored: Sequence[ScoredSpan], judge_version: str | Callable[[str], str]) -> int:
     rows = score_rows(scored, judge_version)
     store.insert(SCORES_TABLE, rows, SCORE_COLUMNS)
     return len(rows)

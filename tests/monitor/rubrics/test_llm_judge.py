@@ -53,7 +53,9 @@ async def test_a_normal_answer_becomes_a_verdict_with_evidence_tokens_and_cost()
     assert (result.input_tokens, result.output_tokens) == (1200, 80)
     assert result.cost_usd == pytest.approx((1200 * 0.5 + 80 * 2.0) / 1e6)
     assert (result.tier, result.model, result.confident) == ("llm", MODEL, True)
-    assert result.judge_version == judge.version == f"llm-{PROMPT_VERSION}:{MODEL}"
+    # the whole judge keeps the version the four shipped prompts always had; each result names its rubric's
+    assert judge.version == f"llm-{PROMPT_VERSION}:{MODEL}"
+    assert result.judge_version == judge.version_for("groundedness") != judge.version
     assert result.latency_ms > 0 and [d["verdict"] for d in result.details] == ["supported", "supported"]
     assert (judge.calls, judge.input_tokens, judge.output_tokens) == (1, 1200, 80)
     assert judge.spent_usd == pytest.approx(result.cost_usd)
