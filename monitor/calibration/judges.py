@@ -16,12 +16,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..rubrics.definition import BUILTIN, DefinitionError, Example, JudgeDefinition
+from ..rubrics.definition import DefinitionError, Example, JudgeDefinition
 from ..rubrics.verdicts import ERROR, LLM, RubricResult
 from ..store.connection import Store
 from ..store.corpus import LABELLED, CorpusItem, load_items
 from ..store.judges import JudgeRecord, active_definitions, record_promotion, stored_version
-from .corpus import seed_starter_corpora
 from .gate import CalibrationReport, GateResult, agreement, gate_against, record_baseline
 
 # (stage, done, total): what a long test reports as it goes
@@ -139,8 +138,6 @@ def test_candidate(store: Store, cascade: Any, candidate: JudgeDefinition, *,
     rubric = candidate.name
     progress = on_progress or (lambda stage, done, total: None)
     active_defs = active_definitions(store)
-    if rubric in BUILTIN:
-        seed_starter_corpora(store, [rubric])  # the packaged starters count, as in `calibrate`
     candidate = resolve_examples(store, candidate)
     # a built-in rubric is active from its shipped file until promoted; a custom one once promoted
     active = resolve_examples(store, active_defs[rubric]) if rubric in active_defs else None

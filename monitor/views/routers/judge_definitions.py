@@ -19,6 +19,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, ConfigDict, Field
 
+from ...calibration.corpus import seed_starter_corpora
 from ...calibration.judges import CandidateReport, PromotionReport, example_ids, promote, test_candidate
 from ...rubrics.definition import BUILTIN, DefinitionError, JudgeDefinition, parse_definition
 from ...store.corpus import LABELLED, load_items
@@ -204,6 +205,7 @@ def judge_test(s: ServicesDep, body: CandidateBody, wait: Wait = True) -> Candid
     candidate = _candidate(body)
 
     def work(progress: Progress) -> CandidateReport:
+        seed_starter_corpora(s.store, [body.rubric])  # the packaged starters count, as in calibrate
         return test_candidate(s.store, s.judges(body.mode), candidate, on_progress=progress)
 
     result: CandidateReport = _run(s, "judge_test", work, wait)
@@ -217,6 +219,7 @@ def judge_promote(s: ServicesDep, body: CandidateBody, wait: Wait = True) -> Pro
     candidate = _candidate(body)
 
     def work(progress: Progress) -> PromotionReport:
+        seed_starter_corpora(s.store, [body.rubric])
         return promote(s.store, s.judges(body.mode), candidate, force_reason=body.force,
                        promoted_by=body.promoted_by or "", on_progress=progress)
 
