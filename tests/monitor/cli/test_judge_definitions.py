@@ -4,7 +4,7 @@ point on the test's database; test and promote against a loopback LLM that answe
 import json
 
 import pytest
-from fakes.judge_by_prompt import LENIENT, factuality_by_prompt, factuality_corpus, system_prompts
+from fakes.judge_by_prompt import LENIENT, NEGATIONS, factuality_by_prompt, factuality_corpus, system_prompts
 from fakes.openai_server import FakeOpenAI
 from typer.testing import CliRunner
 
@@ -111,42 +111,57 @@ def llm_env(cli_env):
                      "SUMWATCH_LLM_API_KEY": "k", "SUMWATCH_EMBEDDINGS": "false", "SUMWATCH_JUDGE_MODE": "always"}
 
 
-def test_test_and_promote_refuse_a_worse_edit_unless_forced_with_a_reason(llm_env, store, tmp_path):
-    fake, env = llm_env
-    save_items(store, factuality_corpus())
-    good, bad = tmp_path / "good.toml", tmp_path / "bad.toml"
-    good.write_text(edited("2", "Quote the whole sentence."))
-    bad.write_text(edited("3", LENIENT))
+def negations(version, marker=""):
+    text = NEGATIONS.replace('version = "1"', f'version = "{version}"')
+    return text.replace('criteria = "', f'criteria = "{marker} ') if marker else text
 
-    passed = run(env, "judge", "test", "factuality", "--file", str(good))
+
+def test_a_custom_rubric_through_test_and_promote_refusing_a_worse_edit_unless_forced(llm_env, store, tmp_path):
+    fake, env = llm_env
+    save_items(store, factuality_corpus("negations"))
+    first, good, bad = tmp_path / "v1.toml", tmp_path / "v2.toml", tmp_path / "v3.toml"
+    first.write_text(negations("1"))
+    good.write_text(negations("2", "Quote the whole sentence."))
+    bad.write_text(negations("3", LENIENT))
+
+    # a new rubric: nothing active to compare with, so its first version passes and becomes the baseline
+    tested = run(env, "judge", "test", "negations", "--file", str(first))
+    assert tested.exit_code == 0, tested.output
+    assert "no active version" in tested.stdout and "candidate run: 10 LLM call(s)" in tested.stdout
+    promoted = run(env, "judge", "promote", "negations", "--file", str(first))
+    assert promoted.exit_code == 0 and "promoted negations@1~" in promoted.stdout, promoted.output
+
+    passed = run(env, "judge", "test", "negations", "--file", str(good))
     assert passed.exit_code == 0, passed.output
-    assert "factuality@2~" in passed.stdout and "negation_flip" in passed.stdout and "gate: passed" in passed.stdout
-    assert "candidate run: 10 LLM call(s)" in passed.stdout
+    assert "negations@2~" in passed.stdout and "negation_flip" in passed.stdout and "gate: passed" in passed.stdout
+    assert "no item changed verdict" in passed.stdout
     assert any("Quote the whole sentence." in p for p in system_prompts(fake))
 
-    tested = run(env, "judge", "test", "factuality", "--file", str(bad))
+    tested = run(env, "judge", "test", "negations", "--file", str(bad))
     assert tested.exit_code == 1, tested.output
     assert "3 item(s) changed verdict" in tested.stdout
     assert "gate: bucket negation_flip: kappa 0.000 is 1.000 below the active version" in tested.stderr
-    as_json = json.loads(run(env, "judge", "test", "factuality", "--file", str(bad), "--json").stdout)
+    as_json = json.loads(run(env, "judge", "test", "negations", "--file", str(bad), "--json").stdout)
     assert as_json["gate"]["passed"] is False and len(as_json["changed"]) == 3
 
-    refused = run(env, "judge", "promote", "factuality", "--file", str(bad))
+    refused = run(env, "judge", "promote", "negations", "--file", str(bad))
     assert refused.exit_code == 1 and "error: not promoted: the gate failed" in refused.stderr
-    assert judge_history(store, "factuality") == []
+    assert [r.version for r in judge_history(store, "negations")] == ["1"]
 
-    forced = run(env, "judge", "promote", "factuality", "--file", str(bad), "--force", "negations mislabelled",
+    forced = run(env, "judge", "promote", "negations", "--file", str(bad), "--force", "negations mislabelled",
                  "--by", "ana")
     assert forced.exit_code == 0, forced.output
-    assert "promoted factuality@3~" in forced.stdout and "gate overridden: negations mislabelled" in forced.stdout
-    (stored,) = judge_history(store, "factuality")
+    assert "promoted negations@3~" in forced.stdout and "gate overridden: negations mislabelled" in forced.stdout
+    stored = judge_history(store, "negations")[0]
     assert (stored.version, stored.forced, stored.promoted_by) == ("3", "negations mislabelled", "ana")
-    assert LENIENT in active_definitions(store)["factuality"].criteria
+    assert LENIENT in active_definitions(store)["negations"].criteria
+    listed = {r["rubric"]: r for r in json.loads(run(env, "judge", "list", "--json").stdout)}
+    assert listed["negations"]["version"] == "3" and not listed["negations"]["builtin"]
 
     # the same tag with other content: one line, nothing stored
     clash = tmp_path / "clash.toml"
-    clash.write_text(edited("3", "Something else."))
-    result = run(env, "judge", "promote", "factuality", "--file", str(clash))
-    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+    clash.write_text(negations("3", "Something else."))
+    result = run(env, "judge", "promote", "negations", "--file", str(clash))
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1, result.output
     assert "version '3' is stored with other content" in result.stderr
-    assert len(judge_history(store, "factuality")) == 1
+    assert len(judge_history(store, "negations")) == 2
