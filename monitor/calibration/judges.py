@@ -138,6 +138,9 @@ def test_candidate(store: Store, cascade: Any, candidate: JudgeDefinition, *,
     rubric = candidate.name
     progress = on_progress or (lambda stage, done, total: None)
     active_defs = active_definitions(store)
+    # versions as stored (a resolved example's texts would change the content hash)
+    candidate_version = candidate.judge_version
+    active_version = active_defs[rubric].judge_version if rubric in active_defs else None
     candidate = resolve_examples(store, candidate)
     # a built-in rubric is active from its shipped file until promoted; a custom one once promoted
     active = resolve_examples(store, active_defs[rubric]) if rubric in active_defs else None
@@ -153,7 +156,7 @@ def test_candidate(store: Store, cascade: Any, candidate: JudgeDefinition, *,
     if not items:
         why = (f"the {rubric} corpus has no labelled items" if not labelled else
                f"every labelled {rubric} item is a few-shot example")
-        return CandidateReport(rubric, candidate.judge_version, active.judge_version if active else None, 0,
+        return CandidateReport(rubric, candidate_version, active_version, 0,
                                excluded, None, None, [], GateResult(False, None, None, [
                                    f"{why}: nothing to gate against; label items (`sumwatch corpus import`, "
                                    f"`sumwatch corpus label`), or promote with --force REASON"]), notes=notes)
@@ -164,13 +167,13 @@ def test_candidate(store: Store, cascade: Any, candidate: JudgeDefinition, *,
         progress("active version", 0, len(items))
         ran = cascade.with_definitions({**active_defs, rubric: active}).score_batch(cases, rubrics=[rubric])
         active_verdicts = [r[rubric].verdict for r in ran]
-        active_report = agreement(rubric, items, active_verdicts, active.judge_version, passing=active.passing)
+        active_report = agreement(rubric, items, active_verdicts, active_version or "", passing=active.passing)
         progress("active version", len(items), len(items))
     progress("candidate", 0, len(items))
     results = [r[rubric] for r in cascade.with_definitions(with_candidate).score_batch(cases, rubrics=[rubric])]
     progress("candidate", len(items), len(items))
     verdicts = [r.verdict for r in results]
-    report = agreement(rubric, items, verdicts, candidate.judge_version, passing=candidate.passing)
+    report = agreement(rubric, items, verdicts, candidate_version, passing=candidate.passing)
     errors = [r for r in results if r.verdict == ERROR]
     if errors:
         notes.append(f"the candidate's judge failed on {len(errors)} item(s), counted as failing verdicts "
@@ -185,7 +188,7 @@ def test_candidate(store: Store, cascade: Any, candidate: JudgeDefinition, *,
         changed = [ChangedItem(i.item_id, i.bucket, i.human_verdict, a, c)
                    for i, a, c in zip(items, active_verdicts, verdicts) if a != c]
     calls, tokens_in, tokens_out, cost = _spent(results)
-    return CandidateReport(rubric, candidate.judge_version, active.judge_version if active else None, len(items),
+    return CandidateReport(rubric, candidate_version, active_version, len(items),
                            excluded, report, active_report, changed, result, calls, tokens_in, tokens_out, cost,
                            notes)
 

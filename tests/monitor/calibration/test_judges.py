@@ -104,7 +104,9 @@ def test_few_shot_examples_reach_the_judge_and_leave_the_measurement(store, fake
     inline = ('\n[[examples]]\nsource = "The board met on Friday."\nsummary = "The board never met."\n'
               'verdict = "polarity_wrong"\nfailure_mode = "negation_flip"\nwhy = "never reverses met"\n')
     by_id = f'\n[[examples]]\ncorpus_item = "{marked.item_id}"\n'
-    report = test_candidate(store, cascade, candidate(examples=inline + by_id))
+    with_examples = candidate(examples=inline + by_id)
+    report = test_candidate(store, cascade, with_examples)
+    assert report.candidate_version == report.candidate.judge_version == with_examples.judge_version  # as stored
     prompts = [s for s in system_prompts(fake) if "The board never met." in s]
     assert prompts and all(marked.summary in s and "<example>" in s for s in prompts)
     assert report.excluded == [marked.item_id] and report.items == 9
