@@ -131,7 +131,7 @@ def _cells(page, selector: str) -> list[list[str]]:
         .map(tr => [...tr.querySelectorAll('td')].map(td => td.innerText.trim()))""")
 
 
-def test_the_index_lists_every_rubric_with_its_active_version(tab):
+def test_the_index_lists_every_rubric_with_its_active_version(tab, tmp_path):
     tab.goto("/judges")
     assert tab.locator("header.top nav a.active").inner_text() == "Judges"
     rows = {r[0].split()[0]: r for r in _cells(tab, "#judges-table")}
@@ -141,11 +141,12 @@ def test_the_index_lists_every_rubric_with_its_active_version(tab):
     assert g[3] == "judge-large" and g[4] == "0.66" and g[5] == "3" and g[7] == "100.0%"
     assert rows["tone"][0] == "tone custom" and rows["tone"][4] == "0.81" and rows["tone"][7] == "100.0%"
     assert rows["factuality"][2] == "shipped with sumwatch" and rows["factuality"][5] == "1"
+    tab.screenshot(path=str(tmp_path / "judges.png"), full_page=True)
     tab.locator("#judges-table tr[data-rubric='tone'] a").click()
     tab.wait_for_url("**/judges/tone")
 
 
-def test_a_rubric_shows_kappa_per_bucket_per_version_and_the_pass_rate_around_each_promotion(tab):
+def test_a_rubric_shows_kappa_per_bucket_per_version_and_the_pass_rate_around_each_promotion(tab, tmp_path):
     tab.goto("/judges/groundedness")
     active = tab.locator("#judge-active").inner_text()
     assert "active" in active and "forced: numbers bucket is noisy" in active and "judge-large" in active
@@ -169,7 +170,7 @@ def test_a_rubric_shows_kappa_per_bucket_per_version_and_the_pass_rate_around_ea
     agreement = _cells(tab, "#agreement-table")
     assert agreement == [["audit", "pass", "10", "6", "60.0%", "$0"]]  # the LLM agreed with 6 of 10 cheap passes
 
-    tab.screenshot(path="/tmp/judges-groundedness.png", full_page=True)
+    tab.screenshot(path=str(tmp_path / "judges-groundedness.png"), full_page=True)  # looked at by hand
     tab.click("#history-table tr[data-version='2'] a.diff-link")
     tab.wait_for_url("**/judges/groundedness/diff?**")
     assert "from=shipped&to=2" in tab.url
@@ -189,10 +190,10 @@ def test_a_rubric_shows_kappa_per_bucket_per_version_and_the_pass_rate_around_ea
     with tab.expect_navigation():
         tab.click("#diff-form button")
     assert tab.locator("#diff .line.add").all_inner_texts() == ['+version = "3"', '+model = "judge-large"']
-    tab.screenshot(path="/tmp/judges-diff.png", full_page=True)
+    tab.screenshot(path=str(tmp_path / "judges-diff.png"), full_page=True)  # looked at by hand
 
 
-def test_a_custom_rubric_shows_its_examples_and_its_hostile_text_as_text(tab):
+def test_a_custom_rubric_shows_its_examples_and_its_hostile_text_as_text(tab, tmp_path):
     tab.goto("/judges/tone")
     assert tab.evaluate("() => window.__pwned") is None  # neither the script nor the onerror ran
     assert tab.locator("#judge-definition img").count() == 0
@@ -209,7 +210,7 @@ def test_a_custom_rubric_shows_its_examples_and_its_hostile_text_as_text(tab):
     assert "Sales were flat." in examples.nth(1).locator(".source").inner_text()
     candidates = tab.locator("#candidates-table tbody tr")
     assert candidates.count() == 1 and candidates.first.get_attribute("data-item") == SPARE.item_id
-    tab.screenshot(path="/tmp/judges-tone.png", full_page=True)
+    tab.screenshot(path=str(tmp_path / "judges-tone.png"), full_page=True)  # looked at by hand
 
     tab.goto("/judges/tone")
     tab.select_option("#diff-form select[name=from]", "1")
