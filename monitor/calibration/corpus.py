@@ -72,8 +72,9 @@ def seed_starter_corpora(store: Store, rubrics: Sequence[str] = RUBRICS) -> dict
 
 
 def label_item(store: Store, item_id: str, verdict: str, *, bucket: str | None = None,
-               note: str | None = None) -> CorpusItem:
-    """A person's verdict on a promoted item: it becomes ``labelled`` and counts in calibration."""
+               note: str | None = None, example: bool | None = None) -> CorpusItem:
+    """A person's verdict on a promoted item: it becomes ``labelled`` and counts in calibration. ``example``
+    marks it (or, False, unmarks it) as a hard case to offer a judge definition as a few-shot example."""
     found = load_items(store, item_id=item_id)
     if not found:
         raise KeyError(f"no corpus item {item_id!r}")
@@ -84,8 +85,11 @@ def label_item(store: Store, item_id: str, verdict: str, *, bucket: str | None =
         raise ValueError(f"{verdict[:40]!r} is not a {item.rubric} verdict (one of {', '.join(definition.overall)}, "
                          f"or {REJECTED})")
     status = REJECTED if verdict == REJECTED else LABELLED
+    if example and status == REJECTED:
+        raise ValueError("a rejected item cannot be a few-shot example: give it a verdict")
     labelled = CorpusItem(**{**item.to_json(), "expected_facts": item.expected_facts,
                              "human_verdict": item.human_verdict if status == REJECTED else verdict,
-                             "status": status, "bucket": bucket or item.bucket, "note": note or item.note})
+                             "status": status, "bucket": bucket or item.bucket, "note": note or item.note,
+                             "example": (item.example if example is None else example) and status != REJECTED})
     save_items(store, [labelled])
     return labelled

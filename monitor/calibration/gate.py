@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..rubrics.definition import BUILTIN
 from ..rubrics.verdicts import PASSING
 from ..store.baselines import latest_baseline
 from ..store.baselines import record_baseline as store_baseline
@@ -81,11 +82,14 @@ class CalibrationReport:
 
 
 def agreement(rubric: str, items: Sequence[CorpusItem], verdicts: Sequence[str],
-              judge_version: str, passing: frozenset[str] | None = None) -> CalibrationReport:
-    """Kappa of ``verdicts`` against the items' human verdicts; ``passing`` is a custom rubric's passing set
-    (from its definition), a built-in rubric's is known."""
+              judge_version: str, *, passing: frozenset[str] | None = None) -> CalibrationReport:
+    """Kappa of ``verdicts`` against the items' human verdicts, overall and per bucket; ``passing`` is the
+    judge definition's passing set (default: the built-in rubric's)."""
     human = [i.human_verdict for i in items]
-    passing = PASSING[rubric] if passing is None else passing
+    if passing is None:
+        if rubric not in PASSING:
+            raise ValueError(f"rubric {rubric!r} is not built in: give the passing verdicts of its definition")
+        passing = PASSING[rubric]
     confusion: dict[str, dict[str, int]] = {}
     for h, j in zip(human, verdicts):
         confusion.setdefault(h, {}).setdefault(j, 0)
@@ -119,22 +123,31 @@ def corpus_hash(items: Sequence[CorpusItem]) -> str:
     return digest.hexdigest()[:16]
 
 
-def gate(report: CalibrationReport, baseline: tuple[str, float, dict[str, float]] | None) -> GateResult:
+def gate(report: CalibrationReport, baseline: tuple[str, float | None, dict[str, float]] | None, *,
+         against: str = "the baseline") -> GateResult:
+    """Refuse ``report`` when its overall kappa is more than OVERALL_DROP below ``baseline``'s, or a bucket's
+    more than BUCKET_DROP below that bucket's; ``against`` names the baseline in the reasons."""
     if baseline is None:
         return GateResult(True, None, None, ["no baseline yet: this run becomes the baseline"])
     version, kappa, bucket_kappas = baseline
     reasons = []
     current = report.kappa if report.kappa is not None else 0.0
-    if current < kappa - OVERALL_DROP:
-        reasons.append(f"overall kappa {current:.3f} is {kappa - current:.3f} below the baseline {kappa:.3f} "
+    if kappa is not None and current < kappa - OVERALL_DROP:
+        reasons.append(f"overall kappa {current:.3f} is {kappa - current:.3f} below {against} {kappa:.3f} "
                        f"({version}); the limit is {OVERALL_DROP}")
     for b in report.buckets:
         before = bucket_kappas.get(b.bucket)
         now = b.kappa if b.kappa is not None else 0.0
         if before is not None and now < before - BUCKET_DROP:
-            reasons.append(f"bucket {b.bucket}: kappa {now:.3f} is {before - now:.3f} below the baseline "
+            reasons.append(f"bucket {b.bucket}: kappa {now:.3f} is {before - now:.3f} below {against} "
                            f"{before:.3f}; the limit is {BUCKET_DROP}")
     return GateResult(not reasons, version, kappa, reasons)
+
+
+def gate_against(candidate: CalibrationReport, active: CalibrationReport) -> GateResult:
+    """The gate on an edit: ``candidate`` against the ``active`` version run on the same items."""
+    buckets = {b.bucket: b.kappa for b in active.buckets if b.kappa is not None}
+    return gate(candidate, (active.judge_version, active.kappa, buckets), against="the active version")
 
 
 def record_baseline(store: Store, report: CalibrationReport, items: Sequence[CorpusItem]) -> None:
@@ -152,15 +165,18 @@ def calibrate(store: Store, cascade: Any, rubric: str, *, judge_version: str | N
     items = load_items(store, rubric=rubric, status=LABELLED)
     if not items:
         raise ValueError(f"the {rubric} corpus has no labelled items: run `sumwatch corpus seed` or import some")
-    definitions = active_definitions(store)
+    definitions = getattr(cascade, "definitions", None) or BUILTIN
     if rubric not in definitions:
-        raise ValueError(f"no stored {rubric} definition can be read by this version of sumwatch: promote one again")
-    if rubric not in getattr(cascade, "rubrics", (rubric,)):
         # a team's own rubric, unknown to a cascade built from the settings: judged as its promotion says
+        definitions = active_definitions(store)
+        if rubric not in definitions:
+            raise ValueError(f"no stored {rubric} definition can be read by this version of sumwatch: "
+                             f"promote one again")
         cascade = cascade.with_definitions(definitions)
     results = cascade.score_batch([i.case() for i in items], rubrics=[rubric])
     verdicts = [r[rubric].verdict for r in results]
-    report = agreement(rubric, items, verdicts, judge_version or cascade.version, definitions[rubric].passing)
+    report = agreement(rubric, items, verdicts, judge_version or cascade.version,
+                       passing=definitions[rubric].passing)
     report.gate = gate(report, latest_baseline(store, rubric))
     if record and report.gate.passed:
         record_baseline(store, report, items)

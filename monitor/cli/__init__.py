@@ -9,7 +9,21 @@ from __future__ import annotations
 
 import typer
 
-from . import _shared, calibration, db, demo, doctor, export, ingest, issues, judges, scoring, serve, traces
+from . import (
+    _shared,
+    calibration,
+    db,
+    demo,
+    doctor,
+    export,
+    ingest,
+    issues,
+    judge_definitions,
+    judges,
+    scoring,
+    serve,
+    traces,
+)
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="Watch LLM summarization: trace, store, score, cluster.")
@@ -33,6 +47,7 @@ app.command()(scoring.sample)
 app.command()(scoring.scores)
 app.command()(issues.cluster)
 app.add_typer(issues.issues_app, name="issues")
+app.add_typer(judge_definitions.judge_app, name="judge")
 app.command()(calibration.calibrate)
 app.command()(demo.demo)
 app.command()(doctor.doctor)

@@ -111,17 +111,21 @@ def corpus_label(item_id: str = typer.Argument(..., help="Item id (from `corpus 
                  verdict: str = typer.Argument(..., help="The human verdict, or 'rejected' to drop the item."),
                  bucket: str | None = typer.Option(None, "--bucket", help="Failure-mode bucket."),
                  note: str | None = typer.Option(None, "--note", help="Free text kept with the label."),
+                 example: bool | None = flag(None, "--example/--no-example",
+                                             help="Offer this hard case to the rubric's judge as a few-shot example "
+                                                  "(`sumwatch judge show RUBRIC` lists the line to paste)."),
                  db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Label a corpus item; labelled items count in `calibrate`."""
     with open_client(load_settings(db, home), note="labelling through it") as client:
         try:
-            item = client.label(item_id, verdict, bucket=bucket, note=note)
+            item = client.label(item_id, verdict, bucket=bucket, note=note, example=example)
         except (KeyError, ValueError) as exc:
             fail(str(exc.args[0] if exc.args else exc))
     if json_:
         print_json(item)
     else:
-        out.print(f"{item.item_id}: {item.status}" + (f" as {item.human_verdict}" if item.status == "labelled" else ""))
+        out.print(f"{item.item_id}: {item.status}" + (f" as {item.human_verdict}" if item.status == "labelled" else "")
+                  + (", offered as a few-shot example" if item.example else ""))
 
 
 @corpus_app.command("export")

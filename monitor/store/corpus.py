@@ -184,6 +184,10 @@ def load_items(store: Store, rubric: str | None = None, status: str | None = Non
     rows = store.query_rows(
         f"SELECT {', '.join(CORPUS_COLUMNS[:-1])} FROM {CORPUS_TABLE} FINAL WHERE {where} "
         f"ORDER BY Rubric, Bucket, ItemId{' LIMIT {limit:UInt32}' if limit is not None else ''}", params)
+    return _items(rows)
+
+
+def _items(rows: Sequence[Sequence[Any]]) -> list[CorpusItem]:
     return [CorpusItem(rubric=r, source=src, summary=summ, claim=claim, human_verdict=hv, proposed_verdict=pv,
                        bucket=bucket, origin=origin, status=status_, band=band, expected_facts=tuple(facts),
                        trace_id=tid, note=note, item_id=iid, example=bool(example))
@@ -205,3 +209,11 @@ def existing_ids(store: Store, ids: Iterable[str]) -> set[str]:
     rows = store.query_rows(f"SELECT DISTINCT ItemId FROM {CORPUS_TABLE} WHERE ItemId IN {{ids:Array(String)}}",
                             {"ids": ids})
     return {r[0] for r in rows}
+
+
+def example_items(store: Store, rubric: str) -> list[CorpusItem]:
+    """The labelled items of ``rubric`` marked as few-shot example candidates (``corpus label ... --example``)."""
+    return _items(store.query_rows(
+        f"SELECT {', '.join(CORPUS_COLUMNS[:-1])} FROM {CORPUS_TABLE} FINAL "
+        f"WHERE Rubric = {{r:String}} AND Example AND Status = {{s:String}} ORDER BY ItemId",
+        {"r": rubric, "s": LABELLED}))

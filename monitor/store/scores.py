@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from ..rubrics.verdicts import RubricResult
+from ..rubrics.verdicts import ERROR, RubricResult
 from .connection import Store, equals_filter
 from .ddl import Table, Target
 from .paging import SCORES_CURSOR, SCORES_KEY_CURSOR, decode_cursor, encode_cursor
@@ -287,3 +287,34 @@ def judge_agreement(store: Store, *, judge_version: str | None = None) -> list[A
         GROUP BY Rubric, route, kind ORDER BY Rubric, route, kind""", params)
     return [Agreement(r, route, kind, int(n), int(agreed), float(cost), round(int(agreed) / int(n), 4) if n else None)
             for r, route, kind, n, agreed, cost in rows]
+
+
+@dataclass(frozen=True)
+class VersionPassRate:
+    """How one judge version of a rubric judged: passed and judged spans, and when it first and last scored."""
+
+    rubric: str
+    judge_version: str
+    passed: int
+    total: int
+    first_scored: datetime
+    last_scored: datetime
+
+
+def pass_rates_by_judge_version(store: Store, rubric: str | None = None) -> list[VersionPassRate]:
+    """Per rubric and judge version, its verdicts' pass rate (a judge error is no verdict), oldest first.
+
+        pass_rates_by_judge_version(store, "tone")   # [VersionPassRate("tone", "cascade-3/tone@1~...", 40, 52, ...)]
+    """
+    params: dict[str, Any] = {"error": ERROR}
+    where = equals_filter(params, Rubric=rubric)
+    rows = store.query_rows(
+        f"""SELECT Rubric, JudgeVersion, sum(Passed), count(), min(ScoredAt) AS first, max(ScoredAt)
+        FROM {SCORES_TABLE} FINAL WHERE {where} AND Verdict != {{error:String}}
+        GROUP BY Rubric, JudgeVersion ORDER BY Rubric, first, JudgeVersion""", params)
+    return [VersionPassRate(r, jv, int(passed), int(total), _aware(first), _aware(last))
+            for r, jv, passed, total, first, last in rows]
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)

@@ -29,6 +29,7 @@ import httpx
 from pydantic import TypeAdapter
 
 from ..calibration.gate import CalibrationReport
+from ..calibration.judges import CandidateReport, PromotionReport
 from ..exports.sync import ExportResult
 from ..issues.job import ClusterRunReport
 from ..issues.reads import IssueDetail, IssueList, IssueTicket, parse_issue_id
@@ -39,6 +40,7 @@ from ..store.traces import SpanDetail, TraceRow, normalize_trace_id
 from .routers.actions import IngestAnswer
 from .routers.corpus import CorpusPage, ImportAnswer
 from .routers.exports import ExportAnswer, TicketList
+from .routers.judge_definitions import JudgeDefinitionView, JudgeDiff, JudgeHistory, JudgeSummary
 from .routers.status import StoreStatus
 from .services import ActionProgress, ActionState
 
@@ -60,7 +62,8 @@ class ClientError(RuntimeError):
 _POSTS = (("/api/actions/score", "the scoring"), ("/api/actions/cluster", "the clustering run"),
           ("/api/actions/calibrate", "the calibration"), ("/api/ingest", "the ingest"),
           ("/api/corpus/import", "the corpus import"), ("/label", "the label"), ("/export", "the export"),
-          ("/api/exports", "the export"))
+          ("/api/exports", "the export"), ("/api/actions/judge_test", "the judge test"),
+          ("/api/actions/judge_promote", "the promotion"))
 
 
 def request_name(method: str, path: str) -> str:
@@ -291,12 +294,12 @@ class ApiClient:
     def corpus(self, *, rubric: str | None = None, status: str | None = None, limit: int = 50) -> CorpusPage:
         return self._get(CorpusPage, "/api/corpus", {"rubric": rubric, "status": status, "limit": limit})
 
-    def label(self, item_id: str, verdict: str, *, bucket: str | None = None, note: str | None = None
-              ) -> CorpusItem:
+    def label(self, item_id: str, verdict: str, *, bucket: str | None = None, note: str | None = None,
+              example: bool | None = None) -> CorpusItem:
         """As the store's ``label_item``: KeyError for an unknown item, ValueError for a bad verdict."""
         try:
             return self._post(CorpusItem, f"/api/corpus/{quote(item_id, safe='')}/label",
-                              {"verdict": verdict, "bucket": bucket, "note": note})
+                              {"verdict": verdict, "bucket": bucket, "note": note, "example": example})
         except ClientError as exc:
             if exc.status == 404:
                 raise KeyError(exc.reason) from None
@@ -306,6 +309,35 @@ class ApiClient:
 
     def judge_agreement(self, judge_version: str | None = None) -> list[Agreement]:
         return self._get(list[Agreement], "/api/judges", {"judge_version": judge_version})
+
+    def judge_definitions(self) -> list[JudgeSummary]:
+        return self._get(list[JudgeSummary], "/api/judges/definitions")
+
+    def judge_definition(self, rubric: str, version: str | None = None) -> JudgeDefinitionView:
+        return self._get(JudgeDefinitionView, f"/api/judges/definitions/{quote(rubric, safe='')}",
+                         {"version": version})
+
+    def judge_history(self, rubric: str) -> JudgeHistory:
+        return self._get(JudgeHistory, f"/api/judges/definitions/{quote(rubric, safe='')}/history")
+
+    def judge_diff(self, rubric: str, a: str, b: str) -> JudgeDiff:
+        return self._get(JudgeDiff, f"/api/judges/definitions/{quote(rubric, safe='')}/diff", {"a": a, "b": b})
+
+    def judge_test(self, rubric: str, definition: str, *, origin: str | None = None, mode: str | None = None,
+                   on_progress: OnProgress | None = None) -> CandidateReport:
+        """Test a candidate definition (TOML text) beside the rubric's active one."""
+        body = {"rubric": rubric, "definition": definition, "origin": origin, "mode": mode}
+        return self._action(CandidateReport, "/api/actions/judge_test", "judge_test", on_progress,
+                            json={k: v for k, v in body.items() if v is not None})
+
+    def judge_promote(self, rubric: str, definition: str, *, origin: str | None = None, mode: str | None = None,
+                      force: str | None = None, promoted_by: str | None = None,
+                      on_progress: OnProgress | None = None) -> PromotionReport:
+        """Test a candidate and make it active when the gate passes (or ``force`` gives a reason)."""
+        body = {"rubric": rubric, "definition": definition, "origin": origin, "mode": mode, "force": force,
+                "promoted_by": promoted_by}
+        return self._action(PromotionReport, "/api/actions/judge_promote", "judge_promote", on_progress,
+                            json={k: v for k, v in body.items() if v is not None})
 
     def status(self) -> StoreStatus:
         return self._get(StoreStatus, "/api/status")

@@ -60,8 +60,8 @@ def calibration_rows(store: Store, definitions: dict[str, JudgeDefinition] | Non
     rows = []
     for rubric, definition in definitions.items():
         proposed = [i for i in labelled if i.rubric == rubric and i.proposed_verdict]
-        live = (agreement(rubric, proposed, [i.proposed_verdict for i in proposed], LIVE_VERSION, definition.passing)
-                if proposed else None)
+        live = (agreement(rubric, proposed, [i.proposed_verdict for i in proposed], LIVE_VERSION,
+                          passing=definition.passing) if proposed else None)
         rows.append(CalibrationRow(rubric, sum(i.rubric == rubric for i in labelled),
                                    sum(i.rubric == rubric for i in waiting), sum(i.rubric == rubric for i in rejected),
                                    live, latest_baseline(store, rubric)))

@@ -29,7 +29,7 @@ from ...settings import Settings
 from ...store.connection import Store
 from ...store.judges import known_rubrics
 from ..auth import csrf_token, form_fields
-from . import pages
+from . import judges, pages
 from .figures import figure_json
 from .labelling import label, queue_page
 from .query import BadRequest, filter_choice, issue_query, run_id_param
@@ -39,7 +39,7 @@ STATIC_PREFIX = "/static/dashboard"
 PLOTLY_PATH = "/static/plotly.min.js"  # revalidated by ETag; pages load the versioned URL below
 IMMUTABLE = "public, max-age=31536000, immutable"
 NAV = (("/", "Overview"), ("/issues", "Issues"), ("/map", "Cluster map"), ("/labelling", "Labelling"),
-       ("/compare", "Compare"))
+       ("/compare", "Compare"), ("/judges", "Judges"))
 
 
 def plotly_js() -> Path:
@@ -159,7 +159,8 @@ def _duration(seconds: int) -> str:
 
 def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
     """The pages (``/``, ``/issues``, ``/issues/{issue_id}``, ``/map``, ``/traces/{trace_id}``, ``/labelling``,
-    ``/compare``), the label action, and the static assets."""
+    ``/compare``, ``/judges``, ``/judges/{rubric}``, ``/judges/{rubric}/diff``), the label action, and the static
+    assets."""
     env = _environment()
     map_cache = pages.MapCache()
 
@@ -208,6 +209,16 @@ def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
     def compare(request: Request) -> dict[str, Any]:
         return pages.compare_page(store, filter_choice(request.query_params))
 
+    def judges_index(request: Request) -> dict[str, Any]:
+        return judges.judges_index(store)
+
+    def judge(request: Request) -> dict[str, Any] | None:
+        return judges.judge_page(store, request.path_params["rubric"])
+
+    def judge_diff(request: Request) -> dict[str, Any] | None:
+        q = request.query_params
+        return judges.judge_diff(store, request.path_params["rubric"], q.get("from", ""), q.get("to", ""))
+
     def labelling(request: Request) -> dict[str, Any]:
         return queue_page(store, request.query_params.get("rubric") or None)
 
@@ -254,6 +265,10 @@ def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
         Route("/labelling/table", page("calibration.html", calibration_table)),
         Route("/labelling/{item_id}", label_action, methods=["POST"]),
         Route("/compare", page("compare.html", compare)),
+        Route("/judges", page("judges.html", judges_index)),
+        Route("/judges/{rubric}/diff", page("judge_diff.html", judge_diff,
+                                            "There is no rubric {rubric}, or it has no such version.")),
+        Route("/judges/{rubric}", page("judge.html", judge, "There is no rubric {rubric}.")),
         Route(plotly_url(), plotly_asset),
         Route(PLOTLY_PATH, plotly_unversioned),
         Mount(STATIC_PREFIX, StaticFiles(directory=HERE / "static"), name="dashboard-static"),

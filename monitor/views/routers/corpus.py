@@ -36,6 +36,8 @@ class LabelBody(BaseModel):
                          description=f"a verdict of the item's rubric, or '{REJECTED}' to drop it")
     bucket: str | None = Field(None, max_length=200, description="failure-mode bucket")
     note: str | None = Field(None, max_length=10_000, description="kept with the label")
+    example: bool | None = Field(None, description="offer this hard case to judge definitions as a few-shot "
+                                                   "example (false: stop offering it)")
 
 
 class ImportAnswer(BaseModel):
@@ -82,7 +84,8 @@ def item(s: ServicesDep, item_id: ItemIdPath) -> CorpusItem:
              responses=error_responses(403, 404))
 def label(s: ServicesDep, item_id: ItemIdPath, body: LabelBody) -> CorpusItem:
     try:
-        return label_item(s.store, item_id, body.verdict, bucket=body.bucket, note=body.note)
+        return label_item(s.store, item_id, body.verdict, bucket=body.bucket, note=body.note,
+                          example=body.example)
     except KeyError as exc:
         raise ApiError(404, str(exc.args[0] if exc.args else exc)) from None
     except ValueError as exc:

@@ -7,9 +7,9 @@ from typer.testing import CliRunner
 from sumwatch.monitor.cli import app
 
 COMMANDS = ["up", "worker", "ingest", "sample", "scores", "cluster", "calibrate", "demo", "doctor", "judges",
-            "export", "db", "traces", "corpus", "issues"]
+            "export", "db", "traces", "corpus", "issues", "judge"]
 SUBCOMMANDS = {"db": ["migrate", "ddl"], "traces": ["show"], "corpus": ["list", "label", "export", "import"],
-               "issues": ["show"]}
+               "issues": ["show"], "judge": ["list", "show", "diff", "history", "test", "promote"]}
 
 
 def test_the_command_tree():

@@ -18,7 +18,8 @@ from sumwatch.monitor.views.dashboard.labelling import QUEUE_PAGE, queue_page
 from sumwatch.monitor.views.dashboard.pages import MapCache, map_page
 from sumwatch.monitor.views.dashboard.routes import plotly_js
 
-PAGES = ["/", "/issues", "/issues?status=all", "/map", "/labelling", "/compare", "/?range=24h&service=digest"]
+PAGES = ["/", "/issues", "/issues?status=all", "/map", "/labelling", "/compare", "/?range=24h&service=digest",
+         "/judges", "/judges/groundedness", "/judges/groundedness/diff?from=shipped&to=shipped"]
 
 
 @pytest.fixture
