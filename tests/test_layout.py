@@ -96,3 +96,12 @@ def test_every_package_folder_is_listed_for_installation():
     found = {_module(init) for folder in ("tracer", "clustering", "monitor")
              for init in (ROOT / folder).rglob("__init__.py")}
     assert found == listed, f"pyproject packages: missing {sorted(found - listed)}, stale {sorted(listed - found)}"
+
+
+def test_no_two_test_files_share_a_name():
+    # the test folders are not packages, so pytest imports each test file by its basename: two files of one
+    # name stop the whole run at collection
+    seen: dict[str, Path] = {}
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        assert path.name not in seen, f"{path.relative_to(ROOT)} and {seen[path.name].relative_to(ROOT)}"
+        seen[path.name] = path

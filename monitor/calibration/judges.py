@@ -16,11 +16,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..rubrics.definition import DefinitionError, Example, JudgeDefinition
+from ..rubrics.definition import JudgeDefinition
 from ..rubrics.verdicts import ERROR, LLM, RubricResult
 from ..store.connection import Store
 from ..store.corpus import LABELLED, CorpusItem, load_items
-from ..store.judges import JudgeRecord, active_definitions, record_promotion, stored_version
+from ..store.judges import JudgeRecord, active_definitions, record_promotion, resolve_examples, stored_version
 from .gate import CalibrationReport, GateResult, agreement, gate_against, record_baseline
 
 # (stage, done, total): what a long test reports as it goes
@@ -70,36 +70,6 @@ class PromotionReport:
     forced: str = ""  # the reason that overrode a failed gate
     again: bool = False  # this version was stored before: promoting it again makes it active (a rollback)
     refused: str = ""
-
-
-def resolve_examples(store: Store, definition: JudgeDefinition) -> JudgeDefinition:
-    """``definition`` with each ``corpus_item`` example replaced by the item's texts and human verdict;
-    an id that is not a labelled item of the rubric raises :class:`DefinitionError` naming the key."""
-    if all(e.resolved or not e.corpus_item for e in definition.examples):
-        return definition
-    origin = definition.origin or f"{definition.name} version {definition.version}"
-    resolved = []
-    for n, example in enumerate(definition.examples, 1):
-        if not example.corpus_item:
-            resolved.append(example)
-            continue
-        key = f"examples[{n}].corpus_item"
-        found = load_items(store, item_id=example.corpus_item)
-        item = next((i for i in found if i.rubric == definition.name), None)
-        if item is None:
-            elsewhere = f" (it is a {found[0].rubric} item)" if found else ""
-            raise DefinitionError(origin, key, f"{example.corpus_item!r} is not an item of the {definition.name} "
-                                               f"corpus{elsewhere}")
-        if item.status != LABELLED:
-            raise DefinitionError(origin, key, f"{item.item_id!r} is {item.status}, not labelled: label it first "
-                                               f"(`sumwatch corpus label {item.item_id} VERDICT --example`)")
-        if item.human_verdict not in definition.item_verdicts:
-            raise DefinitionError(origin, key, f"{item.item_id!r} is labelled {item.human_verdict!r}, which is not "
-                                               f"one of the verdicts ({', '.join(definition.overall)})")
-        mode = example.failure_mode or (item.bucket if item.bucket in definition.mode_names else "")
-        resolved.append(Example(item.human_verdict, item.source, item.text, mode, example.why or item.note,
-                                item.item_id))
-    return definition.with_examples(tuple(resolved))
 
 
 def example_ids(definition: JudgeDefinition) -> set[str]:

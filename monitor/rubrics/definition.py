@@ -186,9 +186,11 @@ class JudgeDefinition:
     @property
     def content_hash(self) -> str:
         """Digest of everything that reaches the judge or decides a verdict (not comments or layout)."""
+        # an example from the corpus counts by its id: resolving it to the item's texts is the same definition
+        examples = tuple(e.corpus_item if e.corpus_item else e for e in self.examples)
         parts = [self.name, self.version, self.question, self.unit, self.roll_up, self.criteria, str(self.length_note),
                  repr(self.verdicts), repr(self.failure_modes), repr(sorted(self.evidence_required_for)),
-                 self.unquoted, self.quote_from, repr(self.examples), repr(self.checks), self.model]
+                 self.unquoted, self.quote_from, repr(examples), repr(self.checks), self.model]
         return hashlib.sha256("\x1e".join(parts).encode()).hexdigest()[:8]
 
     @property

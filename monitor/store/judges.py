@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from ..rubrics.definition import BUILTIN, BUILTIN_NAMES, DefinitionError, JudgeDefinition, parse_definition
+from ..rubrics.definition import BUILTIN, BUILTIN_NAMES, DefinitionError, Example, JudgeDefinition, parse_definition
 from .connection import Store
+from .corpus import LABELLED, load_items
 from .ddl import Table, Target
 
 JUDGES_TABLE = "sumwatch_judges"
@@ -70,6 +71,42 @@ class JudgeRecord:
         return parse_definition(self.definition, origin=f"{self.rubric} version {self.version} (stored)")
 
 
+def resolve_examples(store: Store, definition: JudgeDefinition, *, strict: bool = True) -> JudgeDefinition:
+    """``definition`` with each ``corpus_item`` example replaced by the item's texts and human verdict;
+    an id that is not a labelled item of the rubric raises :class:`DefinitionError` naming the key, or, not
+    ``strict`` (a judge already promoted, whose item was relabelled since), stays unresolved and is not shown."""
+    if all(e.resolved or not e.corpus_item for e in definition.examples):
+        return definition
+    origin = definition.origin or f"{definition.name} version {definition.version}"
+    resolved = []
+    for n, example in enumerate(definition.examples, 1):
+        if not example.corpus_item:
+            resolved.append(example)
+            continue
+        key = f"examples[{n}].corpus_item"
+        found = load_items(store, item_id=example.corpus_item)
+        item = next((i for i in found if i.rubric == definition.name), None)
+        usable = item is not None and item.status == LABELLED and item.human_verdict in definition.item_verdicts
+        if not usable and not strict:
+            resolved.append(example)
+            continue
+        if item is None:
+            elsewhere = f" (it is a {found[0].rubric} item)" if found else ""
+            raise DefinitionError(origin, key, f"{example.corpus_item!r} is not an item of the {definition.name} "
+                                               f"corpus{elsewhere}")
+        if item.status != LABELLED:
+            raise DefinitionError(origin, key, f"{item.item_id!r} is {item.status}, not labelled: label it first "
+                                               f"(`sumwatch corpus label {item.item_id} VERDICT --example`)")
+        if item.human_verdict not in definition.item_verdicts:
+            raise DefinitionError(origin, key, f"{item.item_id!r} is labelled {item.human_verdict!r}, which is not "
+                                               f"one of the verdicts ({', '.join(definition.overall)})")
+        mode = example.failure_mode or (item.bucket if item.bucket in definition.mode_names else "")
+        resolved.append(Example(item.human_verdict, item.source, item.text, mode, example.why or item.note,
+                                item.item_id))
+    return definition.with_examples(tuple(resolved))
+
+
+
 def record_promotion(store: Store, record: JudgeRecord) -> None:
     """Store ``record``; it becomes its rubric's active definition (the newest promotion wins)."""
     store.insert(JUDGES_TABLE, [(record.rubric, record.version, record.judge_version, record.content_hash,
@@ -108,14 +145,15 @@ def active_definitions(store: Store) -> dict[str, JudgeDefinition]:
     """What every sampler on this database judges with: each built-in rubric by its newest promotion or
     else its shipped file, then each custom rubric by its newest promotion. A stored row that no longer
     parses (a definition key this version of sumwatch does not know) is skipped for the rubric's previous
-    good version, or the shipped file: a broken definition never becomes active."""
-    out: dict[str, JudgeDefinition] = dict(BUILTIN)
+    good version, or the shipped file: a broken definition never becomes active. Examples given by corpus
+    item carry that item's texts (one no longer labelled is left out)."""
+    out: dict[str, JudgeDefinition] = {name: resolve_examples(store, d, strict=False) for name, d in BUILTIN.items()}
     seen: set[str] = set()
     for record in _records(store, "1", {}):
         if record.rubric in seen:
             continue
         try:
-            out[record.rubric] = record.parsed()
+            out[record.rubric] = resolve_examples(store, record.parsed(), strict=False)
         except DefinitionError:
             continue
         seen.add(record.rubric)

@@ -24,6 +24,9 @@ class Gate:
         self._cascade, self.entered, self.release = cascade, threading.Event(), threading.Event()
         self.version = cascade.version + "+gate"
 
+    def version_for(self, rubric):
+        return self._cascade.version_for(rubric) + "+gate"
+
     def __getattr__(self, name):
         return getattr(self._cascade, name)
 

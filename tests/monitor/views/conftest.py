@@ -63,6 +63,9 @@ class _Gate:
         self._cascade, self.entered, self.release = cascade, threading.Event(), threading.Event()
         self.version = cascade.version + "+gate"  # another judge version: every span is pending for it
 
+    def version_for(self, rubric):
+        return self._cascade.version_for(rubric) + "+gate"
+
     def __getattr__(self, name):
         return getattr(self._cascade, name)
 
