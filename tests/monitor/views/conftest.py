@@ -69,9 +69,6 @@ class _Gate:
     def __getattr__(self, name):
         return getattr(self._cascade, name)
 
-    def version_for(self, rubric):  # scores are keyed per rubric's judge: pending for this one too
-        return self._cascade.version_for(rubric) + "+gate"
-
     def score_batch(self, *args, **kwargs):
         self.entered.set()
         assert self.release.wait(30)
