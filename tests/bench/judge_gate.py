@@ -58,9 +58,25 @@ from sumwatch.monitor.store.migrations import migrate  # noqa: E402
 GOOD_EDIT = "Quote the whole sentence that carries the detail."
 
 
+BUILTINS_PASS = {"on": False}  # the end-to-end part: the built-in rubrics pass, so only the team's one fails
+
+
+def _passing(request: dict, rubric: str):
+    user = next((str(m.get("content", "")) for m in request.get("messages") or [] if m.get("role") == "user"), "")
+    summary = user.split("<summary>\n", 1)[1].split("\n</summary>", 1)[0]
+    good = BUILTIN[rubric].overall[0]
+    claim = {"claim": summary, "evidence_quote": SOURCE.split(". ")[0], "summary_quote": summary, "verdict": good,
+             "failure_mode": ""}
+    reply = {"claims": [claim], "verdict": good, "failure_mode": "", "explanation": "checks out"}
+    return 200, chat_completion(request, json.dumps(reply)), {}, 0.0
+
+
 def respond(request: dict):
     """The prompt-following judge for factuality and negations; the default fake judge for the rest."""
     system = next((str(m.get("content", "")) for m in request.get("messages") or [] if m.get("role") == "system"), "")
+    builtin = next((r for r in BUILTIN if f"Rubric: {r}." in system), None)
+    if builtin and BUILTINS_PASS["on"]:
+        return _passing(request, builtin)
     if any(f"Rubric: {rubric}." in system for rubric in VERDICTS):
         return factuality_by_prompt(request)
     if "Rubric: " in system:
@@ -130,12 +146,15 @@ def main() -> None:
         save_items(store, factuality_corpus("negations"))
         custom = promote(store, cascade, parse_definition(NEGATIONS, origin="negations.toml"))
         spans(store)
+        BUILTINS_PASS["on"] = True
         pass_report = Sampler(store, build_cascade(settings, mode="ambiguous", embeddings=False)).run_pass()
         run = run_clustering(store, settings)
+
         issues = [i for i in run.issues if i.rubric == "negations"]
         ticket = ""
         if issues:
             out = home / "tickets"
+            out.mkdir()
             export_issues(store, ExportConfig(markdown_dir=str(out)), "markdown", [issues[0].issue_id])
             ticket = (out / f"{issues[0].issue_id}.md").read_text()
         end_to_end = custom.promoted and bool(issues) and "negations" in ticket
