@@ -6,8 +6,10 @@
 
 A span can fail several rubrics at once (a changed number fails factuality and groundedness). Clustering
 works on spans, so each span gets one primary failure: the most trusted tier first (LLM, then rules, then
-embeddings), then the lowest score, then rubric order factuality, groundedness, conciseness, completeness,
-then a team's own rubrics by name.
+embeddings), then the lowest score, then a team's own rubrics (by name) before the built-in ones in the order
+factuality, groundedness, conciseness, completeness: a team writes a rubric for the failure it wants to track,
+and a built-in rubric failing beside it is mostly the general form of the same fault (a ``negations`` rubric
+and factuality's polarity_wrong), so the issue is named after the team's.
 The others are named at the end of the text. Only the latest judgement of each (span, rubric) counts, and
 error verdicts are not failures (the sampler retries them).
 """
@@ -31,7 +33,7 @@ from ..store.judges import active_definitions
 from ..store.scores import SCORES_TABLE
 
 _TIER_RANK = {LLM: 0, RULES: 1}  # anything else (embeddings) after these
-_RUBRIC_RANK = {FACTUALITY: 0, GROUNDEDNESS: 1, CONCISENESS: 2, COMPLETENESS: 3}
+_RUBRIC_RANK = {FACTUALITY: 0, GROUNDEDNESS: 1, CONCISENESS: 2, COMPLETENESS: 3}  # a custom rubric: -1
 _PASSING_ITEM = PASSING_ANY | {""}  # a detail row that flags nothing
 _SUMMARY_QUOTE = re.compile(r'summary: "([^"]+)"')
 _MAX_PART = 240  # characters of evidence and sentence in a failure text (the model reads 256 tokens)
@@ -71,7 +73,7 @@ class Failure:
 
 
 def _rank(s: FailingScore) -> tuple[Any, ...]:
-    return (_TIER_RANK.get(s.tier, 2), s.score, _RUBRIC_RANK.get(s.rubric, 9), s.rubric)
+    return (_TIER_RANK.get(s.tier, 2), s.score, _RUBRIC_RANK.get(s.rubric, -1), s.rubric)
 
 
 def failure_text(primary: FailingScore, others: Sequence[FailingScore] = ()) -> str:

@@ -108,3 +108,17 @@ def test_a_custom_rubrics_failure_blames_the_sentence_its_definition_fails(store
     assert (failure.rubric, failure.failure_mode) == ("tone", "sarcasm")
     assert failure.primary.sentence == "What a triumph, yet again."  # "neutral" passes tone: not the culprit
     assert failure.text.startswith("tone slanted (sarcasm). tone slanted (sarcasm): mocks the results")
+
+
+def test_a_custom_rubric_is_the_primary_failure_over_a_builtin_one_failing_as_badly(store):
+    from tone_rubric import promote_tone
+
+    tone = promote_tone(store)
+    span = ScoredSpan(SpanRef("5" * 32, "6" * 16, NS, "svc"), {
+        "factuality": _result("factuality", "polarity_wrong", "llm", "negation_flip"),
+        "tone": RubricResult.judged(tone, "slanted", tier="llm", failure_mode="sarcasm"),
+        "conciseness": _result("conciseness", "padded", "llm", "filler_phrases")})
+    write_scores(store, [span], "v1")
+    (failure,) = load_failures(store, NS, NS + 1)
+    assert failure.rubric == "tone"  # same tier, same score 0: the team's own rubric names the failure
+    assert [o.rubric for o in failure.others] == ["factuality", "conciseness"]  # a higher score comes later
