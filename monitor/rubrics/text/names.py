@@ -57,7 +57,7 @@ def core(token: str) -> str:
 
 # Runs of capitalized words, joined by single spaces or a connector ("Bank of America").
 _CAP_RUN_RE = re.compile(
-    r"(?<![\w'’.-])[A-Z][\w'’&.-]*(?:\s(?:(?:of|for|de|del|da|van|von|der|la|le|du|&)\s)?[A-Z][\w'’&.-]*)*")
+    r"(?<![\w'’.-])[A-ZÀ-ÖØ-Þ][\w'’&.-]*(?:\s(?:(?:of|for|de|del|da|van|von|der|la|le|du|&)\s)?[A-ZÀ-ÖØ-Þ][\w'’&.-]*)*")
 _LONG_WORD_RE = re.compile(r"\b[A-Za-z]{4,}\b")
 _SPACE_SPLIT_RE = re.compile(r"\S+")
 

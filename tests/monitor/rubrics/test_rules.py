@@ -430,3 +430,14 @@ def test_a_number_word_split_by_tokenization_is_read_whole():
     assert judge.judge("factuality", SummaryCase(source, summary)).passed
     wrong = judge.judge("factuality", SummaryCase(source, "At a previous workshop there were 20 machines."))
     assert not wrong.passed and wrong.failure_mode == "number_mismatch"
+
+
+# ---------------------------------------------------------------- false alarms on faithful public summaries
+# Each case is built from a consistent summary the name and number checks used to flag (issue 20).
+
+
+def test_a_name_with_non_ascii_letters_copied_verbatim_is_supported():
+    source = "The jaguars were moved to the Criadouro Onça Pintada sanctuary near Curitiba, where vets will treat them."
+    summary = "The jaguars were moved to the Criadouro Onça Pintada sanctuary, where vets will treat them."
+    assert run(FACTUALITY, summary, source=source).verdict == "correct"
+    assert run(GROUNDEDNESS, summary, source=source).verdict == "supported"

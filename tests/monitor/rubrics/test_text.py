@@ -118,3 +118,11 @@ def test_terms_fold_paraphrases_together():
 def test_word_count_is_the_tracers_counter():
     """summary.word_count on a span and the rubrics' length bands count words the same way."""
     assert tx.word_count is tracer_word_count
+
+
+def test_words_keep_unicode_letters():
+    assert tx.words("Criadouro Onça Pintada, São Paulo") == ["criadouro", "onça", "pintada", "são", "paulo"]
+    assert {"onça", "são"} <= tx.name_tokens("Criadouro Onça Pintada near São Paulo")
+    assert "onça" in tx.terms("the Onça sanctuary")
+    assert [i.text for i in tx.extract_items("Jaguars reached Criadouro Onça Pintada and Écija.",
+                                             kinds=frozenset({tx.ENTITY}))] == ["Criadouro Onça Pintada", "Écija"]
