@@ -124,5 +124,5 @@ def test_words_keep_unicode_letters():
     assert tx.words("Criadouro Onça Pintada, São Paulo") == ["criadouro", "onça", "pintada", "são", "paulo"]
     assert {"onça", "são"} <= tx.name_tokens("Criadouro Onça Pintada near São Paulo")
     assert "onça" in tx.terms("the Onça sanctuary")
-    assert [i.text for i in tx.extract_items("Jaguars reached Criadouro Onça Pintada and Écija.",
+    assert [i.text for i in tx.extract_items("The jaguars reached Criadouro Onça Pintada and Écija.",
                                              kinds=frozenset({tx.ENTITY}))] == ["Criadouro Onça Pintada", "Écija"]
