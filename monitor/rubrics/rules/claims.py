@@ -196,40 +196,100 @@ def _acronym(text: str) -> bool:
     return " " not in text and 2 <= len(letters) <= 6 and sum(ch.isupper() for ch in letters) >= 2
 
 
+def _role_clash(idx: SourceIndex, s: Sentence, item: Item) -> tuple[str, str] | None:
+    """A role the summary gives a source name that the source never gives it ("CEO Raj Menon" where the
+    source says Raj Menon is the CFO): the summary's role and the source sentence naming the other."""
+    said = tx.roles_near(s.text, item.start, item.end)
+    if not said:
+        return None
+    surname = item.key.split()[-1]
+    given: set[str] = set()
+    where = ""
+    for sentence in idx.doc.sentences:
+        if surname not in tx.name_tokens(sentence.text):
+            continue
+        for e in sentence.of_kind(tx.ENTITY):
+            if e.key.split()[-1] == surname:
+                roles = tx.roles_near(sentence.text, e.start, e.end)
+                if roles and not where:
+                    where = sentence.text
+                given |= roles
+    if not given or said & given:
+        return None
+    return sorted(said)[0], where
+
+
 def _check_entities(idx: SourceIndex, s: Sentence, summary: ParsedText) -> tuple[list[Any], int, int]:
+    """Names: a name the source lacks is unsupported (never a swap: what stood in its slot may be a name of
+    another kind, or the same thing put another way); a person the source names, put in the slot the source
+    gives another person, is a swap; a role the source gives that person otherwise is a suspicion."""
     findings, checked, unsettled = [], 0, 0
     for item in s.of_kind(tx.ENTITY):
-        own = tx.terms(item.text)
-        query = s.terms - own
         supported = tx.entity_supported(item, idx.doc)
-        swap: tuple[Item, str] | None = None
-        for sc, ref in idx.best_clauses(query or s.terms, k=1):
-            sentence = idx.doc.sentences[ref.sentence]
-            in_clause = [e for e in sentence.of_kind(tx.ENTITY) if ref.clause.start <= e.start < ref.clause.end
-                         and e.unit != tx.OPENER and not _mentioned(e, summary)]
-            if not in_clause:
-                continue
-            same_shape = [e for e in in_clause if e.unit == item.unit]
-            if supported:
-                # a name from elsewhere in the source put in this statement's slot: only on a strong match
-                here = all(p in tx.name_tokens(sentence.text) for p in item.key.split())
-                if sc >= 0.6 and same_shape and item.unit in ("person", "org") and not here:
-                    swap = (same_shape[0], sentence.text)
-            elif sc >= 0.3 and item.unit != tx.OPENER and not _acronym(item.text):
-                swap = ((same_shape or in_clause)[0], sentence.text)
+        if not supported:
+            if item.unit == tx.OPENER or _acronym(item.text) or tx.same_person(item, idx.doc):
+                # "Data had ...", "ER patients", "Alex Salmond" for "Mr Salmond": a plain word, an expansion
+                # or a first name the rules cannot check
+                unsettled += 1
+            else:
+                unsettled += 1
+                there = _named_there(idx, s, item, summary)
+                findings.append(_Finding(
+                    "unsupported_entity", _phrase(s.text, item), _phrase(there[1], there[0]) if there else "",
+                    f"the name {item.text!r} does not appear in the source"
+                    + (f", which names {there[0].text!r} there" if there else "")))
+            continue
+        swap = _slot_swap(idx, s, item, summary)
+        clash = _role_clash(idx, s, item) if item.unit == "person" else None
         if swap:
             other, src_text = swap
             findings.append(_Finding("entity_swap", _phrase(s.text, item), _phrase(src_text, other),
                                      f"the summary names {item.text!r} where the source names {other.text!r}"))
-        elif supported:
-            checked += 1
-        elif item.unit == tx.OPENER or _acronym(item.text):
-            unsettled += 1  # "Data had ...", "ER patients": a plain word or an expansion the rules cannot check
-        else:
+        elif clash:
+            role, src_text = clash
             unsettled += 1
-            findings.append(_Finding("unsupported_entity", _phrase(s.text, item), "",
-                                     f"the name {item.text!r} does not appear in the source"))
+            findings.append(_Finding("unsupported_claim", _phrase(s.text, item), src_text,
+                                     f"the summary calls {item.text!r} the {role.upper() if len(role) == 3 else role}"
+                                     f", a role the source gives someone else", confident=False))
+        else:
+            checked += 1
     return findings, checked, unsettled
+
+
+def _named_there(idx: SourceIndex, s: Sentence, item: Item, summary: ParsedText) -> tuple[Item, str] | None:
+    """The name of the same shape the source states where the summary puts a name the source lacks: a
+    lead for a later tier, which can tell a swap from the same actor named another way."""
+    if item.unit not in ("person", "org"):
+        return None
+    for sc, ref in idx.best_clauses((s.terms - tx.terms(item.text)) or s.terms, k=1):
+        sentence = idx.doc.sentences[ref.sentence]
+        same = [e for e in sentence.of_kind(tx.ENTITY) if ref.clause.start <= e.start < ref.clause.end
+                and e.unit == item.unit and not _mentioned(e, summary)]
+        if sc >= 0.3 and same:
+            return same[0], sentence.text
+    return None
+
+
+def _slot_swap(idx: SourceIndex, s: Sentence, item: Item, summary: ParsedText) -> tuple[Item, str] | None:
+    """A person from elsewhere in the source put in this statement's slot, where the source names another
+    person: only on a strong match, and only person for person (a club for its ground, a body for its
+    spokesman are the same actor named another way)."""
+    if item.unit != "person" or not _mentioned(item, idx.doc):  # "Lib Dem" is "Liberal Democrat" clipped
+        return None
+    own = tx.terms(item.text)
+    query = s.terms - own
+    for sc, ref in idx.best_clauses(query or s.terms, k=1):
+        if sc < 0.6:
+            return None
+        sentence = idx.doc.sentences[ref.sentence]
+        if all(p in tx.name_tokens(sentence.text) for p in item.key.split()):
+            return None
+        surname = item.key.split()[-1]
+        rivals = [e for e in sentence.of_kind(tx.ENTITY) if ref.clause.start <= e.start < ref.clause.end
+                  and e.unit == "person" and not _mentioned(e, summary) and e.key.split()[-1] != surname]
+        if rivals:
+            return rivals[0], sentence.text
+    return None
 
 
 # a clause that leans on the one before it for its verb and its polarity

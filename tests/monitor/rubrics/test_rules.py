@@ -171,10 +171,15 @@ def test_difference_of_two_source_figures_is_not_a_mismatch():
         == "numerically_wrong"
 
 
-def test_swapped_name_is_entity_wrong():
-    r = run(FACTUALITY, "Most regions reported higher sales, said chief executive Morgan Ellery.")
-    assert (r.verdict, r.failure_mode) == ("entity_wrong", "entity_swap")
+def test_a_name_the_source_lacks_in_a_named_slot_is_unsupported_not_a_swap():
+    # An absent name is never a precise swap (what the source has in its slot may be the same actor named
+    # another way); it is unsupported, and the evidence names what the source has there for a later tier.
+    summary = "Most regions reported higher sales, said chief executive Morgan Ellery."
+    r = run(GROUNDEDNESS, summary)
+    assert (r.verdict, r.failure_mode) == ("missing", "unsupported_entity")
     assert quotes_both(r.evidence, "Morgan Ellery", "Dana Whitcombe")
+    r = run(FACTUALITY, summary)
+    assert r.verdict == "correct" and not r.confident
 
 
 def test_name_from_elsewhere_in_the_source_put_in_the_wrong_slot():
@@ -441,3 +446,58 @@ def test_a_name_with_non_ascii_letters_copied_verbatim_is_supported():
     summary = "The jaguars were moved to the Criadouro Onça Pintada sanctuary, where vets will treat them."
     assert run(FACTUALITY, summary, source=source).verdict == "correct"
     assert run(GROUNDEDNESS, summary, source=source).verdict == "supported"
+
+
+@pytest.mark.parametrize("source, summary", [
+    ("Norway's Kristoff won the sprint in Oslo on Sunday, ahead of the Dutch rider. The Katusha rider said the "
+     "finish suited him.", "Alexander Kristoff won the sprint on Sunday, ahead of a Dutch rider."),
+    ("Mr Salmond said Scotland would hold a second referendum. Salmond added that the vote would come within "
+     "two years.", "Alex Salmond said Scotland would hold a second referendum within two years."),
+    ("The Liberal Democrat leader said the party would oppose the bill in parliament next week.",
+     "The Lib Dem leader said the party would oppose the bill."),
+])
+def test_a_source_name_written_another_way_is_no_swap(source, summary):
+    # a first name the source leaves out, a title in place of the first name, a clipped party name
+    assert run(FACTUALITY, summary, source=source).verdict == "correct"
+    assert run(GROUNDEDNESS, summary, source=source).verdict == "supported"
+
+
+def test_a_surname_the_source_gives_another_first_name_is_unsupported():
+    source = "Chief executive Dana Whitcombe said most regions reported higher sales. Mr Whitcombe left early."
+    r = run(GROUNDEDNESS, "Morgan Whitcombe said most regions reported higher sales.", source=source)
+    assert (r.verdict, r.failure_mode) == ("missing", "unsupported_entity")
+
+
+@pytest.mark.parametrize("source, summary, name", [
+    # a body named where the source quotes its spokesman
+    ("A spokesman for the president, Josh Earnest, said the administration would review the decision.",
+     "The White House said the administration would review the decision.", "White House"),
+    # a club named where the source names its ground
+    ("Fans gathered at Anfield on Saturday as Jordan Henderson scored the winner in the second half.",
+     "Fans gathered to watch Liverpool on Saturday as Jordan Henderson scored the winner.", "Liverpool"),
+])
+def test_a_name_of_another_kind_is_never_a_precise_swap(source, summary, name):
+    r = run(FACTUALITY, summary, source=source)
+    assert r.failure_mode != "entity_swap" and r.verdict == "correct"
+    r = run(GROUNDEDNESS, summary, source=source)
+    assert r.verdict != "contradicted" and r.failure_mode == "unsupported_entity" and name in r.evidence
+
+
+def test_a_club_and_its_ground_both_in_the_source_are_no_swap():
+    source = ("Liverpool drew 1-1 with Chelsea on Sunday. The match at Anfield was delayed by rain. "
+              "Fans at Anfield sang throughout the second half.")
+    summary = "Liverpool and Chelsea drew 1-1 in a match delayed by rain at Anfield."
+    assert run(FACTUALITY, summary, source=source).verdict == "correct"
+    assert run(GROUNDEDNESS, summary, source=source).passed
+
+
+def test_a_source_name_in_another_role_is_a_suspicion():
+    source = ("Acme's chief executive Dana Lee announced the merger on Monday. Raj Menon, the company's CFO, "
+              "said the deal would close in May.")
+    r = run(GROUNDEDNESS, "CEO Raj Menon said the deal would close in May.", source=source)
+    assert (r.passed, r.failure_mode, r.confident) == (False, "unsupported_claim", False)
+    assert quotes_both(r.evidence, "CEO Raj Menon", "the company's CFO")
+    assert not run(FACTUALITY, "CEO Raj Menon said the deal would close in May.", source=source).confident
+    # the role the source gives him, spelled out, is no clash
+    assert run(GROUNDEDNESS, "Chief financial officer Raj Menon said the deal would close in May.",
+               source=source).verdict == "supported"
