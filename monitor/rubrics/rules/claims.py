@@ -119,6 +119,17 @@ def _derived(value: Item, pool: list[Item]) -> bool:
     return False
 
 
+def _same_role(a: Item, a_text: str, b: Item, b_text: str) -> bool:
+    """Amounts that state the same kind of thing: an age with an age only, a count of students with a
+    count of students (or a bare number), a share with a share."""
+    if tx.is_age(a_text, a) != tx.is_age(b_text, b):
+        return False
+    if not _comparable(a, b):
+        return False
+    counted = not a.dimension and not b.dimension and a.kind == b.kind == tx.QUANTITY
+    return not (counted and a.unit != b.unit)
+
+
 def _check_numbers(idx: SourceIndex, s: Sentence, summary_numeric: tuple[Item, ...]) -> tuple[list[Any], int, int]:
     findings, checked, unsettled = [], 0, 0
     for item in s.of_kind(*tx.NUMERIC_KINDS):
@@ -128,13 +139,25 @@ def _check_numbers(idx: SourceIndex, s: Sentence, summary_numeric: tuple[Item, .
         if where & set(aligned) or (where and not aligned):
             checked += 1
             continue
+        if any(_same_role(item, s.text, y, idx.doc.sentences[i].text) for i in where
+               for y in idx.doc.sentences[i].of_kind(*tx.NUMERIC_KINDS) if tx.values_match(item, y)):
+            # the source states this amount in the same role elsewhere ("two students", "the 31-year-old"):
+            # it is accounted for, whatever other amount the closest statement holds
+            checked += 1
+            continue
         pool = [(i, y) for i in aligned for y in idx.doc.sentences[i].of_kind(*tx.NUMERIC_KINDS)]
         if _derived(item, [y for _, y in pool if _family(y) == _family(item)]):
             unsettled += 1
             continue
-        # a source amount the summary states elsewhere is accounted for; the one it dropped is the rival
+        # A rival is an amount the summary may have changed: the same role, and about the same thing (a
+        # word around it besides the unit shared: "revenue rose 21%" for "revenue rose 12%"); "two students
+        # taken to hospital" is no restatement of "a school of 900 students". A source amount the summary
+        # states elsewhere is accounted for; the one it dropped is the rival.
+        local = _local_terms(s.text, item) - {item.unit}
         rivals = [(i, y) for i, y in pool
-                  if _comparable(item, y) and not any(tx.values_match(y, z) for z in summary_numeric)]
+                  if _same_role(item, s.text, y, idx.doc.sentences[i].text)
+                  and local & (_local_terms(idx.doc.sentences[i].text, y) - {y.unit})
+                  and not any(tx.values_match(y, z) for z in summary_numeric)]
         if where:
             # The value is in the source, only not in the statement this clause restates: a mismatch
             # only when that statement is a strong match with an amount of the same unit in its place.
@@ -148,7 +171,6 @@ def _check_numbers(idx: SourceIndex, s: Sentence, summary_numeric: tuple[Item, .
             findings.append(_Finding("unsupported_number", _phrase(s.text, item), "",
                                      f"{item.text!r} does not appear in the source"))
             continue
-        local = _local_terms(s.text, item)
         at, best = max(rivals, key=lambda r: (r[1].unit == item.unit and bool(item.unit),
                                               len(local & _local_terms(idx.doc.sentences[r[0]].text, r[1])),
                                               -aligned.index(r[0])))

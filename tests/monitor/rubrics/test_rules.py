@@ -501,3 +501,33 @@ def test_a_source_name_in_another_role_is_a_suspicion():
     # the role the source gives him, spelled out, is no clash
     assert run(GROUNDEDNESS, "Chief financial officer Raj Menon said the deal would close in May.",
                source=source).verdict == "supported"
+
+
+@pytest.mark.parametrize("source, summary", [
+    # the summary's bare "31" is the 31-year-old's age, not "the age of 12" in the closest statement
+    ("Jones, who joined the club at the age of 12, signed a new contract on Monday. The 31-year-old has played "
+     "200 games.", "Jones, 31, signed a new contract with the club on Monday."),
+    # "two students" taken to hospital is not the school's "900 students"
+    ("The academy, with 900 students, was evacuated on Tuesday after a gas leak near the science block. Two were "
+     "taken to hospital.", "The academy was evacuated after a gas leak near the science block and two students "
+                           "were taken to hospital."),
+])
+def test_an_amount_is_compared_only_with_amounts_of_its_role(source, summary):
+    assert run(FACTUALITY, summary, source=source).verdict == "correct"
+    assert run(GROUNDEDNESS, summary, source=source).verdict == "supported"
+
+
+def test_a_changed_amount_of_the_same_role_stays_a_mismatch():
+    source = ("Jones, who joined the club at the age of 12, signed a new contract on Monday. The 31-year-old has "
+              "played 200 games.")
+    r = run(FACTUALITY, "The 31-year-old Jones, who joined the club at the age of 14, signed a new contract.",
+            source=source)
+    assert (r.verdict, r.failure_mode) == ("numerically_wrong", "number_mismatch")
+    assert quotes_both(r.evidence, "14", "age of 12")
+    source = ("The academy, with 900 students, was evacuated on Tuesday after a gas leak near the science block. "
+              "Two were taken to hospital.")
+    r = run(FACTUALITY, "The academy was evacuated after a gas leak and three students were taken to hospital.",
+            source=source)
+    assert (r.verdict, r.failure_mode) == ("numerically_wrong", "number_mismatch")
+    r = run(FACTUALITY, "Revenue rose 21% in the third quarter.", source="Revenue rose 12% in the third quarter.")
+    assert (r.verdict, r.failure_mode, r.confident) == ("numerically_wrong", "percentage_mismatch", True)
