@@ -272,7 +272,7 @@ def _check_entities(idx: SourceIndex, s: Sentence, summary: ParsedText) -> tuple
             unsettled += 1
             findings.append(_Finding("unsupported_claim", _phrase(s.text, item), src_text,
                                      f"the summary calls {item.text!r} the {role.upper() if len(role) == 3 else role}"
-                                     f", a role the source gives someone else", confident=False))
+                                     f", a role the source does not give that name", confident=False))
         else:
             checked += 1
     return findings, checked, unsettled

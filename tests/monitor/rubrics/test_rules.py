@@ -531,3 +531,14 @@ def test_a_changed_amount_of_the_same_role_stays_a_mismatch():
     assert (r.verdict, r.failure_mode) == ("numerically_wrong", "number_mismatch")
     r = run(FACTUALITY, "Revenue rose 21% in the third quarter.", source="Revenue rose 12% in the third quarter.")
     assert (r.verdict, r.failure_mode, r.confident) == ("numerically_wrong", "percentage_mismatch", True)
+
+
+def test_hedges_the_source_uses_are_not_padding():
+    source = ("Scientists say the comet could possibly be visible next week, although it may perhaps break up before "
+              "then, and forecasts are uncertain.")
+    summary = "The comet could possibly become visible next week, but it may break up first."
+    assert run(CONCISENESS, summary, source=source).verdict == "concise"
+    # the same summary of a source that states it plainly stacks hedges of its own
+    plain = "Scientists say the comet will be visible next week unless it breaks up before then."
+    r = run(CONCISENESS, summary, source=plain)
+    assert (r.verdict, r.failure_mode) == ("padded", "hedging")
