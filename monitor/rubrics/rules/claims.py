@@ -119,15 +119,36 @@ def _derived(value: Item, pool: list[Item]) -> bool:
     return False
 
 
+def _same_unit(a: Item, b: Item) -> bool:
+    # counted nouns are stems: "failures" and "failed requests" count the same thing
+    return bool(a.unit) and bool(b.unit) and (a.unit == b.unit or a.unit[:4] == b.unit[:4])
+
+
 def _same_role(a: Item, a_text: str, b: Item, b_text: str) -> bool:
-    """Amounts that state the same kind of thing: an age with an age only, a count of students with a
-    count of students (or a bare number), a share with a share."""
-    if tx.is_age(a_text, a) != tx.is_age(b_text, b):
+    """Amounts that could state the same kind of thing: an age with an age only, a share with a share."""
+    return tx.is_age(a_text, a) == tx.is_age(b_text, b) and _comparable(a, b)
+
+
+def _about_same(item: Item, text: str, y: Item, y_text: str, strong: bool) -> bool:
+    """Whether source amount ``y`` states what summary amount ``item`` states, up to its value: the same
+    role, and a word around it besides the counted nouns in common ("revenue rose 21%" for "revenue rose
+    12%"), or the same unit or counted noun where the summary restates the statement closely (``strong``)
+    or states a share, sum or measure. "Two students taken to hospital" is no restatement of "a school of
+    900 students" nearby, nor "31" of "the age of 12"."""
+    if not _same_role(item, text, y, y_text):
         return False
-    if not _comparable(a, b):
-        return False
-    counted = not a.dimension and not b.dimension and a.kind == b.kind == tx.QUANTITY
-    return not (counted and a.unit != b.unit)
+    if tx.is_age(y_text, y):
+        return True
+    mine, theirs = _local_terms(text, item), _local_terms(y_text, y)
+    nouns = {item.unit, y.unit} - {""}
+    # "56 new nurse hires" and "65 registered nurses" count nurses both
+    same_noun = _same_unit(item, y) or item.unit in theirs or y.unit in mine
+    counted = not item.dimension and not y.dimension and item.kind == y.kind == tx.QUANTITY
+    if counted and not same_noun:
+        return False  # "40 beds" and "40 nurses"
+    if (mine - nouns) & (theirs - nouns):
+        return True
+    return same_noun and (strong or item.kind != tx.QUANTITY or bool(item.dimension))
 
 
 def _check_numbers(idx: SourceIndex, s: Sentence, summary_numeric: tuple[Item, ...]) -> tuple[list[Any], int, int]:
@@ -139,7 +160,7 @@ def _check_numbers(idx: SourceIndex, s: Sentence, summary_numeric: tuple[Item, .
         if where & set(aligned) or (where and not aligned):
             checked += 1
             continue
-        if any(_same_role(item, s.text, y, idx.doc.sentences[i].text) for i in where
+        if any(_about_same(item, s.text, y, idx.doc.sentences[i].text, strong=False) for i in where
                for y in idx.doc.sentences[i].of_kind(*tx.NUMERIC_KINDS) if tx.values_match(item, y)):
             # the source states this amount in the same role elsewhere ("two students", "the 31-year-old"):
             # it is accounted for, whatever other amount the closest statement holds
@@ -149,14 +170,13 @@ def _check_numbers(idx: SourceIndex, s: Sentence, summary_numeric: tuple[Item, .
         if _derived(item, [y for _, y in pool if _family(y) == _family(item)]):
             unsettled += 1
             continue
-        # A rival is an amount the summary may have changed: the same role, and about the same thing (a
-        # word around it besides the unit shared: "revenue rose 21%" for "revenue rose 12%"); "two students
-        # taken to hospital" is no restatement of "a school of 900 students". A source amount the summary
-        # states elsewhere is accounted for; the one it dropped is the rival.
-        local = _local_terms(s.text, item) - {item.unit}
+        # A rival is an amount the summary may have changed: the same role, and about the same thing
+        # ("revenue rose 21%" for "revenue rose 12%"); "two students taken to hospital" is no restatement
+        # of "a school of 900 students" nearby. A source amount the summary states elsewhere is accounted
+        # for; the one it dropped is the rival.
+        strong = ranked[0][1] if ranked and ranked[0][0] >= 0.5 else -1
         rivals = [(i, y) for i, y in pool
-                  if _same_role(item, s.text, y, idx.doc.sentences[i].text)
-                  and local & (_local_terms(idx.doc.sentences[i].text, y) - {y.unit})
+                  if _about_same(item, s.text, y, idx.doc.sentences[i].text, strong=i == strong)
                   and not any(tx.values_match(y, z) for z in summary_numeric)]
         if where:
             # The value is in the source, only not in the statement this clause restates: a mismatch
@@ -171,6 +191,7 @@ def _check_numbers(idx: SourceIndex, s: Sentence, summary_numeric: tuple[Item, .
             findings.append(_Finding("unsupported_number", _phrase(s.text, item), "",
                                      f"{item.text!r} does not appear in the source"))
             continue
+        local = _local_terms(s.text, item)
         at, best = max(rivals, key=lambda r: (r[1].unit == item.unit and bool(item.unit),
                                               len(local & _local_terms(idx.doc.sentences[r[0]].text, r[1])),
                                               -aligned.index(r[0])))
