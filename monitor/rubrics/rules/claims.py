@@ -16,6 +16,11 @@ from .source import SourceIndex, index_source, versus
 # say it goes beyond the source (groundedness: partial or missing).
 CONTRADICTIONS = frozenset({"number_mismatch", "percentage_mismatch", "unit_mismatch", "date_mismatch",
                              "entity_swap", "negation_flip"})
+# How exact each finding is, most exact first: which one a rubric reports when a summary has several. A
+# figure, date or name the source states otherwise, then a name the source lacks; the rest (2) are read
+# from wording and go wrong more often (a negation paraphrased, a cause the source implies).
+EXACT = {"number_mismatch": 0, "percentage_mismatch": 0, "unit_mismatch": 0, "date_mismatch": 0,
+         "entity_swap": 0, "unsupported_entity": 1}
 # Which factuality verdict each mismatch maps to. A quantifier ("all" where the source says "most")
 # misstates how many, so it is reported as a numeric error: polarity_wrong is kept for negation and
 # entity_wrong for names, so each verdict keeps one meaning for clustering.
@@ -160,10 +165,13 @@ def _check_numbers(idx: SourceIndex, s: Sentence, summary_numeric: tuple[Item, .
         if where & set(aligned) or (where and not aligned):
             checked += 1
             continue
-        if any(_about_same(item, s.text, y, idx.doc.sentences[i].text, strong=False) for i in where
-               for y in idx.doc.sentences[i].of_kind(*tx.NUMERIC_KINDS) if tx.values_match(item, y)):
-            # the source states this amount in the same role elsewhere ("two students", "the 31-year-old"):
-            # it is accounted for, whatever other amount the closest statement holds
+        counted = tx.is_age(s.text, item) or item.kind == tx.NUMBER or (item.kind == tx.QUANTITY
+                                                                        and not item.dimension)
+        if counted and any(_about_same(item, s.text, y, idx.doc.sentences[i].text, strong=False) for i in where
+                           for y in idx.doc.sentences[i].of_kind(*tx.NUMERIC_KINDS) if tx.values_match(item, y)):
+            # The source states this age or count in the same role elsewhere ("two students", "the
+            # 31-year-old"): it is accounted for, whatever other amount the closest statement holds. A
+            # price or share the source states for something else may still be in the wrong place.
             checked += 1
             continue
         pool = [(i, y) for i in aligned for y in idx.doc.sentences[i].of_kind(*tx.NUMERIC_KINDS)]
@@ -270,7 +278,8 @@ def _check_entities(idx: SourceIndex, s: Sentence, summary: ParsedText) -> tuple
     for item in s.of_kind(tx.ENTITY):
         supported = tx.entity_supported(item, idx.doc)
         if not supported:
-            if item.unit == tx.OPENER or _acronym(item.text) or tx.same_person(item, idx.doc):
+            if item.unit == tx.OPENER or _acronym(item.text) or (item.unit == "person"
+                                                                  and tx.same_person(item, idx.doc)):
                 # "Data had ...", "ER patients", "Alex Salmond" for "Mr Salmond": a plain word, an expansion
                 # or a first name the rules cannot check
                 unsettled += 1

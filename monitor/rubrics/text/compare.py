@@ -107,7 +107,7 @@ def same_person(item: Item, doc: ParsedText) -> bool:
     if len(parts) < 2 or not all(p.isalpha() for p in parts):
         return False
     surname = parts[-1]
-    if surname not in capitalized_words(doc.text):
+    if surname not in capitalized_words(doc.text) or _DEMONYM_RE.search(surname):  # "Moscow Russian" is no person
         return False
     given = given_names(doc.text, surname)
     return not given or bool(set(parts[:-1]) & given)
