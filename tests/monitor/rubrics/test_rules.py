@@ -542,3 +542,10 @@ def test_hedges_the_source_uses_are_not_padding():
     plain = "Scientists say the comet will be visible next week unless it breaks up before then."
     r = run(CONCISENESS, summary, source=plain)
     assert (r.verdict, r.failure_mode) == ("padded", "hedging")
+
+
+def test_groundedness_reports_a_missing_name_before_a_negation_read_from_wording():
+    source = "Harlow Mills opened a store in Leeds on Monday. The board did not approve the buyback."
+    r = run(GROUNDEDNESS, "Harlow Mills opened a store in Halifax on Monday, and the board approved the buyback.",
+            source=source)
+    assert (r.passed, r.failure_mode) == (False, "unsupported_entity") and "Halifax" in r.evidence
