@@ -147,10 +147,13 @@ def _about_same(item: Item, text: str, y: Item, y_text: str, strong: bool) -> bo
     mine, theirs = _local_terms(text, item), _local_terms(y_text, y)
     nouns = {item.unit, y.unit} - {""}
     # "56 new nurse hires" and "65 registered nurses" count nurses both
-    same_noun = _same_unit(item, y) or item.unit in theirs or y.unit in mine
+    same_noun = _same_unit(item, y) or bool({item.unit, tx.stem(item.unit)} & theirs) or bool(
+        {y.unit, tx.stem(y.unit)} & mine)
     counted = not item.dimension and not y.dimension and item.kind == y.kind == tx.QUANTITY
     if counted and not same_noun:
         return False  # "40 beds" and "40 nurses"
+    if bool(item.dimension) != bool(y.dimension) and not same_noun:
+        return False  # "on air six days a week" and "on BBC2 from 1200": a number with no unit near
     if (mine - nouns) & (theirs - nouns):
         return True
     return same_noun and (strong or item.kind != tx.QUANTITY or bool(item.dimension))
