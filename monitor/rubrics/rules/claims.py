@@ -287,12 +287,17 @@ def _check_entities(idx: SourceIndex, s: Sentence, summary: ParsedText) -> tuple
                 # or a first name the rules cannot check
                 unsettled += 1
             else:
-                unsettled += 1
                 there = _named_there(idx, s, item, summary)
-                findings.append(_Finding(
-                    "unsupported_entity", _phrase(s.text, item), _phrase(there[1], there[0]) if there else "",
-                    f"the name {item.text!r} does not appear in the source"
-                    + (f", which names {there[0].text!r} there" if there else "")))
+                if there is not None:
+                    # a name the source lacks, where the source names another of the same shape (a person
+                    # for a person, an organisation for an organisation): a swap; of another kind it is not
+                    findings.append(_Finding("entity_swap", _phrase(s.text, item), _phrase(there[1], there[0]),
+                                             f"the summary names {item.text!r} where the source names "
+                                             f"{there[0].text!r}"))
+                    continue
+                unsettled += 1
+                findings.append(_Finding("unsupported_entity", _phrase(s.text, item), "",
+                                         f"the name {item.text!r} does not appear in the source"))
             continue
         swap = _slot_swap(idx, s, item, summary)
         clash = _role_clash(idx, s, item) if item.unit == "person" else None

@@ -26,7 +26,8 @@ _ORG_WORDS = frozenset([
     "foods", "motors", "airlines", "airways", "energy", "steel", "industries", "services", "solutions", "analytics",
     "software", "cloud", "networks", "media", "news", "times", "post", "fund", "trust", "school", "center",
     "centre", "city", "county", "state", "federal", "national", "international", "global", "society", "union",
-    "party", "court", "police", "infrastructure", "logistics",
+    "party", "court", "police", "infrastructure", "logistics", "house", "office", "parliament", "congress",
+    "senate", "government", "administration", "club", "united", "stadium", "park", "street",
 ])
 _COMMON_OPENERS = frozenset([
     "however", "meanwhile", "overall", "perhaps", "still", "also", "today", "yesterday", "tomorrow", "last", "next",

@@ -171,15 +171,12 @@ def test_difference_of_two_source_figures_is_not_a_mismatch():
         == "numerically_wrong"
 
 
-def test_a_name_the_source_lacks_in_a_named_slot_is_unsupported_not_a_swap():
-    # An absent name is never a precise swap (what the source has in its slot may be the same actor named
-    # another way); it is unsupported, and the evidence names what the source has there for a later tier.
-    summary = "Most regions reported higher sales, said chief executive Morgan Ellery."
-    r = run(GROUNDEDNESS, summary)
-    assert (r.verdict, r.failure_mode) == ("missing", "unsupported_entity")
+def test_swapped_name_is_entity_wrong():
+    # a name the source lacks, in the slot where the source names another person: a swap (of another kind,
+    # a body for its spokesman, it would not be)
+    r = run(FACTUALITY, "Most regions reported higher sales, said chief executive Morgan Ellery.")
+    assert (r.verdict, r.failure_mode) == ("entity_wrong", "entity_swap")
     assert quotes_both(r.evidence, "Morgan Ellery", "Dana Whitcombe")
-    r = run(FACTUALITY, summary)
-    assert r.verdict == "correct" and not r.confident
 
 
 def test_name_from_elsewhere_in_the_source_put_in_the_wrong_slot():
@@ -462,10 +459,12 @@ def test_a_source_name_written_another_way_is_no_swap(source, summary):
     assert run(GROUNDEDNESS, summary, source=source).verdict == "supported"
 
 
-def test_a_surname_the_source_gives_another_first_name_is_unsupported():
+def test_a_surname_the_source_gives_another_first_name_is_a_swap():
+    # not the same person put another way (that would be "Mr Whitcombe"): another first name is another person
     source = "Chief executive Dana Whitcombe said most regions reported higher sales. Mr Whitcombe left early."
     r = run(GROUNDEDNESS, "Morgan Whitcombe said most regions reported higher sales.", source=source)
-    assert (r.verdict, r.failure_mode) == ("missing", "unsupported_entity")
+    assert (r.verdict, r.failure_mode) == ("contradicted", "contradicted_claim")
+    assert quotes_both(r.evidence, "Morgan Whitcombe", "Dana Whitcombe")
 
 
 @pytest.mark.parametrize("source, summary, name", [
