@@ -22,8 +22,12 @@ phrase, stacked hedges). Any other cheap-tier failure is a suspicion:
 Modes: ``off`` never calls the LLM. ``ambiguous`` (the default with an LLM) sends exactly the unsure
 passes, the suspected failures, and an audit sample (``audit_rate``, hash-chosen, default 5%) of the
 confident results, so every deployment measures how often its cheap tiers disagree with its LLM; the
-cheap verdict travels in the LLM result's details for that. ``always`` sends every pair but the certain
-failures. An LLM error is the final verdict (``error``): never a pass, and the sampler retries it later.
+cheap verdict travels in the LLM result's details for that. With a ``budget`` (LLM requests per span,
+``SUMWATCH_JUDGE_BUDGET``) ``ambiguous`` instead spends exactly that many requests per span of a batch on the
+results the cheap tiers are furthest from calling consistent (suspicions first, then unsure passes, then the
+lowest-scoring passes), whatever their number; a suspicion the budget leaves out is recorded as unsure, and
+the audit sample comes on top. ``always`` sends every pair but the certain failures. An LLM error is the
+final verdict (``error``): never a pass, and the sampler retries it later.
 """
 
 from __future__ import annotations
@@ -86,7 +90,7 @@ class Cascade:
     def __init__(self, rules: RulesTier, embeddings: EmbeddingTier | None = None, llm: LLMTier | None = None,
                  mode: str | None = None, rubrics: Sequence[str] | None = None,
                  audit_rate: float = DEFAULT_AUDIT_RATE,
-                 definitions: Mapping[str, JudgeDefinition] | None = None) -> None:
+                 definitions: Mapping[str, JudgeDefinition] | None = None, budget: float | None = None) -> None:
         mode = mode or (JudgeMode.AMBIGUOUS if llm is not None else JudgeMode.OFF)
         if mode not in MODES:
             raise ValueError(f"judge mode must be one of {', '.join(MODES)}, got {mode!r}")
@@ -95,6 +99,9 @@ class Cascade:
             raise ValueError(f"judge mode {mode!r} needs an LLM: configure a model (SUMWATCH_LLM_MODEL) or use 'off'")
         if not 0.0 <= audit_rate <= 1.0:
             raise ValueError(f"audit rate must be between 0 and 1, got {audit_rate}")
+        if budget is not None and not budget >= 0.0:
+            raise ValueError(f"the judge budget is LLM requests per span, at least 0, got {budget}")
+        self.budget = budget
         self.rules, self.embeddings, self.mode = rules, embeddings, mode
         self.definitions: dict[str, JudgeDefinition] = dict(definitions if definitions is not None else BUILTIN)
         missing = [name for name in RUBRICS if name not in self.definitions]
@@ -110,7 +117,8 @@ class Cascade:
         """The same tiers and counts judging with ``definitions`` (a promotion, a candidate under test); it
         judges every rubric of theirs it can."""
         other = copy.copy(self)
-        Cascade.__init__(other, self.rules, self.embeddings, self.llm, self.mode, None, self.audit_rate, definitions)
+        Cascade.__init__(other, self.rules, self.embeddings, self.llm, self.mode, None, self.audit_rate, definitions,
+                         self.budget)
         other.llm_requests = self.llm_requests
         return other
 
@@ -158,6 +166,7 @@ class Cascade:
         by_embedding = self.embeddings.judge_batch(cases) if self.embeddings is not None else [{} for _ in cases]
         results: list[dict[str, RubricResult]] = []
         escalate: list[tuple[int, str, str]] = []
+        doubted: list[tuple[float, int, str, str, str]] = []  # with a budget: (doubt, case, rubric, route, kind)
         for i, case in enumerate(cases):
             out: dict[str, RubricResult] = {}
             for rubric in rubrics:
@@ -181,12 +190,34 @@ class Cascade:
                          else "unsure" if not decided.confident else "")
                 if self.mode == JudgeMode.ALWAYS and not certain:
                     route = route or "always"
+                if self.budget is not None and self.mode == JudgeMode.AMBIGUOUS and not certain:
+                    doubted.append((_doubt(route, out[rubric]), i, rubric, route or "doubt", kind))
+                    continue
                 if not route and _audited(rubric, case, self.audit_rate):
                     route = "audit"
                 if route:
                     escalate.append((i, rubric, route))
             results.append(out)
+        if doubted:
+            escalate += self._spend(cases, results, doubted)
         return results, escalate
+
+    def _spend(self, cases: list[SummaryCase], results: list[dict[str, RubricResult]],
+               doubted: list[tuple[float, int, str, str, str]]) -> list[tuple[int, str, str]]:
+        """The budget: the rubric results the cheap tiers are least sure of, at most ``budget`` requests per
+        span of this batch, go to the LLM; a suspicion left over is recorded as unsure (as with no LLM, save
+        the kinds precise offline), and the audit sample is drawn from the rest as always."""
+        assert self.budget is not None
+        allowed = int(self.budget * len(cases) + 0.5)
+        ranked = sorted(doubted, key=lambda d: (-d[0], d[1], d[2]))
+        chosen = [(i, rubric, route) for _, i, rubric, route, _ in ranked[:allowed]]
+        for _, i, rubric, route, kind in ranked[allowed:]:
+            result = results[i][rubric]
+            if route == "suspicion" and not (result.tier == RULES and kind in PRECISE_OFFLINE_KINDS):
+                results[i][rubric] = unsure(result, kind)
+            elif result.passed and _audited(rubric, cases[i], self.audit_rate):
+                chosen.append((i, rubric, "audit"))
+        return chosen
 
     def _custom(self, rubric: str, case: SummaryCase) -> RubricResult | None:
         """A custom rubric's deterministic checks: a hit fails it with certainty; with no hit, None (the
@@ -278,6 +309,14 @@ def unsure(result: RubricResult, kind: str) -> RubricResult:
                         explanation=(f"Unsure: the {result.tier} tier suspects {kind or result.verdict} and no LLM "
                                      f"is configured to confirm it. {result.explanation}").strip(),
                         details=(*result.details, suspicion))
+
+
+def _doubt(route: str, result: RubricResult) -> float:
+    """How far the cheap tiers are from calling a result consistent: a suspected failure most, then an unsure
+    pass, then a confident pass; within each, the lower the score (for groundedness and factuality the
+    consistency score, which ranks), the more doubt."""
+    rank = {"suspicion": 2.0, "unsure": 1.0}.get(route, 0.0)
+    return rank + (1.0 - result.score)
 
 
 def _audited(rubric: str, case: SummaryCase, rate: float) -> bool:
