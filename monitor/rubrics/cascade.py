@@ -24,10 +24,11 @@ passes, the suspected failures, and an audit sample (``audit_rate``, hash-chosen
 confident results, so every deployment measures how often its cheap tiers disagree with its LLM; the
 cheap verdict travels in the LLM result's details for that. With a ``budget`` (LLM requests per span,
 ``SUMWATCH_JUDGE_BUDGET``) ``ambiguous`` instead spends exactly that many requests per span of a batch on the
-results the cheap tiers are furthest from calling consistent (suspicions first, then unsure passes, then the
-lowest-scoring passes), whatever their number; a suspicion the budget leaves out is recorded as unsure, and
-the audit sample comes on top. ``always`` sends every pair but the certain failures. An LLM error is the
-final verdict (``error``): never a pass, and the sampler retries it later.
+results the cheap tiers are furthest from calling consistent (suspicions first, then groundedness by its
+consistency score, then the other rubrics' unsure passes), whatever their number; a suspicion the budget
+leaves out is recorded as unsure, and the audit sample comes on top. ``always`` sends every pair but the
+certain failures. An LLM error is the final verdict (``error``): never a pass, and the sampler retries it
+later.
 """
 
 from __future__ import annotations
@@ -312,11 +313,15 @@ def unsure(result: RubricResult, kind: str) -> RubricResult:
 
 
 def _doubt(route: str, result: RubricResult) -> float:
-    """How far the cheap tiers are from calling a result consistent: a suspected failure most, then an unsure
-    pass, then a confident pass; within each, the lower the score (for groundedness and factuality the
-    consistency score, which ranks), the more doubt."""
-    rank = {"suspicion": 2.0, "unsure": 1.0}.get(route, 0.0)
-    return rank + (1.0 - result.score)
+    """How far the cheap tiers are from calling a result consistent, for the budget: a suspected failure
+    most; then groundedness by its consistency score, the one that ranks faithfulness (a groundedness
+    judgement also catches contradictions, so one request covers the summary); then the other rubrics'
+    unsure passes and low scores."""
+    if route == "suspicion":
+        return 2.0 + (1.0 - result.score)
+    if result.rubric == GROUNDEDNESS:
+        return 1.0 + (1.0 - result.score)
+    return 0.5 * (1.0 - result.score) + (0.25 if route == "unsure" else 0.0)
 
 
 def _audited(rubric: str, case: SummaryCase, rate: float) -> bool:
