@@ -242,3 +242,49 @@ def test_a_zero_budget_asks_only_for_the_audit_sample():
     assert llm.asked == []
     with pytest.raises(ValueError, match="the judge budget is LLM requests per span"):
         Cascade(ScoredRules(), None, LLM(), mode="ambiguous", budget=-1.0)
+
+
+class Sentence:
+    def __init__(self, sentence, supported, evidence):
+        self.sentence, self.supported, self.evidence = sentence, supported, evidence
+
+
+class Faithful:
+    def __init__(self, *scores):
+        self.sentences = tuple(Sentence(f"sentence {k}", p, f"passage {k}") for k, p in enumerate(scores))
+
+    @property
+    def supported(self):
+        return min(s.supported for s in self.sentences)
+
+    @property
+    def weakest(self):
+        return min(self.sentences, key=lambda s: s.supported)
+
+
+class Learned:
+    version = "learned-t"
+    fail_below, doubt_below = 0.05, 0.5
+
+    def __init__(self, by_summary):
+        self.by_summary = by_summary
+
+    def score_many(self, cases):
+        return [self.by_summary[summary] for _, summary in cases]
+
+
+def test_the_learned_tier_fails_only_below_its_precise_cut_and_marks_doubt_for_the_llm():
+    learned = Learned({"low": Faithful(0.9, 0.01), "doubt": Faithful(0.3), "fine": Faithful(0.97)})
+    cases = [SummaryCase("source text here", s) for s in ("low", "doubt", "fine")]
+    low, doubt, fine = Cascade(Rules(confident=RUBRICS), learned=learned).score_batch(cases)
+    g = low["groundedness"]
+    assert (g.verdict, g.tier, g.failure_mode, g.confident) == ("partial", "learned", "unsupported_claim", True)
+    assert g.evidence == 'summary "sentence 1" vs source "passage 1"' and g.score == 0.01
+    assert doubt["groundedness"].passed and doubt["groundedness"].score == 0.3  # the stored score ranks by it
+    assert fine["groundedness"].passed and fine["factuality"].score == 0.97
+    llm = LLM()
+    Cascade(Rules(confident=RUBRICS), None, llm, mode="ambiguous", audit_rate=0.0, learned=learned).score_batch(cases)
+    # with an LLM, the learned failure is a suspicion it confirms, and a doubtful pass is asked about too
+    assert sorted((r, c.summary) for r, c in llm.asked) == [
+        ("factuality", "doubt"), ("factuality", "low"), ("groundedness", "doubt"), ("groundedness", "low")]
+    assert "learned-t" in Cascade(Rules(), learned=learned).version_for("groundedness")
