@@ -19,6 +19,7 @@ import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .premise import content_words, overlap_share, pick_premise, source_sentences
 from .synthetic import contradict, names_in
@@ -155,7 +156,7 @@ def load_halueval(wheel: Path) -> list[LabelledSummary]:
     return out
 
 
-def _jsonl(text: str, where: Path) -> Iterable[dict[str, object]]:
+def _jsonl(text: str, where: Path) -> Iterable[dict[str, Any]]:
     for n, line in enumerate(text.splitlines(), 1):
         if line.strip():
             try:

@@ -65,8 +65,8 @@ def build(weights: Path | None = None) -> tuple[CrossEncoder, Any]:
     from transformers import AutoModel, AutoTokenizer  # noqa: PLC0415 - heavy: only when a model is built
     from transformers.utils import logging as hf_logging  # noqa: PLC0415 - heavy: only when a model is built
 
-    hf_logging.set_verbosity_error()
-    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     base = base_path()
     try:
         tokenizer = AutoTokenizer.from_pretrained(str(base), local_files_only=True)
