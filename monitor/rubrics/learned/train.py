@@ -28,13 +28,14 @@ TIMING_STEPS = 10  # a --minutes run sets its step budget from the rate measured
 
 
 def train(pairs: list[Pair], *, minutes: float, steps: int | None, seed: int, weights: Path,
-          learning_rate: float = LEARNING_RATE) -> dict[str, float]:
-    """Fine-tune from the base on ``pairs`` (already shuffled) and save the trained tensors to ``weights``."""
+          learning_rate: float = LEARNING_RATE, resume: Path | None = None, skip: int = 0) -> dict[str, float]:
+    """Fine-tune from the base (or from ``resume``'s weights, taking rows from ``skip`` on) on ``pairs`` (already
+    shuffled) and save the trained tensors to ``weights``."""
     import torch  # noqa: PLC0415 - heavy: only when training
 
     random.seed(seed)
     torch.manual_seed(seed)
-    net, tokenizer = build()
+    net, tokenizer = build(resume)
     for name, param in net.named_parameters():
         param.requires_grad = trainable(name)
     counts = Counter(p.label for p in pairs)
@@ -48,7 +49,7 @@ def train(pairs: list[Pair], *, minutes: float, steps: int | None, seed: int, we
     started = time.perf_counter()
     running, step = 0.0, 0
     while step < planned:
-        batch = [pairs[(step * BATCH + k) % len(pairs)] for k in range(BATCH)]
+        batch = [pairs[(skip + step * BATCH + k) % len(pairs)] for k in range(BATCH)]
         warmup, decay = (step + 1) / max(1, WARMUP * planned), (planned - step) / planned * 1.05
         lr = learning_rate * min(1.0, warmup, max(0.0, decay))
         for group in optim.param_groups:
@@ -82,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, default=None, help="exactly this many steps (reproduces a run)")
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--lr", type=float, default=LEARNING_RATE, help="peak learning rate")
+    ap.add_argument("--resume", type=Path, default=None, help="continue from these weights (a second stage)")
+    ap.add_argument("--skip", type=int, default=0, help="start at this training row (the rows a stage before used)")
     ap.add_argument("--limit", type=int, default=None, help="train on the first N rows only (smoke runs)")
     ap.add_argument("--out", type=Path, default=None, help="folder for weights and model.json (default: the package)")
     ap.add_argument("--no-eval", action="store_true", help="skip the held-out evaluation")
@@ -102,9 +105,11 @@ def main(argv: list[str] | None = None) -> int:
     config = args.out / CONFIG.name if args.out else CONFIG
     weights.parent.mkdir(parents=True, exist_ok=True)
     run = train(pairs, minutes=args.minutes, steps=args.steps, seed=args.seed, weights=weights,
-                learning_rate=args.lr)
+                learning_rate=args.lr, resume=args.resume, skip=args.skip)
     meta = {"base": BASE_MODEL, "frozen_layers": FROZEN_LAYERS, "max_length": MAX_LENGTH, "seed": args.seed,
-            "batch": BATCH, "learning_rate": args.lr, "training": run, "train_rows": len(pairs),
+            "batch": BATCH, "learning_rate": args.lr,
+            "resumed_from": str(args.resume) if args.resume else None, "skipped_rows": args.skip,
+            "training": run, "train_rows": len(pairs),
             "train_mix": {f"{k[0]}/{k[1]}": n for k, n in sorted(kinds.items())},
             "thresholds": {"fail_below": 0.0, "fail_precision": 1.0, "balanced": 0.5}}
     config.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
