@@ -31,13 +31,7 @@ def test_weights_are_in_the_repo_and_small() -> None:
     assert WEIGHTS.stat().st_size < 25_000_000
 
 
-# The committed weights (15 min of CPU training, 5,712 pairs) do not yet separate these: they score every
-# sentence near 0.7 (MODEL_CARD.md). strict: a model that passes turns this into a failure, so the mark goes.
-_NOT_YET = pytest.mark.xfail(strict=True, reason="weights at chance on held-out data; see MODEL_CARD.md")
-
-
-@pytest.mark.parametrize(("faithful", "contradicted"), [
-    pytest.param(*CASES[0], marks=_NOT_YET), CASES[1], pytest.param(*CASES[2], marks=_NOT_YET)])
+@pytest.mark.parametrize(("faithful", "contradicted"), CASES)
 def test_a_faithful_sentence_scores_above_a_contradicted_one(faithful: str, contradicted: str) -> None:
     model = shared_model()
     good = model.score(SOURCE, faithful)
