@@ -16,11 +16,6 @@ from .source import SourceIndex, index_source, versus
 # say it goes beyond the source (groundedness: partial or missing).
 CONTRADICTIONS = frozenset({"number_mismatch", "percentage_mismatch", "unit_mismatch", "date_mismatch",
                              "entity_swap", "negation_flip"})
-# How exact each finding is, most exact first: which one a rubric reports when a summary has several. A
-# figure, date or name the source states otherwise, then a name the source lacks; the rest (2) are read
-# from wording and go wrong more often (a negation paraphrased, a cause the source implies).
-EXACT = {"number_mismatch": 0, "percentage_mismatch": 0, "unit_mismatch": 0, "date_mismatch": 0,
-         "entity_swap": 0, "unsupported_entity": 1}
 # Which factuality verdict each mismatch maps to. A quantifier ("all" where the source says "most")
 # misstates how many, so it is reported as a numeric error: polarity_wrong is kept for negation and
 # entity_wrong for names, so each verdict keeps one meaning for clustering.
@@ -124,41 +119,6 @@ def _derived(value: Item, pool: list[Item]) -> bool:
     return False
 
 
-def _same_unit(a: Item, b: Item) -> bool:
-    # counted nouns are stems: "failures" and "failed requests" count the same thing
-    return bool(a.unit) and bool(b.unit) and (a.unit == b.unit or a.unit[:4] == b.unit[:4])
-
-
-def _same_role(a: Item, a_text: str, b: Item, b_text: str) -> bool:
-    """Amounts that could state the same kind of thing: an age with an age only, a share with a share."""
-    return tx.is_age(a_text, a) == tx.is_age(b_text, b) and _comparable(a, b)
-
-
-def _about_same(item: Item, text: str, y: Item, y_text: str, strong: bool) -> bool:
-    """Whether source amount ``y`` states what summary amount ``item`` states, up to its value: the same
-    role, and a word around it besides the counted nouns in common ("revenue rose 21%" for "revenue rose
-    12%"), or the same unit or counted noun where the summary restates the statement closely (``strong``)
-    or states a share, sum or measure. "Two students taken to hospital" is no restatement of "a school of
-    900 students" nearby, nor "31" of "the age of 12"."""
-    if not _same_role(item, text, y, y_text):
-        return False
-    if tx.is_age(y_text, y):
-        return True
-    mine, theirs = _local_terms(text, item), _local_terms(y_text, y)
-    nouns = {item.unit, y.unit} - {""}
-    # "56 new nurse hires" and "65 registered nurses" count nurses both
-    same_noun = _same_unit(item, y) or bool({item.unit, tx.stem(item.unit)} & theirs) or bool(
-        {y.unit, tx.stem(y.unit)} & mine)
-    counted = not item.dimension and not y.dimension and item.kind == y.kind == tx.QUANTITY
-    if counted and not same_noun:
-        return False  # "40 beds" and "40 nurses"
-    if bool(item.dimension) != bool(y.dimension) and not same_noun:
-        return False  # "on air six days a week" and "on BBC2 from 1200": a number with no unit near
-    if (mine - nouns) & (theirs - nouns):
-        return True
-    return same_noun and (strong or item.kind != tx.QUANTITY or bool(item.dimension))
-
-
 def _check_numbers(idx: SourceIndex, s: Sentence, summary_numeric: tuple[Item, ...]) -> tuple[list[Any], int, int]:
     findings, checked, unsettled = [], 0, 0
     for item in s.of_kind(*tx.NUMERIC_KINDS):
@@ -168,27 +128,13 @@ def _check_numbers(idx: SourceIndex, s: Sentence, summary_numeric: tuple[Item, .
         if where & set(aligned) or (where and not aligned):
             checked += 1
             continue
-        counted = tx.is_age(s.text, item) or item.kind == tx.NUMBER or (item.kind == tx.QUANTITY
-                                                                        and not item.dimension)
-        if counted and any(_about_same(item, s.text, y, idx.doc.sentences[i].text, strong=False) for i in where
-                           for y in idx.doc.sentences[i].of_kind(*tx.NUMERIC_KINDS) if tx.values_match(item, y)):
-            # The source states this age or count in the same role elsewhere ("two students", "the
-            # 31-year-old"): it is accounted for, whatever other amount the closest statement holds. A
-            # price or share the source states for something else may still be in the wrong place.
-            checked += 1
-            continue
         pool = [(i, y) for i in aligned for y in idx.doc.sentences[i].of_kind(*tx.NUMERIC_KINDS)]
         if _derived(item, [y for _, y in pool if _family(y) == _family(item)]):
             unsettled += 1
             continue
-        # A rival is an amount the summary may have changed: the same role, and about the same thing
-        # ("revenue rose 21%" for "revenue rose 12%"); "two students taken to hospital" is no restatement
-        # of "a school of 900 students" nearby. A source amount the summary states elsewhere is accounted
-        # for; the one it dropped is the rival.
-        strong = ranked[0][1] if ranked and ranked[0][0] >= 0.5 else -1
+        # a source amount the summary states elsewhere is accounted for; the one it dropped is the rival
         rivals = [(i, y) for i, y in pool
-                  if _about_same(item, s.text, y, idx.doc.sentences[i].text, strong=i == strong)
-                  and not any(tx.values_match(y, z) for z in summary_numeric)]
+                  if _comparable(item, y) and not any(tx.values_match(y, z) for z in summary_numeric)]
         if where:
             # The value is in the source, only not in the statement this clause restates: a mismatch
             # only when that statement is a strong match with an amount of the same unit in its place.
@@ -250,101 +196,40 @@ def _acronym(text: str) -> bool:
     return " " not in text and 2 <= len(letters) <= 6 and sum(ch.isupper() for ch in letters) >= 2
 
 
-def _role_clash(idx: SourceIndex, s: Sentence, item: Item) -> tuple[str, str] | None:
-    """A role the summary gives a source name that the source never gives it ("CEO Raj Menon" where the
-    source says Raj Menon is the CFO): the summary's role and the source sentence naming the other."""
-    said = tx.roles_near(s.text, item.start, item.end)
-    if not said:
-        return None
-    surname = item.key.split()[-1]
-    given: set[str] = set()
-    where = ""
-    for sentence in idx.doc.sentences:
-        if surname not in tx.name_tokens(sentence.text):
-            continue
-        for e in sentence.of_kind(tx.ENTITY):
-            if e.key.split()[-1] == surname:
-                roles = tx.roles_near(sentence.text, e.start, e.end)
-                if roles and not where:
-                    where = sentence.text
-                given |= roles
-    if not given or said & given:
-        return None
-    return sorted(said)[0], where
-
-
 def _check_entities(idx: SourceIndex, s: Sentence, summary: ParsedText) -> tuple[list[Any], int, int]:
-    """Names: a name the source lacks is unsupported (never a swap: what stood in its slot may be a name of
-    another kind, or the same thing put another way); a person the source names, put in the slot the source
-    gives another person, is a swap; a role the source gives that person otherwise is a suspicion."""
     findings, checked, unsettled = [], 0, 0
     for item in s.of_kind(tx.ENTITY):
+        own = tx.terms(item.text)
+        query = s.terms - own
         supported = tx.entity_supported(item, idx.doc)
-        if not supported:
-            if item.unit == tx.OPENER or _acronym(item.text) or (item.unit == "person"
-                                                                  and tx.same_person(item, idx.doc)):
-                # "Data had ...", "ER patients", "Alex Salmond" for "Mr Salmond": a plain word, an expansion
-                # or a first name the rules cannot check
-                unsettled += 1
-            else:
-                unsettled += 1
-                there = _named_there(idx, s, item, summary)
-                findings.append(_Finding(
-                    "unsupported_entity", _phrase(s.text, item), _phrase(there[1], there[0]) if there else "",
-                    f"the name {item.text!r} does not appear in the source"
-                    + (f", which names {there[0].text!r} there" if there else "")))
-            continue
-        swap = _slot_swap(idx, s, item, summary)
-        clash = _role_clash(idx, s, item) if item.unit == "person" else None
+        swap: tuple[Item, str] | None = None
+        for sc, ref in idx.best_clauses(query or s.terms, k=1):
+            sentence = idx.doc.sentences[ref.sentence]
+            in_clause = [e for e in sentence.of_kind(tx.ENTITY) if ref.clause.start <= e.start < ref.clause.end
+                         and e.unit != tx.OPENER and not _mentioned(e, summary)]
+            if not in_clause:
+                continue
+            same_shape = [e for e in in_clause if e.unit == item.unit]
+            if supported:
+                # a name from elsewhere in the source put in this statement's slot: only on a strong match
+                here = all(p in tx.name_tokens(sentence.text) for p in item.key.split())
+                if sc >= 0.6 and same_shape and item.unit in ("person", "org") and not here:
+                    swap = (same_shape[0], sentence.text)
+            elif sc >= 0.3 and item.unit != tx.OPENER and not _acronym(item.text):
+                swap = ((same_shape or in_clause)[0], sentence.text)
         if swap:
             other, src_text = swap
             findings.append(_Finding("entity_swap", _phrase(s.text, item), _phrase(src_text, other),
                                      f"the summary names {item.text!r} where the source names {other.text!r}"))
-        elif clash:
-            role, src_text = clash
-            unsettled += 1
-            findings.append(_Finding("unsupported_claim", _phrase(s.text, item), src_text,
-                                     f"the summary calls {item.text!r} the {role.upper() if len(role) == 3 else role}"
-                                     f", a role the source does not give that name", confident=False))
-        else:
+        elif supported:
             checked += 1
+        elif item.unit == tx.OPENER or _acronym(item.text):
+            unsettled += 1  # "Data had ...", "ER patients": a plain word or an expansion the rules cannot check
+        else:
+            unsettled += 1
+            findings.append(_Finding("unsupported_entity", _phrase(s.text, item), "",
+                                     f"the name {item.text!r} does not appear in the source"))
     return findings, checked, unsettled
-
-
-def _named_there(idx: SourceIndex, s: Sentence, item: Item, summary: ParsedText) -> tuple[Item, str] | None:
-    """The name of the same shape the source states where the summary puts a name the source lacks: a
-    lead for a later tier, which can tell a swap from the same actor named another way."""
-    if item.unit not in ("person", "org"):
-        return None
-    for sc, ref in idx.best_clauses((s.terms - tx.terms(item.text)) or s.terms, k=1):
-        sentence = idx.doc.sentences[ref.sentence]
-        same = [e for e in sentence.of_kind(tx.ENTITY) if ref.clause.start <= e.start < ref.clause.end
-                and e.unit == item.unit and not _mentioned(e, summary)]
-        if sc >= 0.3 and same:
-            return same[0], sentence.text
-    return None
-
-
-def _slot_swap(idx: SourceIndex, s: Sentence, item: Item, summary: ParsedText) -> tuple[Item, str] | None:
-    """A person from elsewhere in the source put in this statement's slot, where the source names another
-    person: only on a strong match, and only person for person (a club for its ground, a body for its
-    spokesman are the same actor named another way)."""
-    if item.unit != "person" or not _mentioned(item, idx.doc):  # "Lib Dem" is "Liberal Democrat" clipped
-        return None
-    own = tx.terms(item.text)
-    query = s.terms - own
-    for sc, ref in idx.best_clauses(query or s.terms, k=1):
-        if sc < 0.6:
-            return None
-        sentence = idx.doc.sentences[ref.sentence]
-        if all(p in tx.name_tokens(sentence.text) for p in item.key.split()):
-            return None
-        surname = item.key.split()[-1]
-        rivals = [e for e in sentence.of_kind(tx.ENTITY) if ref.clause.start <= e.start < ref.clause.end
-                  and e.unit == "person" and not _mentioned(e, summary) and e.key.split()[-1] != surname]
-        if rivals:
-            return rivals[0], sentence.text
-    return None
 
 
 # a clause that leans on the one before it for its verb and its polarity

@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import text as tx
 from ..bands import Band, band_for
-from ..text import Item, ParsedText
+from ..text import ParsedText
 from ..verdicts import CONCISENESS, RubricResult, SummaryCase
 from .source import SourceIndex, index_source, quote, versus
 
@@ -206,14 +206,8 @@ def _concision_issues(source: str, summary: str, band: Band | None) -> list[_Iss
                              f"{'s' if len(fillers) > 1 else ''})", max(0.3, 0.7 - 0.1 * (weight - 1)),
                              severity=weight))
     summary_doc = tx.parse(summary, context=source)
-    source_hedges: frozenset[str] | None = None
     for s in summary_doc.sentences:
         hedges = s.of_kind(tx.HEDGE)
-        if len(hedges) >= HEDGES_PER_SENTENCE:
-            # a hedge the source itself uses reports its doubt; only the summary's own hedges pad
-            if source_hedges is None:
-                source_hedges = frozenset(_hedge_key(h) for h in idx.doc.items(tx.HEDGE))
-            hedges = tuple(h for h in hedges if _hedge_key(h) not in source_hedges)
         if len(hedges) >= HEDGES_PER_SENTENCE:
             ranked = idx.best_sentences(s.terms, k=1)
             src = idx.doc.sentences[ranked[0][1]].text if ranked else ""
@@ -229,11 +223,6 @@ def _concision_issues(source: str, summary: str, band: Band | None) -> list[_Iss
         issues.append(_Issue("padded", "repeated_fact", f"summary: {quote(a)} | summary: {quote(b)}",
                              "Two parts of the summary state the same fact", 0.6))
     return issues
-
-
-def _hedge_key(hedge: Item) -> str:
-    """One form of a hedge: "suggests" and "suggest", "appeared to" and "appears to" are one hedge."""
-    return " ".join(tx.stem(w) for w in hedge.key.split())
 
 
 def _repeated_fact(doc: ParsedText) -> tuple[str, str] | None:

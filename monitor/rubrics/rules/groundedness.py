@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..verdicts import GROUNDEDNESS, RubricResult, SummaryCase
-from .claims import CONTRADICTIONS, EXACT, GROUND_MODE, NOT_GROUNDEDNESS, analyze
+from .claims import CONTRADICTIONS, GROUND_MODE, NOT_GROUNDEDNESS, analyze
 
 
 def judge(case: SummaryCase, result: Callable[..., RubricResult]) -> RubricResult:
@@ -16,9 +16,6 @@ def judge(case: SummaryCase, result: Callable[..., RubricResult]) -> RubricResul
     for c in analysis.claims:
         hard = [f for f in c.findings if f.mode in CONTRADICTIONS]
         soft = [f for f in c.findings if f.mode not in CONTRADICTIONS and f.mode not in NOT_GROUNDEDNESS]
-        if soft and (not hard or _exactness(soft[0]) < _exactness(hard[0])):
-            # a name the source lacks is surer than a negation or cause read from the wording: report it
-            hard = []
         if hard:
             status, f = "contradicted", hard[0]
             contradicted.append((c, f))
@@ -30,10 +27,6 @@ def judge(case: SummaryCase, result: Callable[..., RubricResult]) -> RubricResul
         rows.append({"claim": c.text, "status": status, "evidence": f.evidence if f else "",
                      "failure_mode": (GROUND_MODE.get(f.mode, f.mode) if f else "")})
     n = max(len(analysis.claims), 1)
-    contradicted.sort(key=lambda cf: _exactness(cf[1]))
-    unsupported.sort(key=lambda cf: _exactness(cf[1]))
-    if contradicted and unsupported and _exactness(unsupported[0][1]) < _exactness(contradicted[0][1]):
-        contradicted = []
     if contradicted:
         c, f = contradicted[0]
         return result(GROUNDEDNESS, "contradicted", failure_mode="contradicted_claim", evidence=f.evidence,
@@ -53,9 +46,3 @@ def judge(case: SummaryCase, result: Callable[..., RubricResult]) -> RubricResul
     return result(GROUNDEDNESS, "supported", confident=confident, details=tuple(rows),
                         explanation=f"No claim brings numbers, names or causes the source lacks; lexical "
                                     f"support {analysis.support:.2f}.")
-
-
-def _exactness(finding: Any) -> int:
-    """0 for a figure or name stated otherwise than the source states it, 1 for a name the source lacks,
-    2 for what is read from wording (a negation, a cause, an amount or date with no counterpart)."""
-    return EXACT.get(finding.mode, 2)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import re
 
-from .names import capitalized_words, given_names
 from .numbers import scale_of
 from .parsing import ParsedText, first_letters
 from .records import MONEY, NUMBER, PERCENT, Item
@@ -92,25 +91,8 @@ def entity_supported(item: Item, doc: ParsedText) -> bool:
         if len(part) >= 4 and any(t[:4] == part[:4] and _DEMONYM_RE.search(max(t, part, key=len))
                                   for t in doc.tokens if len(t) >= 4):
             continue  # "Chinese" for "China", "Israel" for "Israeli"
-        if len(part) >= 3 and part.isalpha() and any(
-                len(t) > len(part) and t.startswith(part) for t in capitalized_words(doc.text)):
-            continue  # a clipped form of a name the text writes out: "Lib Dem" for "Liberal Democrat"
         return False
     return True
-
-
-def same_person(item: Item, doc: ParsedText) -> bool:
-    """Whether a name whose first name a text lacks is still the text's person by surname: "Alex Salmond"
-    where the text says "Mr Salmond", "Alexander Kristoff" where it says "Norway's Kristoff". Not when the
-    text gives that surname another first name ("Morgan Whitcombe" where it says "Dana Whitcombe")."""
-    parts = item.key.split()
-    if len(parts) < 2 or not all(p.isalpha() for p in parts):
-        return False
-    surname = parts[-1]
-    if surname not in capitalized_words(doc.text) or _DEMONYM_RE.search(surname):  # "Moscow Russian" is no person
-        return False
-    given = given_names(doc.text, surname)
-    return not given or bool(set(parts[:-1]) & given)
 
 
 _DEMONYM_RE = re.compile(r"(?:ese|ian|ish|can|ean|i)$")

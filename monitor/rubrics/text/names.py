@@ -57,7 +57,7 @@ def core(token: str) -> str:
 
 # Runs of capitalized words, joined by single spaces or a connector ("Bank of America").
 _CAP_RUN_RE = re.compile(
-    r"(?<![\w'’.-])[A-ZÀ-ÖØ-Þ][\w'’&.-]*(?:\s(?:(?:of|for|de|del|da|van|von|der|la|le|du|&)\s)?[A-ZÀ-ÖØ-Þ][\w'’&.-]*)*")
+    r"(?<![\w'’.-])[A-Z][\w'’&.-]*(?:\s(?:(?:of|for|de|del|da|van|von|der|la|le|du|&)\s)?[A-Z][\w'’&.-]*)*")
 _LONG_WORD_RE = re.compile(r"\b[A-Za-z]{4,}\b")
 _SPACE_SPLIT_RE = re.compile(r"\S+")
 
@@ -136,72 +136,3 @@ def _shape(parts: list[str]) -> str:
     if 2 <= len(parts) <= 3 and all(p.isalpha() for p in parts):
         return "person"
     return "other"
-
-
-_CAPITALIZED_RE = re.compile(r"(?<![\w'’])[A-ZÀ-ÖØ-Þ][\w'’.-]*")
-
-
-@lru_cache(maxsize=1024)
-def capitalized_words(text: str) -> frozenset[str]:
-    """The words a text writes with a capital, as name keys: ``capitalized_words("Mr Salmond's party")``
-    -> ``{"mr", "salmond"}``."""
-    return frozenset(core(w.rstrip(".-")) for w in _CAPITALIZED_RE.findall(text))
-
-
-@lru_cache(maxsize=4096)
-def given_names(text: str, surname: str) -> frozenset[str]:
-    """The capitalized words a text puts right before a surname, titles and possessives left out: the
-    first names it gives that person. ``given_names("Mr Salmond met Alex Salmond.", "salmond")`` ->
-    ``{"alex"}``; "Norway's Kristoff" gives none."""
-    pattern = re.compile(r"(?<![\w'’])([A-ZÀ-ÖØ-Þ][\w'’.-]*)\s+" + re.escape(surname) + r"(?![\w])", re.IGNORECASE)
-    out = set()
-    for m in pattern.finditer(text):
-        word = m.group(1)
-        if not word[0].isupper() or word.endswith(("'s", "’s", "'", "’")):
-            continue
-        low = core(word)
-        if low in _TITLES or low in _COMMON_OPENERS or low in STOPWORDS or low in MONTHS or low in WEEKDAYS:
-            continue
-        out.add(low)
-    return frozenset(out)
-
-
-# Roles a name is given, each with its spellings: "CEO Raj Menon", "Raj Menon, the chief financial officer".
-_ROLES = (
-    ("ceo", r"ceo|chief\s+executive(?:\s+officer)?"),
-    ("cfo", r"cfo|chief\s+financial\s+officer|finance\s+(?:chief|director)"),
-    ("coo", r"coo|chief\s+operating\s+officer"),
-    ("cto", r"cto|chief\s+technology\s+officer"),
-    ("chair", r"chair|chairman|chairwoman|chairperson"),
-    ("vice president", r"vice[\s-]+president|vp"),
-    ("president", r"(?<!vice\s)(?<!vice-)president"),
-    ("founder", r"co-?founder|founder"),
-    ("spokesperson", r"spokes(?:man|woman|person)"),
-    ("coach", r"(?:head\s+)?coach|manager"),
-    ("captain", r"captain|skipper"),
-    ("mayor", r"mayor"),
-    ("governor", r"governor"),
-    ("senator", r"senator"),
-    ("prime minister", r"prime\s+minister|premier"),
-)
-_ROLE_RES = tuple((role, re.compile(r"\b(?:" + spelled + r")\b", re.IGNORECASE)) for role, spelled in _ROLES)
-# the role words right before a name ("the company's CFO, Raj Menon") or in an apposition after it
-_ROLE_BEFORE_RE = re.compile(r"(?:[\w'’-]+\s+){0,3}[\w'’-]+,?\s+$")
-_ROLE_AFTER_RE = re.compile(r",\s+[^,.;:()]{1,40}(?=[,.;:)]|$)")
-
-
-def _roles_in(text: str) -> set[str]:
-    return {role for role, pattern in _ROLE_RES if pattern.search(text)}
-
-
-def roles_near(sentence: str, start: int, end: int) -> frozenset[str]:
-    """The roles a sentence gives the name at ``sentence[start:end]``, in the words right before it or in
-    an apposition after it: ``roles_near("Raj Menon, the CFO, said so.", 0, 9)`` -> ``{"cfo"}``."""
-    before = _ROLE_BEFORE_RE.search(sentence, 0, start)
-    after = _ROLE_AFTER_RE.match(sentence, end)
-    found = _roles_in(sentence[start:end])
-    if before:
-        found |= _roles_in(before.group(0))
-    if after:
-        found |= _roles_in(after.group(0))
-    return frozenset(found)

@@ -249,25 +249,3 @@ def scale_of(item: Item) -> float:
 
 
 _SCALE_SUFFIX_RE = re.compile(r"\d\s?(bn|mn|mln|tn|k|m|b)\b")
-
-
-_AGE_BEFORE_RE = re.compile(r"\b(?:aged?|age\s+of|ages\s+of)\s+(?:about\s+|around\s+|just\s+)?$", re.IGNORECASE)
-_AGE_AFTER_RE = re.compile(r"(?:[-\s]years?)?[-\s](?:old|yr-old|year-old)\b", re.IGNORECASE)
-# "Jones, 31, signed": a number alone between commas right after a capitalized name
-_APPOSITION_BEFORE_RE = re.compile(r"[A-ZÀ-ÖØ-Þ][\w'’.-]*,\s*$")
-_APPOSITION_AFTER_RE = re.compile(r"\s*[,)]")
-
-
-def is_age(sentence: str, item: Item) -> bool:
-    """Whether an amount states someone's age: "31-year-old", "aged 31", "at the age of 12", "Jones, 31,".
-    An age is compared only with ages: "31" for a 31-year-old is not "the age of 12"."""
-    if item.value is None or not 0 < item.value < 130 or item.kind not in (NUMBER, QUANTITY):
-        return False
-    if item.kind == QUANTITY and item.unit not in ("year", "month", "week", "day"):
-        return False
-    if _AGE_BEFORE_RE.search(sentence, 0, item.start) or _AGE_AFTER_RE.match(sentence, item.end):
-        return True
-    if item.kind == QUANTITY and re.match(r"[-\s]old\b", sentence[item.end:]):
-        return True
-    return item.kind == NUMBER and bool(_APPOSITION_BEFORE_RE.search(sentence, 0, item.start)) and bool(
-        _APPOSITION_AFTER_RE.match(sentence, item.end))

@@ -136,7 +136,7 @@ def _cue_kinds(text: str, low: str, figures: tuple[Item, ...]) -> tuple[Item, ..
                  + cue_items(text, low, CAUSAL_RE, CAUSAL))
 
 
-_LOWER_WORD_RE = re.compile(r"(?<![\w'’])[a-zß-öø-ÿ][a-zß-öø-ÿ'’-]*")
+_LOWER_WORD_RE = re.compile(r"(?<![\w'’])[a-z][a-z'’-]*")
 
 
 @lru_cache(maxsize=1024)
@@ -205,7 +205,7 @@ def name_tokens(text: str) -> frozenset[str]:
     return frozenset(core(t) for t in set(WORD_RE.findall(text)))
 
 
-_LETTER_WORD_RE = re.compile(r"[^\W\d_](?:[^\W\d_]|['-])*")
+_LETTER_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
 @lru_cache(maxsize=256)

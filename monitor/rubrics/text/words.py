@@ -7,12 +7,11 @@ from functools import lru_cache
 
 from sumwatch.tracer import word_count as tracer_word_count
 
-# Words are runs of Unicode letters and digits: "Onça" is one word, never "On" and "a".
-WORD_RE = re.compile(r"[^\W_]+(?:['’.,][^\W_]+)*")
-_TERM_RE = re.compile(r"[^\W_]+(?:[.,][0-9]+)*(?:'[^\W_]+)?")
+WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’.,][A-Za-z0-9]+)*")
+_TERM_RE = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*(?:'[a-z]+)?")
 
 
-_NOT_ALNUM_RE = re.compile(r"[^\w\s]+|_")
+_NOT_ALNUM_RE = re.compile(r"[^a-z0-9\s]+")
 
 
 def words(text: str) -> list[str]:

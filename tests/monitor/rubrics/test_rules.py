@@ -58,7 +58,7 @@ def test_unknown_rubric_is_rejected():
 
 
 def test_judge_names_its_tier():
-    assert judge.tier == "rules" and judge.version == "rules-4"
+    assert judge.tier == "rules" and judge.version == "rules-3"
 
 
 # ---------------------------------------------------------------- factuality
@@ -171,15 +171,10 @@ def test_difference_of_two_source_figures_is_not_a_mismatch():
         == "numerically_wrong"
 
 
-def test_a_name_the_source_lacks_in_a_named_slot_is_unsupported_not_a_swap():
-    # An absent name is never a precise swap (what the source has in its slot may be the same actor named
-    # another way); it is unsupported, and the evidence names what the source has there for a later tier.
-    summary = "Most regions reported higher sales, said chief executive Morgan Ellery."
-    r = run(GROUNDEDNESS, summary)
-    assert (r.verdict, r.failure_mode) == ("missing", "unsupported_entity")
+def test_swapped_name_is_entity_wrong():
+    r = run(FACTUALITY, "Most regions reported higher sales, said chief executive Morgan Ellery.")
+    assert (r.verdict, r.failure_mode) == ("entity_wrong", "entity_swap")
     assert quotes_both(r.evidence, "Morgan Ellery", "Dana Whitcombe")
-    r = run(FACTUALITY, summary)
-    assert r.verdict == "correct" and not r.confident
 
 
 def test_name_from_elsewhere_in_the_source_put_in_the_wrong_slot():
@@ -435,122 +430,3 @@ def test_a_number_word_split_by_tokenization_is_read_whole():
     assert judge.judge("factuality", SummaryCase(source, summary)).passed
     wrong = judge.judge("factuality", SummaryCase(source, "At a previous workshop there were 20 machines."))
     assert not wrong.passed and wrong.failure_mode == "number_mismatch"
-
-
-# ---------------------------------------------------------------- false alarms on faithful public summaries
-# Each case is built from a consistent summary the name and number checks used to flag (issue 20).
-
-
-def test_a_name_with_non_ascii_letters_copied_verbatim_is_supported():
-    source = "The jaguars were moved to the Criadouro Onça Pintada sanctuary near Curitiba, where vets will treat them."
-    summary = "The jaguars were moved to the Criadouro Onça Pintada sanctuary, where vets will treat them."
-    assert run(FACTUALITY, summary, source=source).verdict == "correct"
-    assert run(GROUNDEDNESS, summary, source=source).verdict == "supported"
-
-
-@pytest.mark.parametrize("source, summary", [
-    ("Norway's Kristoff won the sprint in Oslo on Sunday, ahead of the Dutch rider. The Katusha rider said the "
-     "finish suited him.", "Alexander Kristoff won the sprint on Sunday, ahead of a Dutch rider."),
-    ("Mr Salmond said Scotland would hold a second referendum. Salmond added that the vote would come within "
-     "two years.", "Alex Salmond said Scotland would hold a second referendum within two years."),
-    ("The Liberal Democrat leader said the party would oppose the bill in parliament next week.",
-     "The Lib Dem leader said the party would oppose the bill."),
-])
-def test_a_source_name_written_another_way_is_no_swap(source, summary):
-    # a first name the source leaves out, a title in place of the first name, a clipped party name
-    assert run(FACTUALITY, summary, source=source).verdict == "correct"
-    assert run(GROUNDEDNESS, summary, source=source).verdict == "supported"
-
-
-def test_a_surname_the_source_gives_another_first_name_is_unsupported():
-    source = "Chief executive Dana Whitcombe said most regions reported higher sales. Mr Whitcombe left early."
-    r = run(GROUNDEDNESS, "Morgan Whitcombe said most regions reported higher sales.", source=source)
-    assert (r.verdict, r.failure_mode) == ("missing", "unsupported_entity")
-
-
-@pytest.mark.parametrize("source, summary, name", [
-    # a body named where the source quotes its spokesman
-    ("A spokesman for the president, Josh Earnest, said the administration would review the decision.",
-     "The White House said the administration would review the decision.", "White House"),
-    # a club named where the source names its ground
-    ("Fans gathered at Anfield on Saturday as Jordan Henderson scored the winner in the second half.",
-     "Fans gathered to watch Liverpool on Saturday as Jordan Henderson scored the winner.", "Liverpool"),
-])
-def test_a_name_of_another_kind_is_never_a_precise_swap(source, summary, name):
-    r = run(FACTUALITY, summary, source=source)
-    assert r.failure_mode != "entity_swap" and r.verdict == "correct"
-    r = run(GROUNDEDNESS, summary, source=source)
-    assert r.verdict != "contradicted" and r.failure_mode == "unsupported_entity" and name in r.evidence
-
-
-def test_a_club_and_its_ground_both_in_the_source_are_no_swap():
-    source = ("Liverpool drew 1-1 with Chelsea on Sunday. The match at Anfield was delayed by rain. "
-              "Fans at Anfield sang throughout the second half.")
-    summary = "Liverpool and Chelsea drew 1-1 in a match delayed by rain at Anfield."
-    assert run(FACTUALITY, summary, source=source).verdict == "correct"
-    assert run(GROUNDEDNESS, summary, source=source).passed
-
-
-def test_a_source_name_in_another_role_is_a_suspicion():
-    source = ("Acme's chief executive Dana Lee announced the merger on Monday. Raj Menon, the company's CFO, "
-              "said the deal would close in May.")
-    r = run(GROUNDEDNESS, "CEO Raj Menon said the deal would close in May.", source=source)
-    assert (r.passed, r.failure_mode, r.confident) == (False, "unsupported_claim", False)
-    assert quotes_both(r.evidence, "CEO Raj Menon", "the company's CFO")
-    assert not run(FACTUALITY, "CEO Raj Menon said the deal would close in May.", source=source).confident
-    # the role the source gives him, spelled out, is no clash
-    assert run(GROUNDEDNESS, "Chief financial officer Raj Menon said the deal would close in May.",
-               source=source).verdict == "supported"
-
-
-@pytest.mark.parametrize("source, summary", [
-    # the summary's bare "31" is the 31-year-old's age, not "the age of 12" in the closest statement
-    ("Jones, who joined the club at the age of 12, signed a new contract on Monday. The 31-year-old has played "
-     "200 games.", "Jones, 31, signed a new contract with the club on Monday."),
-    # "six days a week" is no restatement of a time of day with no unit beside it
-    ("When Parliament is sitting, the Daily Politics is on BBC2 from 1200-1300 on weekdays, and the Sunday "
-     "Politics is on air for much of the year.", "The Daily and Sunday Politics are on air six days a week for "
-                                                 "much of the year."),
-    # "two students" taken to hospital is not the school's "900 students"
-    ("The academy, with 900 students, was evacuated on Tuesday after a gas leak near the science block. Two were "
-     "taken to hospital.", "The academy was evacuated after a gas leak near the science block and two students "
-                           "were taken to hospital."),
-])
-def test_an_amount_is_compared_only_with_amounts_of_its_role(source, summary):
-    assert run(FACTUALITY, summary, source=source).verdict == "correct"
-    # no contradiction; "six days", which the source does not state, stays an unsupported amount
-    assert run(GROUNDEDNESS, summary, source=source).verdict in ("supported", "missing")
-
-
-def test_a_changed_amount_of_the_same_role_stays_a_mismatch():
-    source = ("Jones, who joined the club at the age of 12, signed a new contract on Monday. The 31-year-old has "
-              "played 200 games.")
-    r = run(FACTUALITY, "The 31-year-old Jones, who joined the club at the age of 14, signed a new contract.",
-            source=source)
-    assert (r.verdict, r.failure_mode) == ("numerically_wrong", "number_mismatch")
-    assert quotes_both(r.evidence, "14", "age of 12")
-    source = ("The academy, with 900 students, was evacuated on Tuesday after a gas leak near the science block. "
-              "Two were taken to hospital.")
-    r = run(FACTUALITY, "The academy was evacuated after a gas leak and three students were taken to hospital.",
-            source=source)
-    assert (r.verdict, r.failure_mode) == ("numerically_wrong", "number_mismatch")
-    r = run(FACTUALITY, "Revenue rose 21% in the third quarter.", source="Revenue rose 12% in the third quarter.")
-    assert (r.verdict, r.failure_mode, r.confident) == ("numerically_wrong", "percentage_mismatch", True)
-
-
-def test_hedges_the_source_uses_are_not_padding():
-    source = ("Scientists say the comet could possibly be visible next week, although it may perhaps break up before "
-              "then, and forecasts are uncertain.")
-    summary = "The comet could possibly become visible next week, but it may break up first."
-    assert run(CONCISENESS, summary, source=source).verdict == "concise"
-    # the same summary of a source that states it plainly stacks hedges of its own
-    plain = "Scientists say the comet will be visible next week unless it breaks up before then."
-    r = run(CONCISENESS, summary, source=plain)
-    assert (r.verdict, r.failure_mode) == ("padded", "hedging")
-
-
-def test_groundedness_reports_a_missing_name_before_a_negation_read_from_wording():
-    source = "Harlow Mills opened a store in Leeds on Monday. The board did not approve the buyback."
-    r = run(GROUNDEDNESS, "Harlow Mills opened a store in Halifax on Monday, and the board approved the buyback.",
-            source=source)
-    assert (r.passed, r.failure_mode) == (False, "unsupported_entity") and "Halifax" in r.evidence

@@ -118,19 +118,3 @@ def test_terms_fold_paraphrases_together():
 def test_word_count_is_the_tracers_counter():
     """summary.word_count on a span and the rubrics' length bands count words the same way."""
     assert tx.word_count is tracer_word_count
-
-
-def test_words_keep_unicode_letters():
-    assert tx.words("Criadouro Onça Pintada, São Paulo") == ["criadouro", "onça", "pintada", "são", "paulo"]
-    assert {"onça", "são"} <= tx.name_tokens("Criadouro Onça Pintada near São Paulo")
-    assert "onça" in tx.terms("the Onça sanctuary")
-    assert [i.text for i in tx.extract_items("The jaguars reached Criadouro Onça Pintada and Écija.",
-                                             kinds=frozenset({tx.ENTITY}))] == ["Criadouro Onça Pintada", "Écija"]
-
-
-def test_ages_are_told_from_other_amounts():
-    def ages(text: str) -> list[tuple[str, bool]]:
-        return [(i.text, tx.is_age(text, i)) for i in tx.extract_items(text, kinds=tx.NUMERIC_KINDS)]
-    assert ages("The 31-year-old has played 200 games.") == [("31-year", True), ("200 games", False)]
-    assert ages("Jones, 31, joined at the age of 12.") == [("31", True), ("12", True)]
-    assert ages("Revenue rose 12% in 2 years.") == [("12%", False), ("2 years", False)]
