@@ -83,3 +83,32 @@ def write_tone_scores(store, definition: JudgeDefinition, failing: list[SpanRef]
     scored = ([ScoredSpan(ref, {"tone": sarcastic(definition, i)}) for i, ref in enumerate(failing)]
               + [ScoredSpan(ref, {"tone": neutral(definition)}) for ref in passing])
     return write_scores(store, scored, definition.judge_version)
+
+
+# a tone judge with a deterministic check (a banned phrase) beside its LLM criteria
+CHECKED_TONE = '''
+name = "tone"
+version = "v1"
+question = "Is the summary written in a neutral, professional tone?"
+unit = "summary"
+criteria = """
+Read the summary as a customer would. Cheering or mocking wording fails.
+"""
+
+[verdicts.neutral]
+passes = true
+means = "plain and professional throughout"
+
+[verdicts.loaded]
+failure_mode = "emotive_wording"
+means = "some wording takes sides or carries emotion"
+
+[failure_modes]
+emotive_wording = "words that carry emotion or take sides"
+banned_phrase = "a phrase the team never allows"
+
+[[checks]]
+phrases = ["guaranteed returns"]
+verdict = "loaded"
+failure_mode = "banned_phrase"
+'''

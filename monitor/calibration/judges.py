@@ -88,7 +88,8 @@ def _shown(definitions: Sequence[JudgeDefinition], item: CorpusItem) -> bool:
 
 
 def _spent(results: Sequence[RubricResult]) -> tuple[int, int, int, float]:
-    asked = [r for r in results if r.tier == LLM]
+    # a reply served from the cache used no tokens and is no call
+    asked = [r for r in results if r.tier == LLM and (r.input_tokens or r.output_tokens or r.verdict == ERROR)]
     return (len(asked), sum(r.input_tokens for r in asked), sum(r.output_tokens for r in asked),
             round(sum(r.cost_usd for r in asked), 6))
 

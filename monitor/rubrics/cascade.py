@@ -22,8 +22,13 @@ phrase, stacked hedges). Any other cheap-tier failure is a suspicion:
 Modes: ``off`` never calls the LLM. ``ambiguous`` (the default with an LLM) sends exactly the unsure
 passes, the suspected failures, and an audit sample (``audit_rate``, hash-chosen, default 5%) of the
 confident results, so every deployment measures how often its cheap tiers disagree with its LLM; the
-cheap verdict travels in the LLM result's details for that. ``always`` sends every pair but the certain
-failures. An LLM error is the final verdict (``error``): never a pass, and the sampler retries it later.
+cheap verdict travels in the LLM result's details for that. With a ``budget`` (LLM requests per span,
+``SUMWATCH_JUDGE_BUDGET``) ``ambiguous`` instead spends exactly that many requests per span of a batch on the
+results the cheap tiers are furthest from calling consistent (suspicions first, then groundedness by its
+consistency score, then the other rubrics' unsure passes), whatever their number; a suspicion the budget
+leaves out is recorded as unsure, and the audit sample comes on top. ``always`` sends every pair but the
+certain failures. An LLM error is the final verdict (``error``): never a pass, and the sampler retries it
+later.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from typing import Any, Protocol
 from ..settings import JUDGE_MODES, JudgeMode
 from .consistency import ranked_score
 from .definition import BUILTIN, JudgeDefinition
-from .verdicts import FACTUALITY, GROUNDEDNESS, RUBRICS, RULES, VERDICTS, RubricResult, SummaryCase
+from .verdicts import FACTUALITY, GROUNDEDNESS, LEARNED, RUBRICS, RULES, VERDICTS, RubricResult, SummaryCase
 
 MODES = JUDGE_MODES
 # 2: cheap-tier failures are suspicions unless certain; audit sample. 3: offline consistency score stored
@@ -75,6 +80,27 @@ class EmbeddingTier(Protocol):
     def judge_batch(self, cases: list[SummaryCase]) -> list[dict[str, RubricResult]]: ...
 
 
+class Faithfulness(Protocol):
+    """What the learned tier says of one summary: its least supported sentence's probability, and that
+    sentence with the source passage it was read against."""
+
+    sentences: tuple[Any, ...]  # one per summary sentence: .sentence, .supported, .evidence
+
+    @property
+    def supported(self) -> float: ...
+
+    @property
+    def weakest(self) -> Any: ...  # the least supported of the sentences; None for an empty summary
+
+
+class LearnedTier(Protocol):
+    version: str
+    fail_below: float  # a summary scored below this fails groundedness offline (precision >= .95 held out)
+    doubt_below: float  # below this a pass is not confident: ambiguous mode asks the LLM
+
+    def score_many(self, cases: list[tuple[str, str]]) -> Sequence[Faithfulness]: ...
+
+
 class LLMTier(Protocol):
     @property
     def version(self) -> str: ...
@@ -86,7 +112,8 @@ class Cascade:
     def __init__(self, rules: RulesTier, embeddings: EmbeddingTier | None = None, llm: LLMTier | None = None,
                  mode: str | None = None, rubrics: Sequence[str] | None = None,
                  audit_rate: float = DEFAULT_AUDIT_RATE,
-                 definitions: Mapping[str, JudgeDefinition] | None = None) -> None:
+                 definitions: Mapping[str, JudgeDefinition] | None = None, budget: float | None = None,
+                 learned: LearnedTier | None = None) -> None:
         mode = mode or (JudgeMode.AMBIGUOUS if llm is not None else JudgeMode.OFF)
         if mode not in MODES:
             raise ValueError(f"judge mode must be one of {', '.join(MODES)}, got {mode!r}")
@@ -95,6 +122,9 @@ class Cascade:
             raise ValueError(f"judge mode {mode!r} needs an LLM: configure a model (SUMWATCH_LLM_MODEL) or use 'off'")
         if not 0.0 <= audit_rate <= 1.0:
             raise ValueError(f"audit rate must be between 0 and 1, got {audit_rate}")
+        if budget is not None and not budget >= 0.0:
+            raise ValueError(f"the judge budget is LLM requests per span, at least 0, got {budget}")
+        self.budget, self.learned = budget, learned
         self.rules, self.embeddings, self.mode = rules, embeddings, mode
         self.definitions: dict[str, JudgeDefinition] = dict(definitions if definitions is not None else BUILTIN)
         missing = [name for name in RUBRICS if name not in self.definitions]
@@ -110,7 +140,8 @@ class Cascade:
         """The same tiers and counts judging with ``definitions`` (a promotion, a candidate under test); it
         judges every rubric of theirs it can."""
         other = copy.copy(self)
-        Cascade.__init__(other, self.rules, self.embeddings, self.llm, self.mode, None, self.audit_rate, definitions)
+        Cascade.__init__(other, self.rules, self.embeddings, self.llm, self.mode, None, self.audit_rate, definitions,
+                         self.budget, self.learned)
         other.llm_requests = self.llm_requests
         return other
 
@@ -132,6 +163,8 @@ class Cascade:
         parts = [CASCADE_VERSION, self.rules.version]
         if self.embeddings is not None:
             parts.append(self.embeddings.version)
+        if self.learned is not None:
+            parts.append(self.learned.version)
         if self.llm is not None and self.mode != "off":
             parts.append(f"{self.llm.version}@{self.mode}")
         return "/".join(parts)
@@ -145,6 +178,8 @@ class Cascade:
             parts.append(self.rules.version)
             if self.embeddings is not None:
                 parts.append(self.embeddings.version)
+            if self.learned is not None:
+                parts.append(self.learned.version)
         parts.append(definition.judge_version)
         if self.llm is not None and self.mode != "off":
             version_for = getattr(self.llm, "version_for", None)
@@ -156,8 +191,12 @@ class Cascade:
         """Rules then embeddings; returns the results so far and the (case, rubric, route) triples for the
         LLM, route being why it is asked: "suspicion", "unsure" or "audit"."""
         by_embedding = self.embeddings.judge_batch(cases) if self.embeddings is not None else [{} for _ in cases]
+        faithful: Sequence[Faithfulness | None] = (
+            self.learned.score_many([(c.source, c.summary) for c in cases]) if self.learned is not None
+            and any(r in (GROUNDEDNESS, FACTUALITY) for r in rubrics) else [None] * len(cases))
         results: list[dict[str, RubricResult]] = []
         escalate: list[tuple[int, str, str]] = []
+        doubted: list[tuple[float, int, str, str, str]] = []  # with a budget: (doubt, case, rubric, route, kind)
         for i, case in enumerate(cases):
             out: dict[str, RubricResult] = {}
             for rubric in rubrics:
@@ -169,24 +208,49 @@ class Cascade:
                         out[rubric] = found
                     continue
                 decided = _settle(self.rules.judge(rubric, case), by_embedding[i].get(rubric))
+                if self.learned is not None and faithful[i] is not None and rubric in (GROUNDEDNESS, FACTUALITY):
+                    decided = _with_learned(decided, faithful[i], self.learned)  # type: ignore[arg-type]
                 kind = failure_kind(decided)
                 certain = not decided.passed and kind in CERTAIN_KINDS
                 if self.mode == JudgeMode.OFF:
                     precise = decided.tier == RULES and kind in PRECISE_OFFLINE_KINDS
+                    precise = precise or decided.tier == LEARNED
                     out[rubric] = _ranked(decided if decided.passed or precise else unsure(decided, kind),
-                                          by_embedding[i].get(GROUNDEDNESS))
+                                          by_embedding[i].get(GROUNDEDNESS), faithful[i])
                     continue
-                out[rubric] = _ranked(decided, by_embedding[i].get(GROUNDEDNESS))
+                out[rubric] = _ranked(decided, by_embedding[i].get(GROUNDEDNESS), faithful[i])
                 route = ("" if certain else "suspicion" if not decided.passed
                          else "unsure" if not decided.confident else "")
                 if self.mode == JudgeMode.ALWAYS and not certain:
                     route = route or "always"
+                if self.budget is not None and self.mode == JudgeMode.AMBIGUOUS and not certain:
+                    doubted.append((_doubt(route, out[rubric]), i, rubric, route or "doubt", kind))
+                    continue
                 if not route and _audited(rubric, case, self.audit_rate):
                     route = "audit"
                 if route:
                     escalate.append((i, rubric, route))
             results.append(out)
+        if doubted:
+            escalate += self._spend(cases, results, doubted)
         return results, escalate
+
+    def _spend(self, cases: list[SummaryCase], results: list[dict[str, RubricResult]],
+               doubted: list[tuple[float, int, str, str, str]]) -> list[tuple[int, str, str]]:
+        """The budget: the rubric results the cheap tiers are least sure of, at most ``budget`` requests per
+        span of this batch, go to the LLM; a suspicion left over is recorded as unsure (as with no LLM, save
+        the kinds precise offline), and the audit sample is drawn from the rest as always."""
+        assert self.budget is not None
+        allowed = int(self.budget * len(cases) + 0.5)
+        ranked = sorted(doubted, key=lambda d: (-d[0], d[1], d[2]))
+        chosen = [(i, rubric, route) for _, i, rubric, route, _ in ranked[:allowed]]
+        for _, i, rubric, route, kind in ranked[allowed:]:
+            result = results[i][rubric]
+            if route == "suspicion" and not (result.tier == RULES and kind in PRECISE_OFFLINE_KINDS):
+                results[i][rubric] = unsure(result, kind)
+            elif result.passed and _audited(rubric, cases[i], self.audit_rate):
+                chosen.append((i, rubric, "audit"))
+        return chosen
 
     def _custom(self, rubric: str, case: SummaryCase) -> RubricResult | None:
         """A custom rubric's deterministic checks: a hit fails it with certainty; with no hit, None (the
@@ -250,13 +314,41 @@ def _settle(ruled: RubricResult, embedded: RubricResult | None) -> RubricResult:
                        + f"Embedding tier unsure ({embedded.verdict}, {embedded.score:.2f}).")
 
 
-def _ranked(result: RubricResult, grounded: RubricResult | None) -> RubricResult:
-    """A groundedness or factuality result with the offline consistency score (see
-    :mod:`.consistency`), which ranks far better than the rules' own score; other rubrics, and cases the
-    embedding tier did not judge, keep theirs."""
-    if grounded is None or result.rubric not in (GROUNDEDNESS, FACTUALITY):
+def _ranked(result: RubricResult, grounded: RubricResult | None,
+            faithful: Faithfulness | None = None) -> RubricResult:
+    """A groundedness or factuality result with the offline consistency score (see :mod:`.consistency`):
+    the learned tier's probability where it ran, else the embedding tier's support; either ranks far
+    better than the rules' own score. Other rubrics, and cases neither judged, keep theirs."""
+    if result.rubric not in (GROUNDEDNESS, FACTUALITY) or result.tier == LEARNED:
         return result
-    return result.with_(score=ranked_score(grounded.score, failed=result.rubric == FACTUALITY and not result.passed))
+    if faithful is not None:
+        support = faithful.supported
+    elif grounded is not None:
+        support = grounded.score
+    else:
+        return result
+    return result.with_(score=ranked_score(support, failed=result.rubric == FACTUALITY and not result.passed))
+
+
+def _with_learned(decided: RubricResult, faithful: Faithfulness, learned: LearnedTier) -> RubricResult:
+    """The learned tier's say on an offline groundedness or factuality result. Below ``fail_below`` (a cut
+    held to precision .95 on data the model did not train on) a groundedness pass fails, with the
+    weakest sentence and its passage as evidence; below ``doubt_below`` a pass is no longer confident, so
+    ambiguous mode asks the LLM; above it an unsure pass becomes confident. A rules failure stands."""
+    if not decided.passed:
+        return decided
+    weakest = faithful.weakest
+    if decided.rubric == GROUNDEDNESS and weakest is not None and faithful.supported < learned.fail_below:
+        # one unsupported sentence of several leaves the summary partly grounded
+        return RubricResult.make(
+            GROUNDEDNESS, "partial" if len(faithful.sentences) > 1 else "missing", score=faithful.supported,
+            tier=LEARNED,
+            judge_version=learned.version, failure_mode="unsupported_claim", confident=True,
+            evidence=f'summary "{weakest.sentence}" vs source "{weakest.evidence}"',
+            explanation=f"The faithfulness model gives this sentence a {weakest.supported:.0%} chance of being "
+                        f"supported by the closest source passage.")
+    confident = faithful.supported >= learned.doubt_below
+    return decided if decided.confident == confident else decided.with_(confident=confident)
 
 
 def failure_kind(result: RubricResult) -> str:
@@ -278,6 +370,18 @@ def unsure(result: RubricResult, kind: str) -> RubricResult:
                         explanation=(f"Unsure: the {result.tier} tier suspects {kind or result.verdict} and no LLM "
                                      f"is configured to confirm it. {result.explanation}").strip(),
                         details=(*result.details, suspicion))
+
+
+def _doubt(route: str, result: RubricResult) -> float:
+    """How far the cheap tiers are from calling a result consistent, for the budget: a suspected failure
+    most; then groundedness by its consistency score, the one that ranks faithfulness (a groundedness
+    judgement also catches contradictions, so one request covers the summary); then the other rubrics'
+    unsure passes and low scores."""
+    if route == "suspicion":
+        return 2.0 + (1.0 - result.score)
+    if result.rubric == GROUNDEDNESS:
+        return 1.0 + (1.0 - result.score)
+    return 0.5 * (1.0 - result.score) + (0.25 if route == "unsure" else 0.0)
 
 
 def _audited(rubric: str, case: SummaryCase, rate: float) -> bool:

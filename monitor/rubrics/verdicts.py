@@ -42,8 +42,8 @@ PASSING_ANY: frozenset[str] = frozenset().union(*PASSING.values())
 CLEAN: dict[str, str] = {rubric: next(iter(verdicts)) for rubric, verdicts in VERDICTS.items()}
 ERROR = "error"  # a judge that failed: never a pass, retried on the next sampler pass
 
-RULES, EMBEDDINGS, LLM = "rules", "embeddings", "llm"
-TIERS: tuple[str, ...] = (RULES, EMBEDDINGS, LLM)
+RULES, EMBEDDINGS, LEARNED, LLM = "rules", "embeddings", "learned", "llm"
+TIERS: tuple[str, ...] = (RULES, EMBEDDINGS, LEARNED, LLM)
 
 # failure modes, by rubric (the finer label under a failing verdict; clustering groups on it)
 FAILURE_MODES: dict[str, tuple[str, ...]] = {name: BUILTIN[name].mode_names for name in RUBRICS}

@@ -61,4 +61,5 @@ def build_cascade(settings: Settings, *, mode: str | None = None, embeddings: bo
     chosen_mode = mode or settings.judge.judge_mode
     judge = llm if llm is not None else (build_llm(settings) if chosen_mode != "off" else None)
     return Cascade(rules=RulesJudge(), embeddings=embedding_judge, llm=judge, mode=chosen_mode,
-                   audit_rate=settings.judge.judge_audit_rate, definitions=definitions)
+                   audit_rate=settings.judge.judge_audit_rate, definitions=definitions,
+                   budget=settings.judge.judge_budget)

@@ -191,6 +191,9 @@ class JudgeSettings(_Concern):
     judge_mode: JudgeMode | None = None  # default: ambiguous with an LLM, else off
     # share of confident cheap-tier results the LLM re-judges in ambiguous mode, to measure agreement
     judge_audit_rate: float = 0.05
+    # LLM requests per span in ambiguous mode, spent on the rubric results the cheap tiers are least sure
+    # of (the audit sample comes on top); none: every suspicion and unsure pass, however many
+    judge_budget: float | None = None
     llm_model: str | None = None  # litellm model string, e.g. openai/gpt-4o-mini
     llm_api_base: str | None = None
     llm_api_key: SecretStr | None = None

@@ -53,6 +53,8 @@ def test_flags_override_the_environment_and_none_means_not_given():
     ({"SUMWATCH_CLUSTER_CRON": "0 0 32 * *"}, "day '32' in '32' is not 1-31"),
     ({"SUMWATCH_CLUSTER_CRON": "*/0 * * * *"}, "minute step '0' in '*/0' is not a positive number"),
     ({"SUMWATCH_SAMPLE_RATE": "1.5"}, "SUMWATCH_SAMPLE_RATE must be a share between 0 and 1, got 1.5"),
+    ({"SUMWATCH_JUDGE_BUDGET": "-1"},
+     "SUMWATCH_JUDGE_BUDGET must be a number of requests per span between 0 and 16, got -1.0"),
     ({"SUMWATCH_CLUSTER_MATCH_THRESHOLD": "-0.1"}, "SUMWATCH_CLUSTER_MATCH_THRESHOLD must be a similarity between"),
     ({"SUMWATCH_SERVICE_RATES": "checkout=2"}, "SUMWATCH_SERVICE_RATES entry 'checkout=2' must be service=rate"),
     ({"SUMWATCH_SERVICE_RATES": "checkout"}, "SUMWATCH_SERVICE_RATES entry 'checkout' must be service=rate"),

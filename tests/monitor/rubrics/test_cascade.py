@@ -203,3 +203,88 @@ def test_an_audit_sample_of_confident_results_goes_to_the_llm_deterministically(
     none = LLM()
     Cascade(Rules(confident=RUBRICS), None, none, rubrics=["factuality"], audit_rate=0.0).score_batch(cases)
     assert none.asked == []
+
+
+class ScoredRules(Rules):
+    """Rules that fail factuality on some cases (a suspicion) and pass the rest with a per-case score."""
+
+    def judge(self, rubric, case):
+        if rubric == "factuality" and "wrong" in case.summary:
+            return RubricResult.make(rubric, "entity_wrong", tier="rules", failure_mode="unsupported_claim")
+        score = float(case.summary.split()[-1]) if rubric == "groundedness" else 1.0
+        return RubricResult.make(rubric, PASS[rubric], score=score, tier="rules", confident=True)
+
+
+def test_a_budget_spends_its_requests_on_the_least_sure_results_and_leaves_the_rest_unsure():
+    cases = [SummaryCase("source text here", f"claim {'wrong ' if k == 3 else ''}{score}")
+             for k, score in enumerate((0.9, 0.2, 0.95, 0.8, 0.1, 0.99))]
+    llm = LLM()
+    out = Cascade(ScoredRules(), None, llm, mode="ambiguous", audit_rate=0.0, budget=0.5).score_batch(cases)
+    # 0.5 requests per span over 6 spans: 3 requests; the suspicion first, then the lowest-scoring passes
+    assert sorted((r, c.summary) for r, c in llm.asked) == [
+        ("factuality", "claim wrong 0.8"), ("groundedness", "claim 0.1"), ("groundedness", "claim 0.2")]
+    assert out[3]["factuality"].tier == "llm" and out[4]["groundedness"].tier == "llm"
+
+
+def test_a_suspicion_the_budget_leaves_out_is_recorded_as_unsure():
+    cases = [SummaryCase("source text here", f"claim wrong {k}") for k in range(4)]
+    llm = LLM()
+    out = Cascade(ScoredRules(), None, llm, mode="ambiguous", audit_rate=0.0, budget=0.5).score_batch(cases)
+    assert len(llm.asked) == 2
+    left = [o["factuality"] for o in out if o["factuality"].tier == "rules"]
+    assert len(left) == 2 and all(r.passed and not r.confident and "Unsure" in r.explanation for r in left)
+
+
+def test_a_zero_budget_asks_only_for_the_audit_sample():
+    cases = [SummaryCase("source text here", f"claim wrong {k}") for k in range(20)]
+    llm = LLM()
+    Cascade(ScoredRules(), None, llm, mode="ambiguous", audit_rate=0.0, budget=0.0).score_batch(cases)
+    assert llm.asked == []
+    with pytest.raises(ValueError, match="the judge budget is LLM requests per span"):
+        Cascade(ScoredRules(), None, LLM(), mode="ambiguous", budget=-1.0)
+
+
+class Sentence:
+    def __init__(self, sentence, supported, evidence):
+        self.sentence, self.supported, self.evidence = sentence, supported, evidence
+
+
+class Faithful:
+    def __init__(self, *scores):
+        self.sentences = tuple(Sentence(f"sentence {k}", p, f"passage {k}") for k, p in enumerate(scores))
+
+    @property
+    def supported(self):
+        return min(s.supported for s in self.sentences)
+
+    @property
+    def weakest(self):
+        return min(self.sentences, key=lambda s: s.supported)
+
+
+class Learned:
+    version = "learned-t"
+    fail_below, doubt_below = 0.05, 0.5
+
+    def __init__(self, by_summary):
+        self.by_summary = by_summary
+
+    def score_many(self, cases):
+        return [self.by_summary[summary] for _, summary in cases]
+
+
+def test_the_learned_tier_fails_only_below_its_precise_cut_and_marks_doubt_for_the_llm():
+    learned = Learned({"low": Faithful(0.9, 0.01), "doubt": Faithful(0.3), "fine": Faithful(0.97)})
+    cases = [SummaryCase("source text here", s) for s in ("low", "doubt", "fine")]
+    low, doubt, fine = Cascade(Rules(confident=RUBRICS), learned=learned).score_batch(cases)
+    g = low["groundedness"]
+    assert (g.verdict, g.tier, g.failure_mode, g.confident) == ("partial", "learned", "unsupported_claim", True)
+    assert g.evidence == 'summary "sentence 1" vs source "passage 1"' and g.score == 0.01
+    assert doubt["groundedness"].passed and doubt["groundedness"].score == 0.3  # the stored score ranks by it
+    assert fine["groundedness"].passed and fine["factuality"].score == 0.97
+    llm = LLM()
+    Cascade(Rules(confident=RUBRICS), None, llm, mode="ambiguous", audit_rate=0.0, learned=learned).score_batch(cases)
+    # with an LLM, the learned failure is a suspicion it confirms, and a doubtful pass is asked about too
+    assert sorted((r, c.summary) for r, c in llm.asked) == [
+        ("factuality", "doubt"), ("factuality", "low"), ("groundedness", "doubt"), ("groundedness", "low")]
+    assert "learned-t" in Cascade(Rules(), learned=learned).version_for("groundedness")

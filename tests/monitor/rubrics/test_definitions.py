@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from tone_rubric import CHECKED_TONE as TONE
 
 from sumwatch.monitor.rubrics.definition import (
     BUILTIN,
@@ -19,32 +20,6 @@ from sumwatch.monitor.rubrics.verdicts import RUBRICS, SummaryCase
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "prompts_v1.json").read_text())
 
-TONE = '''
-name = "tone"
-version = "v1"
-question = "Is the summary written in a neutral, professional tone?"
-unit = "summary"
-criteria = """
-Read the summary as a customer would. A sentence that mocks, blames or cheers fails.
-"""
-
-[verdicts.neutral]
-passes = true
-means = "plain and professional throughout"
-
-[verdicts.loaded]
-failure_mode = "emotive_wording"
-means = "some wording takes sides or carries emotion"
-
-[failure_modes]
-emotive_wording = "words that carry emotion or take sides"
-banned_phrase = "a phrase the team never allows"
-
-[[checks]]
-phrases = ["guaranteed returns"]
-verdict = "loaded"
-failure_mode = "banned_phrase"
-'''
 
 
 def test_the_shipped_files_give_the_prompts_the_code_wrote_before_byte_for_byte():

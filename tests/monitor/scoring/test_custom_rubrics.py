@@ -7,6 +7,7 @@ import json
 import re
 
 import pytest
+from tone_rubric import CHECKED_TONE as TONE
 
 from sumwatch.monitor.demo.run import run_demo
 from sumwatch.monitor.rubrics.definition import BUILTIN, parse_definition
@@ -18,32 +19,6 @@ from sumwatch.monitor.store.connection import Store
 from sumwatch.monitor.store.judges import JudgeRecord, active_definitions, record_promotion
 from tests.fakes.openai_server import FakeOpenAI, chat_completion, judge_responder
 
-TONE = '''
-name = "tone"
-version = "v1"
-question = "Is the summary written in a neutral, professional tone?"
-unit = "summary"
-criteria = """
-Read the summary as a customer would. Cheering or mocking wording fails.
-"""
-
-[verdicts.neutral]
-passes = true
-means = "plain and professional throughout"
-
-[verdicts.loaded]
-failure_mode = "emotive_wording"
-means = "some wording takes sides or carries emotion"
-
-[failure_modes]
-emotive_wording = "words that carry emotion or take sides"
-banned_phrase = "a phrase the team never allows"
-
-[[checks]]
-phrases = ["guaranteed returns"]
-verdict = "loaded"
-failure_mode = "banned_phrase"
-'''
 SOURCE = "Revenue rose 4% in the quarter. The board approved a dividend of 12 cents."
 
 
