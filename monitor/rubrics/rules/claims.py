@@ -149,12 +149,17 @@ def _about_same(item: Item, text: str, y: Item, y_text: str, strong: bool) -> bo
     # "56 new nurse hires" and "65 registered nurses" count nurses both
     same_noun = _same_unit(item, y) or bool({item.unit, tx.stem(item.unit)} & theirs) or bool(
         {y.unit, tx.stem(y.unit)} & mine)
+    shared = (mine - nouns) & (theirs - nouns)
     counted = not item.dimension and not y.dimension and item.kind == y.kind == tx.QUANTITY
-    if counted and not same_noun:
-        return False  # "40 beds" and "40 nurses"
+    if counted and not same_noun and len(shared) < 2:
+        # "40 beds" and "40 nurses"; but "354 people with chronic migraine" restates "590 adults with
+        # chronic migraine", the same count in other words
+        return False
+    if item.kind == tx.NUMBER and y.kind == tx.QUANTITY and not y.dimension and not same_noun:
+        return False  # a vote of "10-2" is no count of the "two-lane" bridge: the counted noun is not near
     if bool(item.dimension) != bool(y.dimension) and not same_noun:
         return False  # "on air six days a week" and "on BBC2 from 1200": a number with no unit near
-    if (mine - nouns) & (theirs - nouns):
+    if shared:
         return True
     return same_noun and (strong or item.kind != tx.QUANTITY or bool(item.dimension))
 
@@ -317,16 +322,23 @@ def _check_entities(idx: SourceIndex, s: Sentence, summary: ParsedText) -> tuple
 
 
 def _named_there(idx: SourceIndex, s: Sentence, item: Item, summary: ParsedText) -> tuple[Item, str] | None:
-    """The name of the same shape the source states where the summary puts a name the source lacks: a
-    lead for a later tier, which can tell a swap from the same actor named another way."""
-    if item.unit not in ("person", "org"):
+    """The name of the same kind the source states where the summary puts a name the source lacks: a person
+    for a person, an organisation for an organisation, a plain name for a plain name, or whoever owns the
+    same thing ("Rockhurst's council" where the source has the Ashbury City Council). A place is left out:
+    a club for its ground, a town for its region may be the same thing named another way."""
+    kind, owned = tx.name_kind(s.text, item), tx.possessed_noun(s.text, item)
+    if kind not in ("person", "org", "other") and not owned:
         return None
     for sc, ref in idx.best_clauses((s.terms - tx.terms(item.text)) or s.terms, k=1):
+        if sc < 0.3:
+            return None
         sentence = idx.doc.sentences[ref.sentence]
-        same = [e for e in sentence.of_kind(tx.ENTITY) if ref.clause.start <= e.start < ref.clause.end
-                and e.unit == item.unit and not _mentioned(e, summary)]
-        if sc >= 0.3 and same:
-            return same[0], sentence.text
+        for e in sentence.of_kind(tx.ENTITY):
+            if not ref.clause.start <= e.start < ref.clause.end or _mentioned(e, summary) or _acronym(e.text):
+                continue
+            if (owned and tx.names_noun(sentence.text, e, owned)) or (
+                    e.unit != tx.OPENER and tx.name_kind(sentence.text, e) == kind):
+                return e, sentence.text
     return None
 
 

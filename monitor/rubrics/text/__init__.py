@@ -11,7 +11,7 @@ text, so the four rubric judges of one case share one parse. One module per kind
 
 from .compare import date_granularity, date_supported, entity_supported, same_person, unit_differs, values_match
 from .cues import causal_cue, has_negation, has_negative_word
-from .names import roles_near
+from .names import name_kind, names_noun, possessed_noun, roles_near
 from .numbers import is_age
 from .parsing import Clause, ParsedText, Sentence, detokenize, extract_items, name_tokens, parse
 from .records import (
@@ -35,7 +35,7 @@ from .words import stem, terms, word_count, word_pairs, words
 __all__ = [
     "CAUSAL", "Clause", "DATE", "ENTITY", "HEDGE", "Item", "MONEY", "NEGATION", "NUMBER", "NUMERIC_KINDS", "OPENER",
     "PERCENT", "ParsedText", "QUANTIFIER", "QUANTITY", "Sentence", "causal_cue", "date_granularity", "date_supported",
-    "detokenize", "entity_supported", "extract_items", "has_negation", "has_negative_word", "is_age", "name_tokens",
-    "parse", "roles_near", "same_person", "split_sentences", "stem", "terms", "unit_differs", "values_match",
-    "word_count", "word_pairs", "words",
+    "detokenize", "entity_supported", "extract_items", "has_negation", "has_negative_word", "is_age", "name_kind",
+    "name_tokens", "names_noun", "parse", "possessed_noun", "roles_near", "same_person", "split_sentences", "stem",
+    "terms", "unit_differs", "values_match", "word_count", "word_pairs", "words",
 ]

@@ -27,7 +27,7 @@ _ORG_WORDS = frozenset([
     "software", "cloud", "networks", "media", "news", "times", "post", "fund", "trust", "school", "center",
     "centre", "city", "county", "state", "federal", "national", "international", "global", "society", "union",
     "party", "court", "police", "infrastructure", "logistics", "house", "office", "parliament", "congress",
-    "senate", "government", "administration", "club", "united", "stadium", "park", "street",
+    "senate", "government", "administration", "club", "united", "stadium", "park", "street", "goods", "brands",
 ])
 _COMMON_OPENERS = frozenset([
     "however", "meanwhile", "overall", "perhaps", "still", "also", "today", "yesterday", "tomorrow", "last", "next",
@@ -206,3 +206,43 @@ def roles_near(sentence: str, start: int, end: int) -> frozenset[str]:
     if after:
         found |= _roles_in(after.group(0))
     return frozenset(found)
+
+
+# the words before a name that make it a place: "at Anfield", "in Halifax", "near Curitiba"
+_PLACE_BEFORE_RE = re.compile(r"\b(?:at|in|near|outside|inside|across|throughout|around)\s+(?:the\s+)?$", re.IGNORECASE)
+_THE_BEFORE_RE = re.compile(r"\bthe\s+$", re.IGNORECASE)
+_POSSESSIVE_RE = re.compile(r"(?:'s|’s|s'|s’)$")
+_HEAD_AFTER_RE = re.compile(r"\s+([a-z][a-z-]+)\b")
+
+
+def name_kind(sentence: str, item: Item) -> str:
+    """What a name is as the sentence uses it: its shape ("person", "org", "other"), or "place" after a
+    place word ("at Anfield", "in Port Adair"). Two plain words after "the" name a thing, not a person
+    ("the Nimbus Notes service"). ``name_kind("Fans gathered at Anfield.", item_for_anfield)`` -> "place"."""
+    shape = item.unit
+    if shape == "org":
+        return shape
+    before = sentence[:item.start]
+    if _PLACE_BEFORE_RE.search(before):
+        return "place"
+    if shape == "person" and _THE_BEFORE_RE.search(before) and core(item.text.split()[0]) not in _TITLES:
+        return "other"
+    return shape
+
+
+def possessed_noun(sentence: str, item: Item) -> str:
+    """The common noun a possessive name owns: ``possessed_noun("Rockhurst's council voted.", item)`` ->
+    "council"; "" when the name is no possessive."""
+    if not _POSSESSIVE_RE.search(item.text):
+        return ""
+    m = _HEAD_AFTER_RE.match(sentence, item.end)
+    return m.group(1) if m and m.group(1) not in STOPWORDS else ""
+
+
+def names_noun(sentence: str, item: Item, noun: str) -> bool:
+    """Whether a name ends in ``noun`` or governs it: "Ashbury City Council" and "Rockhurst council
+    members" both name a council."""
+    if item.key.split()[-1:] == [noun]:
+        return True
+    m = _HEAD_AFTER_RE.match(sentence, item.end)
+    return bool(m) and m.group(1) == noun
