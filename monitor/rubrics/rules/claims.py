@@ -321,6 +321,9 @@ def _check_entities(idx: SourceIndex, s: Sentence, summary: ParsedText) -> tuple
     return findings, checked, unsettled
 
 
+_RELATIVE = re.compile(r"\W*(?:which|who|whose)\b", re.IGNORECASE)
+
+
 def _named_there(idx: SourceIndex, s: Sentence, item: Item, summary: ParsedText) -> tuple[Item, str] | None:
     """The name of the same kind the source states where the summary puts a name the source lacks: a person
     for a person, an organisation for an organisation, a plain name for a plain name, or whoever owns the
@@ -333,8 +336,12 @@ def _named_there(idx: SourceIndex, s: Sentence, item: Item, summary: ParsedText)
         if sc < 0.3:
             return None
         sentence = idx.doc.sentences[ref.sentence]
+        start = ref.clause.start
+        if _RELATIVE.match(ref.clause.text):
+            # "Vantor Medicines, which developed oriluzumab, said ...": the name the clause is about is before it
+            start = max((c.start for c in sentence.clauses if c.start < start), default=start)
         for e in sentence.of_kind(tx.ENTITY):
-            if not ref.clause.start <= e.start < ref.clause.end or _mentioned(e, summary) or _acronym(e.text):
+            if not start <= e.start < ref.clause.end or _mentioned(e, summary) or _acronym(e.text):
                 continue
             if (owned and tx.names_noun(sentence.text, e, owned)) or (
                     e.unit != tx.OPENER and tx.name_kind(sentence.text, e) == kind):

@@ -28,6 +28,7 @@ _ORG_WORDS = frozenset([
     "centre", "city", "county", "state", "federal", "national", "international", "global", "society", "union",
     "party", "court", "police", "infrastructure", "logistics", "house", "office", "parliament", "congress",
     "senate", "government", "administration", "club", "united", "stadium", "park", "street", "goods", "brands",
+    "medicines", "biopharma", "biotech", "biosciences",
 ])
 _COMMON_OPENERS = frozenset([
     "however", "meanwhile", "overall", "perhaps", "still", "also", "today", "yesterday", "tomorrow", "last", "next",

@@ -482,6 +482,30 @@ def test_a_name_of_another_kind_is_never_a_precise_swap(source, summary, name):
     assert r.verdict != "contradicted" and r.failure_mode == "unsupported_entity" and name in r.evidence
 
 
+# Planted swaps of the factuality starter corpus: a name the source lacks, of the same kind as the one the
+# source has in that statement, is a swap again (the rebuild first let them through as unsupported names).
+@pytest.mark.parametrize("source, summary, swapped, original", [
+    # whoever owns the same thing: "Rockhurst's council" where the source has the Ashbury City Council
+    ("The Ashbury City Council voted 7 to 2 on February 8 to approve the rebuilding of the Foundry Street Bridge, "
+     "with a budget of $117 million. Mayor Lena Adeyemi welcomed the vote.",
+     "Rockhurst's council backed the $117 million bridge rebuild in a 7-2 vote on February 8.",
+     "Rockhurst's", "Ashbury City Council"),
+    # a plain name for a service the source names with "the" (no person, though two plain words)
+    ("The Nimbus Notes file sync service was degraded for 168 minutes on February 18, beginning at 14:24 UTC. At "
+     "the peak, 34% of requests to the service failed.",
+     "A 168-minute file sync service outage hit Kitestream on February 18.", "Kitestream", "Nimbus Notes"),
+    # an organisation for an organisation, the source's name before the clause that matches
+    ("A total of 1,300 adults took part. Vantor Medicines, which developed oriluzumab, said it intends to submit "
+     "an application for regulatory approval in early next year.",
+     "Ilex Biopharma aims to file oriluzumab with regulators in early next year.", "Ilex Biopharma",
+     "Vantor Medicines"),
+])
+def test_a_name_of_the_same_kind_in_the_sources_slot_is_a_swap(source, summary, swapped, original):
+    r = run(FACTUALITY, summary, source=source)
+    assert (r.verdict, r.failure_mode) == ("entity_wrong", "entity_swap")
+    assert quotes_both(r.evidence, swapped, original)
+
+
 def test_a_club_and_its_ground_both_in_the_source_are_no_swap():
     source = ("Liverpool drew 1-1 with Chelsea on Sunday. The match at Anfield was delayed by rain. "
               "Fans at Anfield sang throughout the second half.")
@@ -535,6 +559,23 @@ def test_a_changed_amount_of_the_same_role_stays_a_mismatch():
     assert (r.verdict, r.failure_mode) == ("numerically_wrong", "number_mismatch")
     r = run(FACTUALITY, "Revenue rose 21% in the third quarter.", source="Revenue rose 12% in the third quarter.")
     assert (r.verdict, r.failure_mode, r.confident) == ("numerically_wrong", "percentage_mismatch", True)
+
+
+@pytest.mark.parametrize("source, summary, changed", [
+    # a vote tally: the bare "2" is no count of the "two-lane" bridge elsewhere in the source
+    ("On December 13, Dunmore council members approved the rebuilding of the Quarry Avenue Bridge by a vote of 10 "
+     "to 1, setting aside $231 million for the work. The two-lane Quarry Avenue Bridge will be replaced with a "
+     "620-meter, four-lane crossing.", "A $231 million bridge rebuild won council approval 10-2 in Dunmore.", "2"),
+    # the same count named another way ("people", "adults") about the same words
+    ("A total of 590 adults with chronic migraine took part in the Phase 2 study, which was run at 28 sites across "
+     "6 countries.", "354 people with chronic migraine were enrolled across 6 countries.", "354 people"),
+])
+def test_a_changed_count_is_caught_whatever_the_source_calls_it(source, summary, changed):
+    r = run(FACTUALITY, summary, source=source)
+    assert (r.verdict, r.failure_mode) == ("numerically_wrong", "number_mismatch") and changed in r.evidence
+    # the source's own figures pass
+    faithful = summary.replace("10-2", "10-1").replace("354 people", "590 people")
+    assert run(FACTUALITY, faithful, source=source).verdict == "correct"
 
 
 def test_hedges_the_source_uses_are_not_padding():

@@ -134,3 +134,20 @@ def test_ages_are_told_from_other_amounts():
     assert ages("The 31-year-old has played 200 games.") == [("31-year", True), ("200 games", False)]
     assert ages("Jones, 31, joined at the age of 12.") == [("31", True), ("12", True)]
     assert ages("Revenue rose 12% in 2 years.") == [("12%", False), ("2 years", False)]
+
+
+def test_a_names_kind_follows_how_the_sentence_uses_it():
+    def name(sentence: str, text: str) -> tx.Item:
+        return next(e for e in tx.parse(sentence).sentences[0].of_kind(tx.ENTITY) if e.text == text)
+
+    fans = "Fans gathered at Anfield as Jordan Henderson scored."
+    assert tx.name_kind(fans, name(fans, "Anfield")) == "place"
+    assert tx.name_kind(fans, name(fans, "Jordan Henderson")) == "person"
+    outage = "The Nimbus Notes file sync service was degraded."
+    assert tx.name_kind(outage, name(outage, "Nimbus Notes")) == "other"  # a thing, though two plain words
+    said = "The White House said it would review the decision."
+    assert tx.name_kind(said, name(said, "White House")) == "org"
+    vote = "Rockhurst's council backed the rebuild, and the Ashbury City Council agreed."
+    assert tx.possessed_noun(vote, name(vote, "Rockhurst's")) == "council"
+    assert tx.names_noun(vote, name(vote, "Ashbury City Council"), "council")
+    assert tx.possessed_noun(said, name(said, "White House")) == ""
