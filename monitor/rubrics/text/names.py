@@ -246,4 +246,4 @@ def names_noun(sentence: str, item: Item, noun: str) -> bool:
     if item.key.split()[-1:] == [noun]:
         return True
     m = _HEAD_AFTER_RE.match(sentence, item.end)
-    return bool(m) and m.group(1) == noun
+    return m is not None and m.group(1) == noun
