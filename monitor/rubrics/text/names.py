@@ -121,6 +121,8 @@ def _emit(sentence: str, run: list[tuple[int, str]], vocab: frozenset[str], out:
             run.pop(0)
             continue
         break
+    if len(run) >= 2 and all(sum(ch.isalpha() for ch in tok) >= 2 and tok.isupper() for _, tok in run):
+        return  # "CLICK HERE to read more", "WATCH THE VIDEO": shouting, not a name
     parts = [core(tok) for _, tok in run if tok.lower() not in _CONNECTORS]
     key = [p for p in parts if p and p not in _TITLES and p not in MONTHS and p not in WEEKDAYS]
     if not key or not any(ch.isalpha() for ch in "".join(key)):

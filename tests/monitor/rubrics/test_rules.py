@@ -594,3 +594,15 @@ def test_groundedness_reports_a_missing_name_before_a_negation_read_from_wording
     r = run(GROUNDEDNESS, "Harlow Mills opened a store in Halifax on Monday, and the board approved the buyback.",
             source=source)
     assert (r.passed, r.failure_mode) == (False, "unsupported_entity") and "Halifax" in r.evidence
+
+
+def test_shouted_words_are_no_name_the_source_lacks():
+    # CNN/Daily Mail highlights (HaluEval's consistent summaries) end with link text in capitals
+    source = ("Arsenal beat Burnley 1-0 at Turf Moor on Saturday. Aaron Ramsey scored the only goal after 12 "
+              "minutes, and the win lifted Arsene Wenger's side to second in the Premier League.")
+    summary = "Arsenal beat Burnley 1-0 at Turf Moor. CLICK HERE for all the latest news."
+    result = RulesJudge().judge("groundedness", SummaryCase(source, summary))
+    assert result.passed, result.evidence
+    # a name the source lacks is still found when it is not shouted
+    lacking = RulesJudge().judge("groundedness", SummaryCase(source, "Olivier Giroud scored as Arsenal won 1-0."))
+    assert not lacking.passed
