@@ -81,8 +81,8 @@ class EmbeddingTier(Protocol):
 
 
 class Faithfulness(Protocol):
-    """What the learned tier says of one summary: its least supported sentence's probability, and that
-    sentence with the source passage it was read against."""
+    """What the learned tier says of one summary: the probability that its source carries it, and per
+    sentence the same with the source sentence that carries most of it."""
 
     sentences: tuple[Any, ...]  # one per summary sentence: .sentence, .supported, .evidence
 

@@ -273,13 +273,14 @@ def _pair_vectors(sentences: np.ndarray) -> np.ndarray:
 
 
 def _plan(case: SummaryCase) -> _Plan:
-    source = _sentences(case.source)
+    source = split_for_embedding(case.source)
     windows = tuple(f"{a} {b}" for a, b in zip(source, source[1:]))
     facts = tuple(f.strip() for f in case.expected_facts if f and f.strip())
-    return _Plan(_sentences(case.summary), source, windows, facts)
+    return _Plan(split_for_embedding(case.summary), source, windows, facts)
 
 
-def _sentences(text: str) -> tuple[str, ...]:
+def split_for_embedding(text: str) -> tuple[str, ...]:
+    """A text's sentences as this tier embeds them: very long ones in pieces of at most MAX_WORDS words."""
     out: list[str] = []
     for sentence in tx.split_sentences(text or ""):
         words = sentence.split()

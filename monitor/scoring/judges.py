@@ -15,6 +15,7 @@ from ..remote.llm import LLMConnection
 from ..rubrics.cascade import Cascade
 from ..rubrics.definition import JudgeDefinition
 from ..rubrics.embeddings import EmbeddingJudge
+from ..rubrics.learned.model import shared_model
 from ..rubrics.llm import LLMConfig, LLMJudge
 from ..rubrics.rules import RulesJudge
 from ..settings import Settings, reveal
@@ -54,12 +55,14 @@ def build_cascade(settings: Settings, *, mode: str | None = None, embeddings: bo
     sampler reads the store's active ones at each pass)."""
 
     use_embeddings = settings.judge.embeddings if embeddings is None else embeddings
-    embedding_judge = None
+    embedding_judge = learned = None
     if use_embeddings:
-
-        embedding_judge = EmbeddingJudge(shared_embedder(settings.judge.embedding_model))
+        embedder = shared_embedder(settings.judge.embedding_model)
+        embedding_judge = EmbeddingJudge(embedder)
+        if settings.judge.learned:
+            learned = shared_model(embedder)
     chosen_mode = mode or settings.judge.judge_mode
     judge = llm if llm is not None else (build_llm(settings) if chosen_mode != "off" else None)
     return Cascade(rules=RulesJudge(), embeddings=embedding_judge, llm=judge, mode=chosen_mode,
                    audit_rate=settings.judge.judge_audit_rate, definitions=definitions,
-                   budget=settings.judge.judge_budget)
+                   budget=settings.judge.judge_budget, learned=learned)

@@ -202,6 +202,9 @@ class JudgeSettings(_Concern):
     llm_max_spend_usd: float | None = None  # per sampler run
     embedding_model: str = "all-MiniLM-L6-v2"
     embeddings: bool = True
+    # the learned faithfulness tier (monitor/rubrics/learned); it reads the embedding tier's vectors, so it
+    # runs only with embeddings on
+    learned: bool = True
 
 
 class SamplerSettings(_Concern):

