@@ -102,9 +102,9 @@ class AlwaysPass:
 def test_gate_records_a_baseline_then_fails_a_worse_judge(store, rules_cascade):
     seed_starter_corpora(store, ["factuality"])
     first = calibrate(store, rules_cascade, "factuality")
-    # offline the rules fail only precise kinds (numbers, names): the flipped negations of the corpus wait
-    # for an LLM, so the offline judge agrees less, though far above chance
-    assert first.gate.passed and first.recorded and first.kappa > 0.3
+    # offline the rules fail only precise kinds (numbers, percentages, units): the swapped names and flipped
+    # negations of the corpus wait for an LLM, so the offline judge agrees less, though above chance
+    assert first.gate.passed and first.recorded and first.kappa > 0.1
     worse = calibrate(store, Cascade(rules=AlwaysPass()), "factuality")
     assert not worse.gate.passed and not worse.recorded
     assert any("overall kappa" in reason for reason in worse.gate.reasons)

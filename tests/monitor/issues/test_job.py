@@ -60,11 +60,11 @@ def test_a_run_turns_failing_spans_into_named_issues_that_match_the_planted_fail
     report = run_clustering(scored, settings)
     failing = scored.query_rows(f"SELECT uniqExact(TraceId, SpanId) FROM {SCORES_TABLE} FINAL "
                                 f"WHERE Passed = 0 AND Verdict != 'error'")[0][0]
-    assert report.failures == failing > 40
+    assert report.failures == failing > 30
     assert report.clustered >= 0.9 * report.failures
-    # offline only the precise and certain kinds fail (numbers, names, length, filler, hedges, preambles);
+    # offline only the precise and certain kinds fail (numbers, length, filler, hedges, preambles); names,
     # negations, causes, quantifiers and copied runs wait as unsure for an LLM
-    assert len(report.issues) >= 5 and report.new_issues == len(report.issues)
+    assert len(report.issues) >= 4 and report.new_issues == len(report.issues)
     assert [i.issue_id for i in sorted(report.issues, key=lambda i: i.number)] == [
         f"SW-{n}" for n in range(1, len(report.issues) + 1)]
     for issue in report.issues:
