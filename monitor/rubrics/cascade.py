@@ -87,7 +87,8 @@ class Faithfulness(Protocol):
     """What the learned tier says of one summary: the probability that its source carries it, and per
     sentence the same with the source sentence that carries most of it."""
 
-    sentences: tuple[Any, ...]  # one per summary sentence: .sentence, .supported, .evidence
+    @property
+    def sentences(self) -> tuple[Any, ...]: ...  # one per summary sentence: .sentence, .supported, .evidence
 
     @property
     def supported(self) -> float: ...
@@ -97,9 +98,14 @@ class Faithfulness(Protocol):
 
 
 class LearnedTier(Protocol):
-    version: str
-    fail_below: float  # a summary scored below this fails groundedness offline (precision >= .95 held out)
-    doubt_below: float  # below this a pass is not confident: ambiguous mode asks the LLM
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def fail_below(self) -> float: ...  # below: groundedness fails offline (a cut held to measured precision)
+
+    @property
+    def doubt_below(self) -> float: ...  # below: a pass is not confident, ambiguous mode asks the LLM
 
     def score_many(self, cases: list[tuple[str, str]]) -> Sequence[Faithfulness]: ...
 

@@ -123,9 +123,9 @@ def sentence_rows(doc: Document, sentences: Sequence[str], vectors: np.ndarray) 
         negation = n > 0 and bool(said & _NEGATIONS) and not doc.negated[best]
         quantifiers = len(said & _QUANTIFIERS - doc.bags_all[best]) if n else 0
         signals = (
-            _share(content, doc.vocabulary),  # type: ignore[arg-type]
-            _share(list(zip(toks, toks[1:])), doc.bigrams),  # type: ignore[arg-type]
-            _share(list(zip(toks, toks[1:], toks[2:])), doc.trigrams),  # type: ignore[arg-type]
+            _share(content, doc.vocabulary),
+            _share(list(zip(toks, toks[1:])), doc.bigrams),
+            _share(list(zip(toks, toks[1:], toks[2:])), doc.trigrams),
             max(cover, default=0.0),
             float(cos.max()) if len(cos) else 0.0,
             -float(len(numbers(sentence) - doc.numbers)),

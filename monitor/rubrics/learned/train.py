@@ -112,7 +112,8 @@ def set_weights(rows: Sequence[LabelledSummary]) -> np.ndarray:
     family_sets = Counter(name.split("/")[0] for name in counts)
     w = np.array([FAMILY_WEIGHTS[r.set_name.split("/")[0]] / family_sets[r.set_name.split("/")[0]]
                   / counts[r.set_name] for r in rows])
-    return w * len(w) / w.sum()
+    out: np.ndarray = w * (len(w) / float(w.sum()))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
