@@ -79,8 +79,8 @@ def find_request(system: Sequence[str], turns: Sequence[str], by_operation: bool
     asked = by_operation or system_says or (_asks_for_summary(instruction) if document else _is_instruction(last))
     if not asked:
         return "not a summarization request"
-    if not document and system_says:
-        document, how = last.strip(), "the user message (instruction in the system message)"
+    if not document and (system_says or by_operation):
+        document, how = last.strip(), "the whole user message"
     if _words(document) < MIN_DOCUMENT_WORDS and len(turns) > 1:
         # the document in an earlier turn, the instruction alone in the last one
         earlier = "\n\n".join(turns[:-1])

@@ -324,7 +324,7 @@ def _json(attributes: Mapping[str, str], key: str) -> Any:
         return raw
     try:
         return json.loads(raw)
-    except ValueError as e:
+    except json.JSONDecodeError as e:
         raise _Unreadable(f"{key} is not valid JSON ({e.msg} at character {e.pos})") from None
 
 
@@ -334,7 +334,7 @@ def _json_or_text(raw: str) -> Any:
     if stripped[:1] in ("{", "[", '"'):
         try:
             return json.loads(stripped)
-        except ValueError as e:
+        except json.JSONDecodeError as e:
             raise _Unreadable(f"content looks like JSON but is not ({e.msg} at character {e.pos})") from None
     return raw
 
