@@ -55,6 +55,12 @@ EVENT_BODY_KEYS = ("body", "Body")
 # operations that are chat or completion calls; others (embeddings, tools, agents) are never summaries here
 CHAT_OPERATIONS = frozenset({"", "chat", "text_completion", "completion", "generate_content", "invoke_model"})
 
+# a span ``recognise`` can read carries one of these keys (or is an OpenInference LLM span): the sampler's
+# cheap first cut in SQL, before the spans it keeps are read here
+CANDIDATE_KEYS = (semconv.GEN_AI_OPERATION_NAME, GEN_AI_INPUT_MESSAGES, f"{TRACELOOP_PROMPT}.0.content",
+                  TRACELOOP_REQUEST_TYPE, LOGFIRE_REQUEST, LOGFIRE_EVENTS, LANGFUSE_TYPE, LANGFUSE_INPUT)
+CANDIDATE_EQUALS = ((semconv.OPENINFERENCE_SPAN_KIND, OI_KIND_LLM),)
+
 OPENINFERENCE, GEN_AI, GEN_AI_EVENTS = "openinference", "gen_ai", "gen_ai-events"
 OPENLLMETRY, LOGFIRE, LANGFUSE = "openllmetry", "logfire", "langfuse"
 
