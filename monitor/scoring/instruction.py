@@ -33,7 +33,7 @@ _NOUN = re.compile(
 _OTHER_TASK = re.compile(
     r"\b(translat\w*|classif\w*|sentiment|proofread\w*|grammar|spelling|typos?|paraphras\w*|rewrite|rephrase"
     r"|judge|grade|evaluat\w*|assess\w*|score|rate|verify|fact-check\w*|critique|compare|answer the question"
-    r"|title for|headline for|sql|regex|code)\b", re.I)
+    r"|title for|headline for|sql|regex|code|accura\w*|faithful\w*|hallucinat\w*|consistent)\b", re.I)
 
 _TAGGED = re.compile(r"<([A-Za-z][\w-]*)(?:\s[^>]*)?>(.*?)</\1\s*>", re.S)
 _FENCED = re.compile(r"```[\w-]*[ \t]*\n?(.*?)```", re.S)
@@ -51,12 +51,14 @@ _ANSWER_PREAMBLE = re.compile(
 _HEAD_END = re.compile(r":[ \t]*\n?|\n[ \t]*\n?")
 _SENTENCE_END = re.compile(r"[.!?][ \t]*\n?[ \t]*(?=\S)")
 _REQUEST_START = re.compile(
-    r"^\W*(?:(?:please|now|kindly|then|ok|okay)[,]?\s+|(?:can|could|would|will) you\s+(?:please\s+)?"
-    r"|i(?: need| want| would like|'d like)\s+(?:you to\s+)?|let's\s+|help me\s+)?"
+    r"^\W*(?:(?:i|we)(?: need| want| would like|'d like)\b|(?:(?:please|now|kindly|then|ok|okay)[,]?\s+"
+    r"|(?:can|could|would|will) you\s+(?:please\s+)?|let's\s+|help me\s+)?"
     r"(?:summari[sz]e|tl;?dr|condense|sum\b|recap|boil|give|write|provide|list|produce|create|make|generate"
     r"|draft|prepare|return|read|outline|highlight|pull|in (?:\d+|one|two|three|four|five|a few)|what are"
     r"|what's|key|main|summary|a summary|brief|short|quick|here is|here's|below is|the following|bullet"
-    r"|task|instructions?)\b", re.I)
+    r"|task|instructions?|explain|describe|tell me))\b", re.I)
+# "Summary: <text>" hands over a summary (to check, translate ...); only a bare "Summary:" asks for one
+_LABELLED_ANSWER = re.compile(r"^\W*(?:summary|tl;?dr|key points)\s*:\s*\S", re.I)
 _SUMMARY_FIELDS = ("summary", "tldr", "tl;dr", "text", "answer", "content")
 
 
@@ -209,7 +211,7 @@ def _by_sentence(text: str) -> tuple[str, str, str]:
 
 
 def _is_instruction(text: str) -> bool:
-    return bool(_REQUEST_START.match(text)) and _asks_for_summary(text)
+    return bool(_REQUEST_START.match(text)) and not _LABELLED_ANSWER.match(text) and _asks_for_summary(text)
 
 
 def _closing_instruction(text: str) -> int | None:

@@ -80,6 +80,18 @@ SUMMARIES = (
              (f"Text: {LIBRARY}",), "The library reopens on 3 May after a renovation.", LIBRARY),
     ChatCall("here is, then ask", "", (f"Here is a stand-up transcript. Give a quick recap of it:\n{STANDUP}",),
              "Retry logic in review, staging blocked, demo on Friday.", STANDUP),
+    ChatCall("explain in n sentences", "", (f"Explain the following article in 3 sentences: {EARNINGS}",),
+             "Sales rose 6%. Freight costs cut the margin. The outlook was lowered.", EARNINGS),
+    ChatCall("abstract", "", (f"Write an abstract for this paper: {TRIAL}",),
+             "A trial of oriluzumab in 590 adults cut migraine days by 40 percent.", TRIAL),
+    ChatCall("question, blank line", "", (f"Can you give me a short summary of this?\n\n{LIBRARY}",),
+             "The library reopens in May with new rooms.", LIBRARY),
+    ChatCall("closing question", "", (f"{COUNCIL}\n\nWhat are the key takeaways?",),
+             "The bridge closes March to June; buses take Canal Road.", COUNCIL),
+    ChatCall("i need", "", (f"I need a one-paragraph recap of the meeting notes below.\n\n{STANDUP}",),
+             "The team is close on retries, blocked on staging, and the demo is on Friday.", STANDUP),
+    ChatCall("system rule, tagged report", "You write concise executive summaries.",
+             (f"<report>{OUTAGE}</report>",), "Payments failed for 47 minutes after a bad change.", OUTAGE),
 )
 
 OTHERS = (
@@ -104,6 +116,17 @@ OTHERS = (
     ChatCall("overview, no document", "", ("Give a short overview of quantum computing.",), "Qubits ...", None),
     ChatCall("translate, summarize inside", "", (f"Translate into German:\n\n{TRANSLATED_NOTE}",),
              "Der Ausschuss ...", None),
+    ChatCall("rewrite in n sentences", "", (f"Rewrite the following in 3 sentences: {EARNINGS}",), "...", None),
+    ChatCall("rag, brief overview asked", "Use the context to answer. Be brief.",
+             (f"Context: {EARNINGS}\n\nQuestion: Give me a brief overview of the outlook.",), "Lowered.", None),
+    ChatCall("support bot", "You are a customer support bot. Keep answers brief.", (REVIEW,), "Sorry ...", None),
+    ChatCall("list risks", "", (f"Please review this text and list any risks:\n\n{EARNINGS}",), "- freight", None),
+    ChatCall("limerick", "", (f"Write a limerick about this news: {COUNCIL}",), "A bridge in Ashbury ...", None),
+    ChatCall("is this summary accurate", "",
+             (f"Is this summary accurate? Source: {EARNINGS} Summary: Revenue fell.",), "No.", None),
+    ChatCall("quiz", "", (f"Generate three quiz questions from this text: {LIBRARY}",), "1. When ...", None),
+    ChatCall("tweet", "", (f"Turn this into a tweet: {TRIAL}",), "Big news for migraine ...", None),
+    ChatCall("bullets of ideas", "", ("Give me 3 bullet points of ideas for a birthday party",), "- cake", None),
 )
 
 CALLS = SUMMARIES + OTHERS

@@ -1,20 +1,24 @@
 """Summarization calls recognised in other instrumentations' spans, with no configuration.
 
-Precision on the corpus in chat_calls.py (14 summarization calls, 16 other chat calls, each written as every
+Precision on the corpus in chat_calls.py (20 summarization calls, 25 other chat calls, each written as every
 instrumentation below writes it; test_precision_per_instrumentation checks these figures):
 
     instrumentation               summaries recognised   other calls recognised (false)
-    openinference                 14/14                  0/16
-    openinference (values only)   14/14                  0/16
-    gen_ai                        14/14                  0/16
-    gen_ai-events (log records)   14/14                  0/16
-    openllmetry                   14/14                  0/16
-    logfire                       14/14                  0/16
-    logfire (older)               14/14                  0/16
-    pydantic-ai events            14/14                  0/16
-    langfuse                      14/14                  0/16
+    openinference                 20/20                  0/25
+    openinference (values only)   20/20                  0/25
+    gen_ai                        20/20                  0/25
+    gen_ai-events (log records)   20/20                  0/25
+    openllmetry                   20/20                  0/25
+    logfire                       20/20                  0/25
+    logfire (older)               20/20                  0/25
+    pydantic-ai events            20/20                  0/25
+    langfuse                      20/20                  0/25
 
 and every recognised source is exactly the document (no instruction words), every summary exactly the answer.
+The corpus was written while the rules were shaped, so these are in-sample figures. Before the last 15 calls
+were added, 18 new probes were run against the rules unchanged: 5 of 7 summaries recognised ("Explain the
+following article in 3 sentences", "I need a one-paragraph recap" missed) and 1 of 11 other calls taken for
+a summary ("Is this summary accurate? Source: ... Summary: ..."); the rules were then fixed for those three.
 """
 
 from __future__ import annotations
@@ -112,8 +116,8 @@ def test_the_instruction_is_never_part_of_the_source():
         for call in SUMMARIES:
             found = _recognise(shape, call)
             assert isinstance(found, Recognised)
-            for words in ("ummari", "TL;DR", "key points", "Condense", "sum this up", "recap", "Article:",
-                          "Email:", "Text:", "<document>", "```", "---", '"""'):
+            for words in ("ummari", "TL;DR", "key points", "Condense", "sum this up", "recap", "Article:", "Email:",
+                          "Text:", "<document>", "<report>", "```", "---", '"""', "takeaways", "abstract for"):
                 assert words not in found.source, (shape, call.name, words)
 
 
@@ -226,7 +230,7 @@ def test_precision_per_instrumentation():
                 and found.summary == c.answer]
         false = [c.name for c in OTHERS if isinstance(run(c), Recognised)]
         assert (len(hits), len(false)) == (len(SUMMARIES), 0), (shape, hits, false)
-    assert (len(SUMMARIES), len(OTHERS)) == (14, 16)
+    assert (len(SUMMARIES), len(OTHERS)) == (20, 25)
 
 
 def test_logfire_reads_the_response_usage_when_gen_ai_has_none():
