@@ -263,7 +263,7 @@ def _read_events(attributes: Mapping[str, str], events: Sequence[Mapping[str, st
         item: dict[str, Any] = {k: v for k, v in event.items() if k not in EVENT_BODY_KEYS}
         item["event.name"] = _event_name(event)
         body = next((event[k] for k in EVENT_BODY_KEYS if k in event), None)
-        if body is not None:
+        if body not in (None, "", "null"):  # capture off: the events come, their content does not
             parsed = _json_or_text(body) if isinstance(body, str) else body
             item.update(parsed if isinstance(parsed, dict) else {"content": parsed})
         decoded.append(item)
@@ -282,7 +282,7 @@ def _events_call(attributes: Mapping[str, str], events: Sequence[dict[str, Any]]
             call.system += nested.system
             call.messages += nested.messages
             call.answer += nested.answer
-        elif name in ("gen_ai.choice",):
+        elif name == "gen_ai.choice":
             message = event.get("message", event)
             call.answer += _response_texts(message)
         elif name.startswith("gen_ai.") and name.endswith(".message"):

@@ -100,6 +100,11 @@ def test_events_alone_name_the_event_form():
 def test_a_span_whose_content_is_elsewhere_says_so():
     found = recognise("chat gpt-4o-mini", gen_ai_span_without_content(COLON))
     assert found == Refusal("gen_ai", "no user message text (content capture off, or not yet joined)")
+    # the contrib instrumentation with capture off still emits its events, with a null body
+    events = [{"event.name": "gen_ai.user.message", "body": "null", "gen_ai.system": "openai"},
+              {"event.name": "gen_ai.choice", "body": '{"index": 0, "message": {"role": "assistant"}}'}]
+    found = recognise("chat gpt-4o-mini", gen_ai_span_without_content(COLON), events)
+    assert found == Refusal("gen_ai-events", "no user message text (content capture off, or not yet joined)")
 
 
 @pytest.mark.parametrize("shape", sorted(SPAN_SHAPES))
