@@ -149,6 +149,8 @@ def _instrumentation(attributes: Mapping[str, str], events: Sequence[Mapping[str
 
 def _read(instrumentation: str, attributes: Mapping[str, str],
           events: Sequence[Mapping[str, str]]) -> _Call | Refusal:
+    if semconv.TASK in attributes:  # our tracer's spans carry OpenInference and GenAI names too
+        return Refusal("", "sumwatch's own span: selected by its tag, not recognised")
     if instrumentation == LANGFUSE:
         return _read_langfuse(attributes)
     if instrumentation == OPENINFERENCE:
@@ -164,8 +166,6 @@ def _read(instrumentation: str, attributes: Mapping[str, str],
         return call
     if instrumentation == GEN_AI_EVENTS:
         return _read_events(attributes, events)
-    if semconv.TASK in attributes:
-        return Refusal("", "sumwatch's own span: selected by its tag, not recognised")
     return Refusal("", "no GenAI instrumentation's attributes on this span")
 
 

@@ -176,7 +176,8 @@ def test_spans_that_are_not_llm_calls_are_left_alone():
     assert recognise("embeddings", embeddings) == Refusal("gen_ai", "operation embeddings, not a chat call")
     span = {**langfuse(COLON), "langfuse.observation.type": "span"}
     assert recognise("pipeline", span) == Refusal("langfuse", "observation type span, not a generation")
-    ours = {semconv.TASK: semconv.TASK_SUMMARIZATION, semconv.INPUT_VALUE: COUNCIL, semconv.OUTPUT_VALUE: "x"}
+    ours = {semconv.TASK: semconv.TASK_SUMMARIZATION, semconv.OPENINFERENCE_SPAN_KIND: "CHAIN",
+            semconv.GEN_AI_REQUEST_MODEL: MODEL, semconv.INPUT_VALUE: COUNCIL, semconv.OUTPUT_VALUE: "x"}
     assert recognise("summarize", ours) == Refusal("", "sumwatch's own span: selected by its tag, not recognised")
     assert recognise("GET /health", {"http.request.method": "GET"}).instrumentation == ""
 
