@@ -26,7 +26,7 @@ SUMMARY_OPERATION = re.compile(r"summar|tl;?dr|digest")
 _VERB = re.compile(r"\b(summari[sz]e|tl;?dr|condense|sum (?:it |this |that |these |them )?up|recap|boil (?:it |this )?"
                    r"down)\b", re.I)
 _NOUN = re.compile(
-    r"\b(summary|summaries|summari[sz](?:ation|ed)|synopsis|abstract|key (?:points|takeaways|findings|facts)"
+    r"\b(summary|summaries|summari[sz](?:ation|ed|ing)|synopsis|abstract|key (?:points|takeaways|findings|facts)"
     r"|main (?:points|ideas|takeaways)|(?:brief|short|quick|high-level) overview|gist|highlights"
     r"|in (?:\d+|one|two|three|four|five|six|seven|a few|a single|a couple of) (?:short |brief |concise )?"
     r"(?:sentences?|bullets?|bullet points?|lines?|paragraphs?))\b", re.I)
@@ -185,6 +185,10 @@ def _by_label(text: str) -> tuple[str, str, str] | None:
     if trailer:
         instruction += " " + body[trailer.start():]
         body = body[:trailer.start()]
+    closing = _closing_instruction(body)
+    if closing is not None:
+        instruction += " " + body[closing:]
+        body = body[:closing]
     return instruction.strip(), _clean(body), f'text after "{m.group(1)}:"'
 
 
@@ -206,7 +210,8 @@ def _by_sentence(text: str) -> tuple[str, str, str]:
             return head.strip(), _clean(text[m.end():]), "text after the instruction sentence"
     tail = _closing_instruction(text)
     if tail is not None:
-        return text[tail:].strip(), _clean(text[:tail]), "text before the closing instruction"
+        lead_in, document = _lead_in(text[:tail])
+        return f"{lead_in} {text[tail:]}".strip(), _clean(document), "text before the closing instruction"
     return text.strip(), "", "no document apart from the instruction"
 
 
@@ -225,6 +230,14 @@ def _closing_instruction(text: str) -> int | None:
         if _short(tail) and _is_instruction(tail) and _words(body[:start]) >= MIN_DOCUMENT_WORDS:
             return start
     return None
+
+
+def _lead_in(text: str) -> tuple[str, str]:
+    """("Here's an email thread:", the rest) when a short line ending in a colon opens the text."""
+    m = re.match(r"\s*([^\n]{1,120}:)[ \t]*\n", text)
+    if m and _words(m.group(1)) <= 12 and _words(text[m.end():]) >= MIN_DOCUMENT_WORDS:
+        return m.group(1), text[m.end():]
+    return "", text
 
 
 def _clean(document: str) -> str:

@@ -92,6 +92,21 @@ SUMMARIES = (
              "The team is close on retries, blocked on staging, and the demo is on Friday.", STANDUP),
     ChatCall("system rule, tagged report", "You write concise executive summaries.",
              (f"<report>{OUTAGE}</report>",), "Payments failed for 47 minutes after a bad change.", OUTAGE),
+    ChatCall("langchain stuff prompt", "",
+             (f'Write a concise summary of the following:\n\n\n"{EARNINGS}"\n\n\nCONCISE SUMMARY:',),
+             "Revenue grew, margins fell, the outlook was cut.", EARNINGS),
+    ChatCall("llamaindex tree summarize", "",
+             ("Context information from multiple sources is below.\n---------------------\n"
+              f"{OUTAGE}\n---------------------\nGiven the information from multiple sources and not prior "
+              "knowledge, answer the query.\nQuery: Summarize the documents\nAnswer: ",),
+             "A rate limiter change rejected card payments for 47 minutes.", OUTAGE),
+    ChatCall("system, label, closing request", "You are an expert at summarizing meeting transcripts.",
+             (f"Transcript:\n{STANDUP}\n\nPlease produce action items and a short summary.",),
+             "Ana: retries in review. Ben: blocked on staging.", STANDUP),
+    ChatCall("lead-in, closing question", "", (f"Here's an email thread:\n\n{MEMO}\n\nWhat are the main points?",),
+             "Follow-the-sun rota, same pay, questions to Priya.", MEMO),
+    ChatCall("summary words inside", "", (f"Sum up this review in one line: {REVIEW}",),
+             "Fast and pretty, but it broke in two months.", REVIEW),
 )
 
 OTHERS = (
@@ -127,6 +142,15 @@ OTHERS = (
     ChatCall("quiz", "", (f"Generate three quiz questions from this text: {LIBRARY}",), "1. When ...", None),
     ChatCall("tweet", "", (f"Turn this into a tweet: {TRIAL}",), "Big news for migraine ...", None),
     ChatCall("bullets of ideas", "", ("Give me 3 bullet points of ideas for a birthday party",), "- cake", None),
+    ChatCall("conversation so far", "You are a helpful assistant.", ("Can you summarize our conversation so far?",),
+             "We talked about ...", None),
+    ChatCall("proofread a summary", "", (f"Proofread this summary: {EARNINGS}",), "Northwind ...", None),
+    ChatCall("sql that summarizes", "You are a SQL assistant.",
+             ("Write a query that summarizes sales by region from the orders table with columns region, amount, "
+              "date.",), "SELECT region, sum(amount) ...", None),
+    ChatCall("risks in bullets", "", (f"Name three risks mentioned in the following report, in 3 bullets: {OUTAGE}",),
+             "- config changes", None),
+    ChatCall("to json", "", (f"Convert this to JSON with fields company, revenue, margin: {EARNINGS}",), "{}", None),
 )
 
 CALLS = SUMMARIES + OTHERS

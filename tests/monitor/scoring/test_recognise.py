@@ -1,24 +1,26 @@
 """Summarization calls recognised in other instrumentations' spans, with no configuration.
 
-Precision on the corpus in chat_calls.py (20 summarization calls, 25 other chat calls, each written as every
+Precision on the corpus in chat_calls.py (25 summarization calls, 30 other chat calls, each written as every
 instrumentation below writes it; test_precision_per_instrumentation checks these figures):
 
     instrumentation               summaries recognised   other calls recognised (false)
-    openinference                 20/20                  0/25
-    openinference (values only)   20/20                  0/25
-    gen_ai                        20/20                  0/25
-    gen_ai-events (log records)   20/20                  0/25
-    openllmetry                   20/20                  0/25
-    logfire                       20/20                  0/25
-    logfire (older)               20/20                  0/25
-    pydantic-ai events            20/20                  0/25
-    langfuse                      20/20                  0/25
+    openinference                 25/25                  0/30
+    openinference (values only)   25/25                  0/30
+    gen_ai                        25/25                  0/30
+    gen_ai-events (log records)   25/25                  0/30
+    openllmetry                   25/25                  0/30
+    logfire                       25/25                  0/30
+    logfire (older)               25/25                  0/30
+    pydantic-ai events            25/25                  0/30
+    langfuse                      25/25                  0/30
 
 and every recognised source is exactly the document (no instruction words), every summary exactly the answer.
-The corpus was written while the rules were shaped, so these are in-sample figures. Before the last 15 calls
-were added, 18 new probes were run against the rules unchanged: 5 of 7 summaries recognised ("Explain the
-following article in 3 sentences", "I need a one-paragraph recap" missed) and 1 of 11 other calls taken for
-a summary ("Is this summary accurate? Source: ... Summary: ..."); the rules were then fixed for those three.
+The corpus was written while the rules were shaped, so these are in-sample figures. Twice, new calls were
+first run against the rules unchanged. First 18: 5 of 7 summaries recognised ("Explain the following article
+in 3 sentences", "I need a one-paragraph recap" missed) and 1 of 11 other calls taken for a summary ("Is this
+summary accurate? Source: ... Summary: ..."). Then 20: 9 of 10 summaries recognised, 8 exactly (a system
+prompt saying "summarizing" was missed; "Here's an email thread:" stayed in one source), 0 of 10 other calls
+taken. The rules were fixed for each of these, and most of those calls joined the corpus.
 """
 
 from __future__ import annotations
@@ -122,7 +124,8 @@ def test_the_instruction_is_never_part_of_the_source():
             found = _recognise(shape, call)
             assert isinstance(found, Recognised)
             for words in ("ummari", "TL;DR", "key points", "Condense", "sum this up", "recap", "Article:", "Email:",
-                          "Text:", "<document>", "<report>", "```", "---", '"""', "takeaways", "abstract for"):
+                          "Text:", "<document>", "<report>", "```", "---", '"""', "takeaways", "abstract for",
+                          "Context information", "Query:", "Please produce", "Here's", "CONCISE", "Sum up"):
                 assert words not in found.source, (shape, call.name, words)
 
 
@@ -236,7 +239,7 @@ def test_precision_per_instrumentation():
                 and found.summary == c.answer]
         false = [c.name for c in OTHERS if isinstance(run(c), Recognised)]
         assert (len(hits), len(false)) == (len(SUMMARIES), 0), (shape, hits, false)
-    assert (len(SUMMARIES), len(OTHERS)) == (20, 25)
+    assert (len(SUMMARIES), len(OTHERS)) == (25, 30)
 
 
 def test_logfire_reads_the_response_usage_when_gen_ai_has_none():

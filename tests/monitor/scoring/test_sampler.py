@@ -254,12 +254,12 @@ def test_untagged_summarization_calls_are_recognised_and_other_calls_left_alone(
     assert f"{101:016x}" not in pending  # not an LLM call: not even read
 
     report = sampler.run_pass()
-    assert report.scored_spans == len(expected) == 21 and report.skipped_no_text == 0
+    assert report.scored_spans == len(expected) == 26 and report.skipped_no_text == 0
     assert scored_spans(store) == {(f"{int(sid, 16):032x}", sid) for sid in expected}
     assert sampler.run_pass().scored_spans == 0
     # the evaluation spans written back are sumwatch's own: never read as calls
     evaluations = f"SELECT count() FROM otel_traces WHERE SpanName = '{semconv.EVALUATION_SPAN_NAME}'"
-    assert store.query_rows(evaluations)[0][0] == 21
+    assert store.query_rows(evaluations)[0][0] == 26
     left = {p.ref.span_id for p in sampler._fetch(0, (0, ""), 1000)}
     assert left == set(pending) - set(expected)  # the unrecognised calls only, and no evaluation span
     # recognition off: only the tag (or the configured filter) selects
