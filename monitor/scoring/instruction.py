@@ -78,7 +78,11 @@ def find_request(system: Sequence[str], turns: Sequence[str], by_operation: bool
     instruction, document, how = _split(last)
     # with no document apart, the whole message is the instruction: it must read as a request for a summary
     # (a translation of a text that mentions "summarize" is not one)
-    asked = by_operation or system_says or (_asks_for_summary(instruction) if document else _is_instruction(last))
+    user_asks = _asks_for_summary(instruction) if document else _is_instruction(last)
+    if system_says and not user_asks and _other_request(instruction if document else last):
+        # an assistant that can summarize, asked here for something else
+        system_says = False
+    asked = by_operation or system_says or user_asks
     if not asked:
         return "not a summarization request"
     if not document and (system_says or by_operation):
@@ -112,6 +116,14 @@ def answer_text(parts: Sequence[str]) -> tuple[str, str]:
         elif parsed is not None:
             return "", "the answer is JSON, not summary text"
     return _ANSWER_PREAMBLE.sub("", text, count=1).strip(), ""
+
+
+def _other_request(text: str) -> bool:
+    """Whether a user message opens with a request of its own that is not a summary (a question, a
+    translation ...)."""
+    head = re.match(r"\s*([^:\n?]{0,200}(?:[:?]|\n|$))", text)
+    opening = head.group(1) if head else ""
+    return opening.rstrip().endswith("?") or bool(_OTHER_TASK.search(opening))
 
 
 def _asks_for_summary(instruction: str) -> bool:

@@ -246,3 +246,14 @@ def test_logfire_reads_the_response_usage_when_gen_ai_has_none():
     attrs = {k: v for k, v in logfire_current(COLON).items() if not k.startswith("gen_ai.usage")}
     found = recognise("Chat Completion with 'gpt-4o-mini'", attrs)
     assert isinstance(found, Recognised) and (found.input_tokens, found.output_tokens) == (IN_TOKENS, OUT_TOKENS)
+
+
+def test_an_assistant_that_can_summarize_is_not_always_summarizing():
+    system = "You are a helpful assistant. You can answer questions, summarize documents and write code."
+    for user in (f"Translate this to French: {COUNCIL}", f"What was the operating margin in this report? {TRIAL}",
+                 f"Fix the grammar:\n{COUNCIL}"):
+        found = recognise("chat", gen_ai(ChatCall("other", system, (user,), "...", None)))
+        assert found == Refusal("gen_ai", "not a summarization request"), user
+    for user in (f"Summarize this: {TRIAL}", TRIAL):
+        found = recognise("chat", gen_ai(ChatCall("summary", system, (user,), "A drug worked.", TRIAL)))
+        assert isinstance(found, Recognised) and found.source == TRIAL
