@@ -4,7 +4,9 @@
     report = sampler.run_pass()          # drains what is pending, batch by batch
 
 Selection happens in ClickHouse: spans matching the selector (ours by ``sumwatch.task``, or another
-instrumentation's by a filter and the attribute keys holding source and summary), newer than the
+instrumentation's by a filter and the attribute keys holding source and summary) and, besides those,
+untagged LLM calls of the common GenAI instrumentations, kept when :func:`.recognise.recognise` reads a
+summarization request with its document and answer (other calls are left alone), newer than the
 watermark minus a look-back, not yet scored by this judge version, and sampled. The sampling decision
 is a deterministic hash of the trace id (MD5, the same in SQL and in Python), so a span never
 sampled stays unsampled on every pass; spans with error status are always taken; services can have
