@@ -442,6 +442,8 @@ def _response_texts(value: Any) -> list[str]:
     if isinstance(value, dict):
         if "choices" in value:
             return _response_texts(value["choices"])
+        if "combined_chunk_content" in value:  # Logfire's record of a streamed answer
+            return _response_texts(value["combined_chunk_content"])
         if "message" in value:
             return _response_texts(value["message"])
         if "output" in value and "role" not in value:

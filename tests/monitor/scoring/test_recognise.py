@@ -257,3 +257,10 @@ def test_an_assistant_that_can_summarize_is_not_always_summarizing():
     for user in (f"Summarize this: {TRIAL}", TRIAL):
         found = recognise("chat", gen_ai(ChatCall("summary", system, (user,), "A drug worked.", TRIAL)))
         assert isinstance(found, Recognised) and found.source == TRIAL
+
+
+def test_logfire_reads_a_streamed_answer():
+    attrs = {k: v for k, v in logfire_current(COLON).items() if k != "gen_ai.output.messages"}
+    attrs["response_data"] = json.dumps({"combined_chunk_content": COLON.answer, "chunk_count": 14})
+    found = recognise("Chat Completion with 'gpt-4o-mini'", attrs)
+    assert isinstance(found, Recognised) and found.summary == COLON.answer
