@@ -4,7 +4,9 @@
     report = sampler.run_pass()          # drains what is pending, batch by batch
 
 Selection happens in ClickHouse: spans matching the selector (ours by ``sumwatch.task``, or another
-instrumentation's by a filter and the attribute keys holding source and summary), newer than the
+instrumentation's by a filter and the attribute keys holding source and summary) and, besides those,
+untagged LLM calls of the common GenAI instrumentations, kept when :func:`.recognise.recognise` reads a
+summarization request with its document and answer (other calls are left alone), newer than the
 watermark minus a look-back, not yet scored by this judge version, and sampled. The sampling decision
 is a deterministic hash of the trace id (MD5, the same in SQL and in Python), so a span never
 sampled stays unsampled on every pass; spans with error status are always taken; services can have
@@ -35,6 +37,7 @@ from ..store.judges import active_definitions
 from ..store.scores import SCORES_TABLE, ScoredSpan, SpanRef, write_scores
 from ..store.traces import first_spans, parse_expected_facts
 from ..store.watermarks import advance_watermark, read_watermark
+from .recognise import CANDIDATE_EQUALS, CANDIDATE_KEYS, Recognised, recognise
 
 _SCALE = 1_000_000  # sampling resolution: rates are compared in millionths
 
@@ -52,6 +55,9 @@ class SpanSelector:
     filters: tuple[tuple[str, str], ...] = ()  # ("span_name"|"service"|"attr:<key>", value); empty: our tag
     source_key: str = semconv.INPUT_VALUE
     summary_key: str = semconv.OUTPUT_VALUE
+    # besides those: untagged LLM calls of the common GenAI instrumentations that ask for a summary
+    # (see :mod:`.recognise`)
+    recognised: bool = True
 
     @classmethod
     def parse(cls, spec: str | None, source_key: str = semconv.INPUT_VALUE,
@@ -78,6 +84,20 @@ class SpanSelector:
                 params[f"sel_k{i}"] = key[5:]
                 clauses.append(f"SpanAttributes[{{sel_k{i}:String}}] = {{sel_v{i}:String}}")
         return " AND ".join(clauses)
+
+    def candidates(self, params: dict[str, Any]) -> str:
+        """Untagged spans worth reading for :func:`recognise` (``""`` when recognition is off)."""
+        if not self.recognised:
+            return ""
+        params["rec_keys"] = list(CANDIDATE_KEYS)
+        arms = ["hasAny(mapKeys(SpanAttributes), {rec_keys:Array(String)})"]
+        for i, (key, value) in enumerate(CANDIDATE_EQUALS):
+            params[f"rec_k{i}"], params[f"rec_v{i}"] = key, value
+            arms.append(f"SpanAttributes[{{rec_k{i}:String}}] = {{rec_v{i}:String}}")
+        # our own evaluation spans carry gen_ai.operation.name too; they are never candidates
+        params["rec_eval"] = semconv.EVALUATION_SPAN_NAME
+        return (f"SpanAttributes['{semconv.TASK}'] = '' AND SpanName != {{rec_eval:String}} "
+                f"AND ({' OR '.join(arms)})")
 
 
 @dataclass(frozen=True)
@@ -149,6 +169,7 @@ class _Pending:
     ref: SpanRef
     status: str
     case: SummaryCase | None
+    selected: bool = True  # by the selector; False: a candidate for recognition, left alone when not recognised
 
 
 class Sampler:
@@ -186,6 +207,8 @@ class Sampler:
                                   "jvs": versions, "n_jvs": len(versions), "src": self.selector.source_key,
                                   "sum": self.selector.summary_key, "err": ERROR}
         selector = self.selector.where(params)
+        candidates = self.selector.candidates(params)
+        chosen = f"(({selector}) OR ({candidates}))" if candidates else selector
         sampled = self.policy.where(params)
         # done = scored on every rubric by that rubric's judge version, with no error verdict (a version
         # names its rubric); a span with errors is fetched again, whatever the watermark says
@@ -196,9 +219,11 @@ class Sampler:
             self.store,
             f"""SELECT TraceId, SpanId, toUnixTimestamp64Nano(Timestamp) AS ts, ServiceName, StatusCode,
                    {a}[{{src:String}}], {a}[{{sum:String}}], {a}['{semconv.SUMMARIZATION_BAND}'],
-                   {a}['{semconv.EXPECTED_FACTS}'], {a}['{semconv.DOMAIN}']
+                   {a}['{semconv.EXPECTED_FACTS}'], {a}['{semconv.DOMAIN}'], ({selector}) AS selected, SpanName,
+                   if(selected, mapFilter((k, v) -> 0, {a}), {a}), if(selected, [], Events.Name),
+                   if(selected, [], Events.Attributes)
             FROM {TRACES_TABLE}
-            WHERE {selector} AND {sampled}
+            WHERE {chosen} AND {sampled}
               AND (Timestamp > fromUnixTimestamp64Nano({{since:Int64}})
                    OR (TraceId, SpanId) IN ({scored} AND Verdict = {{err:String}}))
               AND (ts, SpanId) > ({{cur_ts:Int64}}, {{cur_span:String}})
@@ -207,10 +232,14 @@ class Sampler:
                                                    = {{n_jvs:UInt64}})
             ORDER BY ts, SpanId LIMIT {{prefix:UInt64}}""", params, limit, fill=False)  # the pass reads on
         out = []
-        for tid, sid, ts, service, status, source, summary, band, facts, domain in rows:
-            case = (SummaryCase(source, summary, band or None, parse_expected_facts(facts), domain or None)
-                    if source.strip() and summary.strip() else None)
-            out.append(_Pending(SpanRef(tid, sid, int(ts), service), status, case))
+        for (tid, sid, ts, service, status, source, summary, band, facts, domain, selected, name, attrs,
+             event_names, event_attrs) in rows:
+            if selected:
+                case = (SummaryCase(source, summary, band or None, parse_expected_facts(facts), domain or None)
+                        if source.strip() and summary.strip() else None)
+            else:
+                case = _recognised_case(name, attrs, event_names, event_attrs)
+            out.append(_Pending(SpanRef(tid, sid, int(ts), service), status, case, bool(selected)))
         return out
 
     def _done(self, pending: Sequence[_Pending]) -> dict[tuple[str, str], set[str]]:
@@ -269,7 +298,7 @@ class Sampler:
             cursor = (pending[-1].ref.timestamp_ns, pending[-1].ref.span_id)
             report.considered += len(pending)
             scorable = [p for p in pending if p.case is not None]
-            report.skipped_no_text += len(pending) - len(scorable)
+            report.skipped_no_text += sum(1 for p in pending if p.case is None and p.selected)
             scored = self._score(scorable)
             if scored:
                 report.score_rows += write_scores(self.store, scored, self.cascade.version_for)
@@ -304,6 +333,16 @@ class Sampler:
                 [now] * len(names), names, attrs, [], [], [], [],
             ))
         self.store.insert_spans(rows)
+
+
+def _recognised_case(name: str, attributes: dict[str, str], event_names: Sequence[str],
+                     event_attributes: Sequence[dict[str, str]]) -> SummaryCase | None:
+    """The case an untagged span holds when it is a summarization call; None leaves it alone."""
+    events = [{**attrs, "event.name": event} for event, attrs in zip(event_names, event_attributes)]
+    found = recognise(name, attributes, events)
+    if not isinstance(found, Recognised):
+        return None
+    return SummaryCase(found.source, found.summary, attributes.get(semconv.SUMMARIZATION_BAND) or None)
 
 
 def _event_attributes(rubric: str, r: RubricResult) -> dict[str, str]:

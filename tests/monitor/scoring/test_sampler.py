@@ -213,3 +213,55 @@ def test_the_demo_report_counts_a_span_stored_twice_once(store, rules_cascade):
     assert read_back(store, result.run_id, 12).stored == 12
     scoring = score_demo(store, rules_cascade, result.run_id)
     assert sum(d["spans"] for d in scoring.detection.values()) == 12
+
+
+def _untagged_span(i, name, attributes, events=()):
+    """A span another instrumentation stored: no sumwatch tag, its own attributes and span events."""
+    return (1767225600 * 10**9 + i, f"{i:032x}", f"{i:016x}", "", "", name, "Client", "bot",
+            {"service.name": "bot"}, "other", "", attributes, 10, "Unset", "",
+            tuple(1767225600 * 10**9 + i for _ in events), tuple(n for n, _ in events),
+            tuple(a for _, a in events), (), (), (), ())
+
+
+def test_untagged_summarization_calls_are_recognised_and_other_calls_left_alone(store, rules_cascade):
+    from tests.monitor.scoring.chat_calls import CALLS, SPAN_SHAPES, SUMMARIES, gen_ai_span_without_content
+
+    rows, expected = [], {}
+    shapes = sorted(SPAN_SHAPES)
+    for i, call in enumerate(CALLS):
+        name, render = SPAN_SHAPES[shapes[i % len(shapes)]]
+        rows.append(_untagged_span(i + 1, name, render(call)))
+        if call.document is not None:
+            expected[f"{i + 1:016x}"] = (call.document, call.answer)
+    # the older contrib instrumentation: the messages as JSON in span events
+    call = SUMMARIES[0]
+    prompt = json.dumps([{"role": "user", "content": call.users[0]}])
+    completion = json.dumps([{"role": "assistant", "content": call.answer}])
+    rows.append(_untagged_span(100, "chat gpt-4o-mini", gen_ai_span_without_content(call),
+                               [("gen_ai.content.prompt", {"gen_ai.prompt": prompt}),
+                                ("gen_ai.content.completion", {"gen_ai.completion": completion})]))
+    expected[f"{100:016x}"] = (call.document, call.answer)
+    # the OpenInference chain around a call is not a candidate
+    rows.append(_untagged_span(101, "RunnableSequence", {semconv.OPENINFERENCE_SPAN_KIND: "CHAIN",
+                                                         semconv.INPUT_VALUE: call.users[0],
+                                                         semconv.OUTPUT_VALUE: call.answer}))
+    store.insert_spans(rows)
+
+    sampler = Sampler(store, rules_cascade, eval_events=True)
+    pending = {p.ref.span_id: p for p in sampler._fetch(0, (0, ""), 1000)}
+    cases = {sid: (p.case.source, p.case.summary) for sid, p in pending.items() if p.case}
+    assert cases == expected
+    assert f"{101:016x}" not in pending  # not an LLM call: not even read
+
+    report = sampler.run_pass()
+    assert report.scored_spans == len(expected) == 26 and report.skipped_no_text == 0
+    assert scored_spans(store) == {(f"{int(sid, 16):032x}", sid) for sid in expected}
+    assert sampler.run_pass().scored_spans == 0
+    # the evaluation spans written back are sumwatch's own: never read as calls
+    evaluations = f"SELECT count() FROM otel_traces WHERE SpanName = '{semconv.EVALUATION_SPAN_NAME}'"
+    assert store.query_rows(evaluations)[0][0] == 26
+    left = {p.ref.span_id for p in sampler._fetch(0, (0, ""), 1000)}
+    assert left == set(pending) - set(expected)  # the unrecognised calls only, and no evaluation span
+    # recognition off: only the tag (or the configured filter) selects
+    off = Sampler(store, rules_cascade, SpanSelector(recognised=False))
+    assert off._fetch(0, (0, ""), 1000) == []
