@@ -15,11 +15,14 @@ never fail another request's INSERT. Answers:
   is before 1973-03-03T09:46:40Z, the earliest time the store holds``. Exporters do not resend those.
 - 400 with the reason when the body is not an OTLP trace export (not protobuf or JSON, wrong types at
   any level, too deeply nested, bad gzip), and when every span of the request was rejected.
-- 401 when an ingest token is set and the bearer token is missing or wrong; 408 (connection closed) when
-  the body takes longer than ``body_timeout_s`` to arrive; 413 over the body limit (gzip members inflated
-  together count); 415 for another content type.
+- 401 when an ingest token is set and the request does not carry it (:func:`ingest_token_problem`);
+  408 (connection closed) when the body takes longer than ``body_timeout_s`` to arrive; 413 over the body
+  limit (gzip members inflated together count); 415 for another content type.
 - 503 (with Retry-After) when the database fails, so OTLP exporters retry; its body says only that, the
   error itself goes to the log.
+
+``POST /api/public/otel/v1/traces``, where the Langfuse SDK exports (``LANGFUSE_HOST`` pointed at sumwatch),
+is the same route with the same token rules.
 
 Connections whose request headers take longer than ``header_timeout_s`` are closed. Beyond
 ``max_connections`` open connections the longest idle are closed; beyond ``max_connections`` requests in
@@ -29,6 +32,8 @@ progress new ones get 503, but ``/healthz`` and ``/readyz`` are always answered 
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import contextlib
 import hmac
 import logging
@@ -59,6 +64,8 @@ from .timeouts import BodyTimeout, guarded_protocol, read_body
 from .writer import SpanEncodeError, SpanWriter
 
 _log = logging.getLogger(__name__)
+TRACES_PATH = "/v1/traces"
+LANGFUSE_TRACES_PATH = "/api/public/otel/v1/traces"  # the Langfuse SDK's OTLP exporter: <LANGFUSE_HOST> + this
 # google.rpc.Code values, used in the Status body OTLP clients expect on errors
 _RPC_CODE = {400: 3, 401: 16, 408: 4, 413: 8, 415: 3, 503: 14}
 
@@ -80,19 +87,38 @@ def _status_body(status: int, message: str, content_type: str | None, retry_afte
     return JSONResponse({"code": code, "message": message}, status_code=status, headers=headers)
 
 
+def ingest_token_problem(authorization: str, token: str) -> str | None:
+    """Why an ``Authorization`` header does not carry the ingest token, or None when it does.
+
+    ``Bearer <token>``, as OTLP exporters are configured; or Basic credentials, which the Langfuse SDK sends
+    as ``public_key:secret_key``: the token is then its secret key (``LANGFUSE_SECRET_KEY=<token>``, any public
+    key), or the whole ``public_key:secret_key`` pair (a token set to the pair a team already uses)."""
+    if not authorization:
+        return "missing bearer token"
+    scheme, _, credentials = authorization.partition(" ")
+    if scheme.lower() != "basic":
+        return None if hmac.compare_digest(authorization.encode(), f"Bearer {token}".encode()) \
+            else "wrong bearer token"
+    try:
+        pair = base64.b64decode(credentials.strip(), validate=True)
+    except (binascii.Error, ValueError):
+        return "basic credentials are not base64"
+    secret = pair.partition(b":")[2]
+    whole, part = hmac.compare_digest(pair, token.encode()), hmac.compare_digest(secret, token.encode())
+    return None if whole or part else "wrong basic credentials"
+
+
 def receiver_routes(settings: Settings, writer: SpanWriter, store: Store) -> list[Route]:
-    """``POST /v1/traces``, ``/healthz`` and ``/readyz``: plain Starlette routes, so the OTLP hot path pays no
-    parameter parsing or validation of the API's framework."""
+    """``POST /v1/traces`` (and its Langfuse path), ``/healthz`` and ``/readyz``: plain Starlette routes, so the
+    OTLP hot path pays no parameter parsing or validation of the API's framework."""
     token = reveal(settings.receiver.ingest_token)
-    expected = f"Bearer {token}".encode() if token else None
     limit, body_timeout = settings.receiver.max_body_bytes, settings.receiver.body_timeout_s
 
     async def traces(request: Request) -> Response:
         content_type = request.headers.get("content-type")
-        if expected is not None:
-            given = request.headers.get("authorization", "").encode()
-            if not hmac.compare_digest(given, expected):
-                reason = "missing bearer token" if not given else "wrong bearer token"
+        if token:
+            reason = ingest_token_problem(request.headers.get("authorization", ""), token)
+            if reason is not None:
                 return _status_body(401, f"unauthorized: {reason}", content_type)
         if media_type(content_type) not in (PROTOBUF, JSON):
             return _status_body(415, f"unsupported Content-Type {content_type!r}: use {PROTOBUF} or {JSON}",
@@ -132,7 +158,8 @@ def receiver_routes(settings: Settings, writer: SpanWriter, store: Store) -> lis
     async def health(request: Request) -> Response:
         return JSONResponse({"status": "ok", "rows_written": writer.rows_written, "inserts": writer.inserts})
 
-    return [Route("/v1/traces", traces, methods=["POST"]), Route("/healthz", health),
+    return [Route(TRACES_PATH, traces, methods=["POST"]), Route(LANGFUSE_TRACES_PATH, traces, methods=["POST"]),
+            Route("/healthz", health),
             Route("/readyz", _readiness(store))]
 
 
