@@ -1,4 +1,4 @@
-"""OTLP/HTTP trace receiver: ``POST /v1/traces`` in protobuf or JSON, gzip or not, into ``otel_traces``.
+"""OTLP/HTTP receiver: ``POST /v1/traces`` in protobuf or JSON, gzip or not, into ``otel_traces``; ``/v1/logs``.
 
     server = ReceiverServer(settings, store).start()      # background thread, port 0 picks one
     ...                                                    # exporters send to server.endpoint
@@ -15,11 +15,17 @@ never fail another request's INSERT. Answers:
   is before 1973-03-03T09:46:40Z, the earliest time the store holds``. Exporters do not resend those.
 - 400 with the reason when the body is not an OTLP trace export (not protobuf or JSON, wrong types at
   any level, too deeply nested, bad gzip), and when every span of the request was rejected.
-- 401 when an ingest token is set and the bearer token is missing or wrong; 408 (connection closed) when
-  the body takes longer than ``body_timeout_s`` to arrive; 413 over the body limit (gzip members inflated
-  together count); 415 for another content type.
+- 401 when an ingest token is set and the request does not carry it (:func:`ingest_token_problem`);
+  408 (connection closed) when the body takes longer than ``body_timeout_s`` to arrive; 413 over the body
+  limit (gzip members inflated together count); 415 for another content type.
 - 503 (with Retry-After) when the database fails, so OTLP exporters retry; its body says only that, the
   error itself goes to the log.
+
+``POST /api/public/otel/v1/traces``, where the Langfuse SDK exports (``LANGFUSE_HOST`` pointed at sumwatch),
+is the same route with the same token rules. ``POST /v1/logs`` takes OTLP log exports with the same checks and
+answers, and keeps their GenAI content records (``gen_ai.user.message``, ``gen_ai.choice`` ...), which the
+contrib instrumentations log instead of putting on the span, for the sampler to join to their spans
+(:mod:`.logs`, :mod:`..store.genai_events`).
 
 Connections whose request headers take longer than ``header_timeout_s`` are closed. Beyond
 ``max_connections`` open connections the longest idle are closed; beyond ``max_connections`` requests in
@@ -29,14 +35,16 @@ progress new ones get 503, but ``/healthz`` and ``/readyz`` are always answered 
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import contextlib
 import hmac
 import logging
 import signal
 import threading
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
@@ -45,6 +53,8 @@ from starlette.routing import Route
 
 from ..settings import Settings, reveal
 from ..store.connection import Store
+from ..store.genai_events import write_genai_events
+from .logs import decode_logs, encode_logs_response
 from .otlp import (
     JSON,
     PROTOBUF,
@@ -59,6 +69,10 @@ from .timeouts import BodyTimeout, guarded_protocol, read_body
 from .writer import SpanEncodeError, SpanWriter
 
 _log = logging.getLogger(__name__)
+_D = TypeVar("_D")
+TRACES_PATH = "/v1/traces"
+LOGS_PATH = "/v1/logs"
+LANGFUSE_TRACES_PATH = "/api/public/otel/v1/traces"  # the Langfuse SDK's OTLP exporter: <LANGFUSE_HOST> + this
 # google.rpc.Code values, used in the Status body OTLP clients expect on errors
 _RPC_CODE = {400: 3, 401: 16, 408: 4, 413: 8, 415: 3, 503: 14}
 
@@ -80,27 +94,47 @@ def _status_body(status: int, message: str, content_type: str | None, retry_afte
     return JSONResponse({"code": code, "message": message}, status_code=status, headers=headers)
 
 
+def ingest_token_problem(authorization: str, token: str) -> str | None:
+    """Why an ``Authorization`` header does not carry the ingest token, or None when it does.
+
+    ``Bearer <token>``, as OTLP exporters are configured; or Basic credentials, which the Langfuse SDK sends
+    as ``public_key:secret_key``: the token is then its secret key (``LANGFUSE_SECRET_KEY=<token>``, any public
+    key), or the whole ``public_key:secret_key`` pair (a token set to the pair a team already uses)."""
+    if not authorization:
+        return "missing bearer token"
+    scheme, _, credentials = authorization.partition(" ")
+    if scheme.lower() != "basic":
+        return None if hmac.compare_digest(authorization.encode(), f"Bearer {token}".encode()) \
+            else "wrong bearer token"
+    try:
+        pair = base64.b64decode(credentials.strip(), validate=True)
+    except (binascii.Error, ValueError):
+        return "basic credentials are not base64"
+    secret = pair.partition(b":")[2]
+    whole, part = hmac.compare_digest(pair, token.encode()), hmac.compare_digest(secret, token.encode())
+    return None if whole or part else "wrong basic credentials"
+
+
 def receiver_routes(settings: Settings, writer: SpanWriter, store: Store) -> list[Route]:
-    """``POST /v1/traces``, ``/healthz`` and ``/readyz``: plain Starlette routes, so the OTLP hot path pays no
-    parameter parsing or validation of the API's framework."""
+    """``POST /v1/traces`` (and its Langfuse path), ``POST /v1/logs``, ``/healthz`` and ``/readyz``: plain
+    Starlette routes, so the OTLP hot path pays no parameter parsing or validation of the API's framework."""
     token = reveal(settings.receiver.ingest_token)
-    expected = f"Bearer {token}".encode() if token else None
     limit, body_timeout = settings.receiver.max_body_bytes, settings.receiver.body_timeout_s
 
-    async def traces(request: Request) -> Response:
+    async def decoded(request: Request, decode: Callable[..., _D], what: str) -> _D | Response:
+        """The request's body decoded by ``decode``, or the error answer: the same checks on every OTLP path."""
         content_type = request.headers.get("content-type")
-        if expected is not None:
-            given = request.headers.get("authorization", "").encode()
-            if not hmac.compare_digest(given, expected):
-                reason = "missing bearer token" if not given else "wrong bearer token"
+        if token:
+            reason = ingest_token_problem(request.headers.get("authorization", ""), token)
+            if reason is not None:
                 return _status_body(401, f"unauthorized: {reason}", content_type)
         if media_type(content_type) not in (PROTOBUF, JSON):
             return _status_body(415, f"unsupported Content-Type {content_type!r}: use {PROTOBUF} or {JSON}",
                                 content_type)
         try:
             body = await read_body(request, limit, body_timeout)
-            decoded = decode_traces(body, content_type=content_type,
-                                    content_encoding=request.headers.get("content-encoding"), max_bytes=limit)
+            return decode(body, content_type=content_type, content_encoding=request.headers.get("content-encoding"),
+                          max_bytes=limit)
         except PayloadTooLarge as exc:
             return _status_body(413, str(exc), content_type)
         except OtlpDecodeError as exc:
@@ -111,28 +145,53 @@ def receiver_routes(settings: Settings, writer: SpanWriter, store: Store) -> lis
             return Response(status_code=400)
         except Exception:  # a body the decoder did not foresee is still the body's fault, not a 500
             _log.exception("answering 400: decoding an OTLP body failed")
-            return _status_body(400, "body could not be decoded as an OTLP trace export", content_type)
-        if decoded.rejected.count and not decoded.rows:
-            return _status_body(400, decoded.rejected.message(decoded.total), content_type)
-        if decoded.rows:
+            return _status_body(400, f"body could not be decoded as an OTLP {what} export", content_type)
+
+    def unavailable(exc: Exception, content_type: str | None) -> Response:
+        _log.warning("answering 503: %s", exc)
+        return _status_body(503, "database unavailable, retry later", content_type,
+                            settings.receiver.retry_after_seconds)
+
+    async def traces(request: Request) -> Response:
+        content_type = request.headers.get("content-type")
+        spans = await decoded(request, decode_traces, "trace")
+        if isinstance(spans, Response):
+            return spans
+        if spans.rejected.count and not spans.rows:
+            return _status_body(400, spans.rejected.message(spans.total), content_type)
+        if spans.rows:
             try:
-                stored = writer.submit(decoded.rows)
+                stored = writer.submit(spans.rows)
             except SpanEncodeError as exc:
                 _log.warning("answering 400: %s", exc)
                 return _status_body(400, "spans could not be encoded for the store", content_type)
             try:
                 await asyncio.wrap_future(stored)
             except Exception as exc:  # nothing acknowledged that was not stored
-                _log.warning("answering 503: %s", exc)
-                return _status_body(503, "database unavailable, retry later", content_type,
-                                    settings.receiver.retry_after_seconds)
-        body, out_type = encode_response(content_type, decoded)
+                return unavailable(exc, content_type)
+        body, out_type = encode_response(content_type, spans)
+        return Response(body, media_type=out_type)
+
+    async def logs(request: Request) -> Response:
+        content_type = request.headers.get("content-type")
+        records = await decoded(request, decode_logs, "log")
+        if isinstance(records, Response):
+            return records
+        if records.rejected.count and not records.rows and not records.skipped:
+            return _status_body(400, records.rejected.message(records.total), content_type)
+        if records.rows:
+            try:  # GenAI content records are few beside spans: one INSERT per request, off the event loop
+                await asyncio.to_thread(write_genai_events, store, records.rows)
+            except Exception as exc:  # nothing acknowledged that was not stored
+                return unavailable(exc, content_type)
+        body, out_type = encode_logs_response(content_type, records)
         return Response(body, media_type=out_type)
 
     async def health(request: Request) -> Response:
         return JSONResponse({"status": "ok", "rows_written": writer.rows_written, "inserts": writer.inserts})
 
-    return [Route("/v1/traces", traces, methods=["POST"]), Route("/healthz", health),
+    return [Route(TRACES_PATH, traces, methods=["POST"]), Route(LANGFUSE_TRACES_PATH, traces, methods=["POST"]),
+            Route(LOGS_PATH, logs, methods=["POST"]), Route("/healthz", health),
             Route("/readyz", _readiness(store))]
 
 

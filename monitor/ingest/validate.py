@@ -99,10 +99,11 @@ def text_problem(value: Any) -> str | None:
 
 @dataclass
 class Rejections:
-    """Spans dropped from a request: how many, and the first few reasons with the span's place."""
+    """Spans (or log records) dropped from a request: how many, and the first few reasons with their place."""
 
     count: int = 0
     reasons: list[str] = field(default_factory=list)
+    noun: str = "spans"
 
     def add(self, reason: str) -> None:
         self.count += 1
@@ -116,4 +117,4 @@ class Rejections:
     def message(self, total: int) -> str:
         more = self.count - len(self.reasons)
         listed = "; ".join(self.reasons) + (f"; and {more} more" if more else "")
-        return f"{self.count} of {total} spans rejected: {listed}"
+        return f"{self.count} of {total} {self.noun} rejected: {listed}"

@@ -6,7 +6,8 @@
 Selection happens in ClickHouse: spans matching the selector (ours by ``sumwatch.task``, or another
 instrumentation's by a filter and the attribute keys holding source and summary) and, besides those,
 untagged LLM calls of the common GenAI instrumentations, kept when :func:`.recognise.recognise` reads a
-summarization request with its document and answer (other calls are left alone), newer than the
+summarization request with its document and answer (other calls are left alone; a call's content may be in
+its GenAI log records, joined by trace and span id, see :mod:`..store.genai_events`), newer than the
 watermark minus a look-back, not yet scored by this judge version, and sampled. The sampling decision
 is a deterministic hash of the trace id (MD5, the same in SQL and in Python), so a span never
 sampled stays unsampled on every pass; spans with error status are always taken; services can have
@@ -33,6 +34,7 @@ from ..rubrics.cascade import Cascade
 from ..rubrics.verdicts import ERROR, RubricResult, SummaryCase
 from ..settings import Settings, parse_span_filter
 from ..store.connection import Store, quote_ident
+from ..store.genai_events import genai_events
 from ..store.judges import active_definitions
 from ..store.scores import SCORES_TABLE, ScoredSpan, SpanRef, write_scores
 from ..store.traces import first_spans, parse_expected_facts
@@ -231,6 +233,8 @@ class Sampler:
                                             HAVING uniqExactIf(JudgeVersion, Verdict != {{err:String}})
                                                    = {{n_jvs:UInt64}})
             ORDER BY ts, SpanId LIMIT {{prefix:UInt64}}""", params, limit, fill=False)  # the pass reads on
+        # the content the contrib instrumentations log instead of putting on the span (POST /v1/logs)
+        logged = genai_events(self.store, [(row[0], row[1]) for row in rows if not row[10]])
         out = []
         for (tid, sid, ts, service, status, source, summary, band, facts, domain, selected, name, attrs,
              event_names, event_attrs) in rows:
@@ -238,7 +242,7 @@ class Sampler:
                 case = (SummaryCase(source, summary, band or None, parse_expected_facts(facts), domain or None)
                         if source.strip() and summary.strip() else None)
             else:
-                case = _recognised_case(name, attrs, event_names, event_attrs)
+                case = _recognised_case(name, attrs, event_names, event_attrs, logged.get((tid, sid), ()))
             out.append(_Pending(SpanRef(tid, sid, int(ts), service), status, case, bool(selected)))
         return out
 
@@ -336,9 +340,11 @@ class Sampler:
 
 
 def _recognised_case(name: str, attributes: dict[str, str], event_names: Sequence[str],
-                     event_attributes: Sequence[dict[str, str]]) -> SummaryCase | None:
-    """The case an untagged span holds when it is a summarization call; None leaves it alone."""
-    events = [{**attrs, "event.name": event} for event, attrs in zip(event_names, event_attributes)]
+                     event_attributes: Sequence[dict[str, str]],
+                     logged: Sequence[dict[str, str]] = ()) -> SummaryCase | None:
+    """The case an untagged span holds, with its span events and the GenAI log records of its call, when it is
+    a summarization call; None leaves it alone."""
+    events = [{**attrs, "event.name": event} for event, attrs in zip(event_names, event_attributes)] + list(logged)
     found = recognise(name, attributes, events)
     if not isinstance(found, Recognised):
         return None

@@ -19,6 +19,7 @@ from .corpus import CORPUS, corpus_example_ddl
 from .ddl import MIGRATIONS_TABLE, Table, Target, migrations_table_ddl, tables_ddl
 from .embeddings import EMBEDDINGS
 from .exports import EXPORTS
+from .genai_events import GENAI_EVENTS
 from .issue_members import ISSUE_MEMBERS
 from .issues import ISSUES
 from .judges import JUDGES
@@ -66,6 +67,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               lambda t: tables_ddl(t, SPAN_KEYS) + span_keys_ddl(t)),
     Migration(9, "judges: definitions by version; corpus items marked as few-shot examples",
               lambda t: tables_ddl(t, JUDGES) + corpus_example_ddl(t)),
+    Migration(10, "GenAI content log records (OTLP /v1/logs), joined to their spans for recognition",
+              _tables(GENAI_EVENTS)),
 )
 
 

@@ -20,6 +20,7 @@ from sumwatch.tracer.otel_traces import TRACE_ID_TS_TABLE, TRACES_TABLE
 
 from .connection import Store, quote_ident
 from .ddl import Target
+from .genai_events import GENAI_EVENTS_TABLE
 from .issue_members import ISSUE_MEMBERS_TABLE
 from .scores import SCORES_TABLE
 
@@ -31,6 +32,7 @@ RETAINED: dict[str, str] = {
     TRACE_ID_TS_TABLE: "toDateTime(Start)",
     SCORES_TABLE: "toDateTime(SpanTimestamp)",
     ISSUE_MEMBERS_TABLE: "toDateTime(RunAt)",
+    GENAI_EVENTS_TABLE: "toDateTime(Timestamp)",  # the calls' messages: they go with their spans
     "sumwatch_span_facts": "toDateTime(Timestamp)",
     "sumwatch_score_facts": "toDateTime(SpanTimestamp)",
     "sumwatch_projections": "toDateTime(RunAt)",

@@ -56,10 +56,12 @@ CSRF_COOKIE = "sumwatch_csrf"
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf_token"
 SESSION_MAX_AGE_S = 7 * 86400
+# OTLP ingest: the standard paths, and the one the Langfuse SDK exports to (the receiver checks the ingest token)
+INGEST_PREFIXES = ("/v1/", "/api/public/otel/v1/")
 # paths that never ask for the API token: ingest has its own, probes and static assets are public
-PUBLIC_PREFIXES = ("/v1/", "/healthz", "/readyz", "/static/")
+PUBLIC_PREFIXES = (*INGEST_PREFIXES, "/healthz", "/readyz", "/static/")
 # what machines call from elsewhere: exporters name the collector's DNS name, probes the pod's address
-MACHINE_PREFIXES = ("/v1/", "/healthz", "/readyz")
+MACHINE_PREFIXES = (*INGEST_PREFIXES, "/healthz", "/readyz")
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 LOGIN_FAILURES_ALLOWED = 5  # per client address and window
 LOGIN_FAILURE_WINDOW_S = 60.0
