@@ -16,14 +16,14 @@ from enum import Enum
 from typing import Any
 
 from ..exports.config import ExportConfig
-from ..settings import Settings
+from ..settings import JudgeSettings, Settings
 
 Shown = dict[str, str | float | int | bool | None]
 _SET = "(set)"
 # settings that say how to reach the database or the server, not what a command does with it
 _CONNECTION = frozenset({"home", "clickhouse_url", "database", "cluster", "api_token", "host", "port"})
-_JUDGE = ("judge_mode", "judge_audit_rate", "judge_budget", "llm_model", "llm_api_base", "llm_api_key",
-          "llm_concurrency", "llm_timeout_s", "llm_max_spend_usd", "embedding_model", "embeddings")
+# every judge setting changes how a span is scored: read from the model, so a new one can never be dropped
+_JUDGE = tuple(JudgeSettings.model_fields)
 # per command: the settings that change what it does, and of those, the ones a request carries (body key)
 RELEVANT: dict[str, tuple[str, ...]] = {
     "sample": _JUDGE + ("sample_rate", "service_rates", "sample_batch", "eval_events", "span_filter", "source_key",

@@ -1,0 +1,26 @@
+"""A judge setting of a command's own is never dropped when the command goes through a server."""
+
+from __future__ import annotations
+
+import pytest
+
+from sumwatch.monitor.exports.config import ExportConfig
+from sumwatch.monitor.settings import JudgeSettings, Settings
+from sumwatch.monitor.views.command_settings import RELEVANT, SettingsRefused, own_settings, shown_settings, travel
+
+
+def test_every_judge_setting_matters_to_sample_and_calibrate() -> None:
+    for command in ("sample", "calibrate"):
+        assert set(JudgeSettings.model_fields) <= set(RELEVANT[command])
+
+
+def test_the_learned_tier_switched_off_here_is_refused_by_a_server_that_runs_it() -> None:
+    mine = Settings.from_env(env={"SUMWATCH_LEARNED": "false"})
+    server = shown_settings(Settings.from_env(env={}), ExportConfig())
+    own = own_settings(mine, ExportConfig(), {"learned"})
+    with pytest.raises(SettingsRefused, match=r"SUMWATCH_LEARNED is False here, but the sumwatch server at "
+                                              r"http://h:1 applies its own \(True\)"):
+        travel("sample", own, server, "http://h:1")
+    # the same value as the server's travels silently
+    assert travel("sample", own_settings(Settings.from_env(env={}), ExportConfig(), {"learned"}), server,
+                  "http://h:1") == ({}, [])
