@@ -59,13 +59,12 @@ CASCADE_VERSION = "cascade-3"
 CERTAIN_KINDS: frozenset[str] = frozenset({
     "over_band_length", "under_band_length", "chatty_preamble", "filler_phrases", "hedging"})
 # Without an LLM these kinds also fail a rubric: a figure the rules found in the source stated differently.
-# Kept only where a failure of the kind was at least .95 precise on rows the rules were never shaped on:
-# SummEdits ectsum, sales_email and scitldr with 500 HaluEval articles (the learned tier's choice rows):
-# number .971 (170 flagged), percentage .977 (86), unit 1.0 (6); and on SummaC and SummEval, never used
-# to choose: number 1.0 (13), percentage 1.0 (1), unit 1.0 (1). Names and dates did not qualify and wait
-# for an LLM: a swapped name was .376 precise on those rows and 0 of 11 on SummaC and SummEval (a club
-# for its ground, a pundit for his channel), a name the source lacks .562 and .706 (nicknames, references
-# that add context), a changed date .806.
+# Kept only where a failure of the kind was at least .95 precise on rows the rules were never shaped on, the
+# learned tier's choice rows (SummEdits ectsum, sales_email, scitldr; 500 HaluEval articles), as
+# tests/bench/kind_precision.py prints: number .954 (175 flagged), percentage .977 (87), unit 1.0 (6); on
+# SummaC and SummEval, never used to choose, 1.0 (13, 1, 1). Names and dates did not qualify and wait for an
+# LLM: a swapped name .500 there and 0 of 11 on SummaC and SummEval (a club for its ground, a pundit for his
+# channel), a name the source lacks .623 and .706, a changed date .885.
 PRECISE_OFFLINE_KINDS: frozenset[str] = CERTAIN_KINDS | frozenset({
     "number_mismatch", "percentage_mismatch", "unit_mismatch", "missing_expected_fact"})
 DEFAULT_AUDIT_RATE = 0.05

@@ -119,7 +119,7 @@ def sentence_rows(doc: Document, sentences: Sequence[str], vectors: np.ndarray) 
         new_names = sum(1 for name in capitalised(sentence) if name not in doc.vocabulary)
         said = set(toks)
         # a negation the carrying sentence lacks; one the sentence drops is no signal: on the choice rows it
-        # flagged paraphrases ("did not win" as "lost") more than real flips (mean AUC .602 -> .568)
+        # flagged paraphrases ("did not win" as "lost") more than real flips
         negation = n > 0 and bool(said & _NEGATIONS) and not doc.negated[best]
         quantifiers = len(said & _QUANTIFIERS - doc.bags_all[best]) if n else 0
         signals = (
