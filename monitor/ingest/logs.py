@@ -13,7 +13,6 @@ record without a usable trace or span id, or with a time out of the store's rang
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -38,8 +37,11 @@ from .otlp import (
     _hex_to_b64,
     _list,
     _short,
+    encode_message,
     inflate,
+    json_object,
     media_type,
+    parse_protobuf,
     safe_text,
 )
 from .validate import SPAN_ID_BYTES, TRACE_ID_BYTES, Rejections, id_problem, text_problem, time_problem
@@ -78,31 +80,17 @@ def encode_logs_response(content_type: str | None, decoded: DecodedLogs | None =
     if decoded is not None and decoded.rejected.count:
         response.partial_success.rejected_log_records = decoded.rejected.count
         response.partial_success.error_message = safe_text(decoded.rejected.message(decoded.total))
-    if media_type(content_type) == JSON:
-        return json.dumps(json_format.MessageToDict(response)).encode(), JSON
-    return response.SerializeToString(), PROTOBUF
+    return encode_message(response, content_type)
 
 
 def _parse(body: bytes, content_type: str | None) -> tuple[ExportLogsServiceRequest, dict[_Place, str]]:
     kind = media_type(content_type)
     request = ExportLogsServiceRequest()
     if kind == PROTOBUF:
-        try:
-            request.ParseFromString(body)
-        except Exception as exc:  # DecodeError, and whatever else upb raises on hostile input
-            raise OtlpDecodeError(_short(f"body is not a valid OTLP protobuf ExportLogsServiceRequest: {exc}")) \
-                from None
-        return request, {}
+        return parse_protobuf(body, request), {}
     if kind != JSON:
         raise OtlpDecodeError(f"unsupported Content-Type {content_type!r}: use {PROTOBUF} or {JSON}")
-    try:
-        payload = json.loads(body)
-    except RecursionError:
-        raise OtlpDecodeError("body is not valid JSON: nested too deeply") from None
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise OtlpDecodeError(_short(f"body is not valid JSON: {exc}")) from None
-    if not isinstance(payload, dict):
-        raise OtlpDecodeError("OTLP/JSON body must be an object with resourceLogs")
+    payload = json_object(body, "resourceLogs")
     if _SURROGATE_ESCAPE.search(body):
         path = text_problem(payload)
         if path is not None:

@@ -20,9 +20,10 @@ import json
 import re
 import zlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from google.protobuf import json_format
+from google.protobuf.message import Message
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
@@ -31,6 +32,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from sumwatch.tracer.otel_traces import SERVICE_NAME_KEY, SPAN_KINDS, STATUS_CODES, attribute_string
 
 from .validate import Rejections, span_problem, stored_id, text_problem
+
+_M = TypeVar("_M", bound=Message)
 
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
@@ -104,21 +107,9 @@ def parse_request(body: bytes, content_type: str | None
     kind = media_type(content_type)
     request = ExportTraceServiceRequest()
     if kind == PROTOBUF:
-        try:
-            request.ParseFromString(body)
-        except Exception as exc:  # DecodeError, and whatever else upb raises on hostile input
-            raise OtlpDecodeError(_short(f"body is not a valid OTLP protobuf ExportTraceServiceRequest: {exc}")) \
-                from None
-        return request, {}
+        return parse_protobuf(body, request), {}
     if kind == JSON:
-        try:
-            payload = json.loads(body)
-        except RecursionError:
-            raise OtlpDecodeError("body is not valid JSON: nested too deeply") from None
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise OtlpDecodeError(_short(f"body is not valid JSON: {exc}")) from None
-        if not isinstance(payload, dict):
-            raise OtlpDecodeError("OTLP/JSON body must be an object with resourceSpans")
+        payload = json_object(body, "resourceSpans")
         refused = _prepare_json(payload, check_text=_SURROGATE_ESCAPE.search(body) is not None)
         try:
             json_format.ParseDict(payload, request, ignore_unknown_fields=True)
@@ -129,15 +120,43 @@ def parse_request(body: bytes, content_type: str | None
     raise OtlpDecodeError(f"unsupported Content-Type {content_type!r}: use {PROTOBUF} or {JSON}")
 
 
+def parse_protobuf(body: bytes, request: _M) -> _M:
+    """``request`` read from an OTLP protobuf body; one line naming the message when it is not one."""
+    try:
+        request.ParseFromString(body)
+    except Exception as exc:  # DecodeError, and whatever else upb raises on hostile input
+        name = type(request).__name__
+        raise OtlpDecodeError(_short(f"body is not a valid OTLP protobuf {name}: {exc}")) from None
+    return request
+
+
+def json_object(body: bytes, root: str) -> dict[str, Any]:
+    """An OTLP/JSON body as an object; one line saying why when it is not JSON or not an object."""
+    try:
+        payload = json.loads(body)
+    except RecursionError:
+        raise OtlpDecodeError("body is not valid JSON: nested too deeply") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise OtlpDecodeError(_short(f"body is not valid JSON: {exc}")) from None
+    if not isinstance(payload, dict):
+        raise OtlpDecodeError(f"OTLP/JSON body must be an object with {root}")
+    return payload
+
+
+def encode_message(response: Message, content_type: str | None) -> tuple[bytes, str]:
+    """An export response in the request's encoding."""
+    if media_type(content_type) == JSON:
+        return json.dumps(json_format.MessageToDict(response)).encode(), JSON
+    return response.SerializeToString(), PROTOBUF
+
+
 def encode_response(content_type: str | None, decoded: Decoded | None = None) -> tuple[bytes, str]:
     """An ExportTraceServiceResponse in the request's encoding, with ``partial_success`` when spans were dropped."""
     response = ExportTraceServiceResponse()
     if decoded is not None and decoded.rejected.count:
         response.partial_success.rejected_spans = decoded.rejected.count
         response.partial_success.error_message = safe_text(decoded.rejected.message(decoded.total))
-    if media_type(content_type) == JSON:
-        return json.dumps(json_format.MessageToDict(response)).encode(), JSON
-    return response.SerializeToString(), PROTOBUF
+    return encode_message(response, content_type)
 
 
 def safe_text(text: str) -> str:
