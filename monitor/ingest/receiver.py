@@ -245,7 +245,9 @@ class ReceiverServer:
         ReceiverServer(settings, app=create_app(settings, store)).start()
     """
 
-    def __init__(self, settings: Settings, store: Store | None = None, *, app: Any = None) -> None:
+    def __init__(self, settings: Settings, store: Store | None = None, *, app: Any = None,
+                 keep_alive_s: int = 5) -> None:
+        """``keep_alive_s``: how long an idle connection stays open between requests (uvicorn's default)."""
         import uvicorn  # noqa: PLC0415 - heavy: loaded on first use
 
         if app is None:
@@ -255,7 +257,7 @@ class ReceiverServer:
         self.app = app
         self.writer: SpanWriter = app.state.writer
         config = uvicorn.Config(app, host=settings.receiver.host, port=settings.receiver.port, log_level="warning",
-                                access_log=False, lifespan="off",
+                                access_log=False, lifespan="off", timeout_keep_alive=keep_alive_s,
                                 http=guarded_protocol(settings.receiver.header_timeout_s,
                                                       settings.receiver.max_connections))
         self._server = _uvicorn_server(config)
