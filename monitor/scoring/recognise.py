@@ -76,6 +76,9 @@ class Recognised:
     input_tokens: int | None = None
     output_tokens: int | None = None
     how: str = ""  # which rule found the request and which cut the document out
+    band: str = ""  # what a configured selector reads besides (sumwatch's own keys otherwise)
+    document_id: str = ""
+    prompt_version: str = ""
 
 
 @dataclass(frozen=True)

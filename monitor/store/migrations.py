@@ -24,6 +24,7 @@ from .issue_members import ISSUE_MEMBERS
 from .issues import ISSUES
 from .judges import JUDGES
 from .projections import PROJECTIONS
+from .recognised import RECOGNISED
 from .retention import apply_retention, retention_ddl
 from .runs import CLUSTER_RUNS
 from .score_facts import SCORE_FACTS, score_facts_view_ddl
@@ -69,6 +70,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               lambda t: tables_ddl(t, JUDGES) + corpus_example_ddl(t)),
     Migration(10, "GenAI content log records (OTLP /v1/logs), joined to their spans for recognition",
               _tables(GENAI_EVENTS)),
+    Migration(11, "summarization calls recognised in other instrumentations' spans, read once by the sampler",
+              _tables(RECOGNISED)),
 )
 
 

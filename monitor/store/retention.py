@@ -22,6 +22,7 @@ from .connection import Store, quote_ident
 from .ddl import Target
 from .genai_events import GENAI_EVENTS_TABLE
 from .issue_members import ISSUE_MEMBERS_TABLE
+from .recognised import RECOGNISED_TABLE
 from .scores import SCORES_TABLE
 
 # table -> the time its rows age by. A table that does not exist (yet) is skipped; the last four are the
@@ -33,6 +34,7 @@ RETAINED: dict[str, str] = {
     SCORES_TABLE: "toDateTime(SpanTimestamp)",
     ISSUE_MEMBERS_TABLE: "toDateTime(RunAt)",
     GENAI_EVENTS_TABLE: "toDateTime(Timestamp)",  # the calls' messages: they go with their spans
+    RECOGNISED_TABLE: "toDateTime(Timestamp)",  # the texts read from those spans, likewise
     "sumwatch_span_facts": "toDateTime(Timestamp)",
     "sumwatch_score_facts": "toDateTime(SpanTimestamp)",
     "sumwatch_projections": "toDateTime(RunAt)",
