@@ -64,7 +64,8 @@ from .vocabulary import ENV_PREFIX, ISSUE_STATUSES, JUDGE_MODES, NAMERS, SEVERIT
 __all__ = [
     "CLICKHOUSE_SCHEMES", "ENV_PREFIX", "ISSUE_STATUSES", "JUDGE_MODES", "MAX_DURATION_S", "MAX_LIST_LIMIT", "NAMERS",
     "SEVERITIES", "ClusteringSettings", "ExportSettings", "JudgeMode", "JudgeSettings", "Namer", "ReceiverSettings",
-    "SamplerSettings", "SelectorEntry", "SelectorError", "Settings", "SettingsError", "StoreSettings", "check_clickhouse_url", "crontab_fields",
+    "SamplerSettings", "SelectorEntry",
+    "SelectorError", "Settings", "SettingsError", "StoreSettings", "check_clickhouse_url", "crontab_fields",
     "known_variables", "parse_allowed_hosts", "parse_duration", "parse_pace", "parse_service_rates",
     "parse_span_filter", "redact_url", "reveal", "warn_unknown",
 ]

@@ -223,5 +223,6 @@ def glob_regex(glob: str) -> str:
 
 def entries_of(variables: Sequence[tuple[str, str]]) -> dict[str, str]:
     """The ``SUMWATCH_SELECTOR_<NAME>`` variables of an environment, by ``<NAME>``."""
-    return {name[len(SELECTOR_VARIABLE_PREFIX):]: value for name, value in variables
-            if name.startswith(SELECTOR_VARIABLE_PREFIX) and len(name) > len(SELECTOR_VARIABLE_PREFIX) and value.strip()}
+    start = len(SELECTOR_VARIABLE_PREFIX)
+    return {name[start:]: value for name, value in variables
+            if name.startswith(SELECTOR_VARIABLE_PREFIX) and len(name) > start and value.strip()}
