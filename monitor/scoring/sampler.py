@@ -76,11 +76,14 @@ class SpanSelector:
         """The older single filter as one selector beside the tag:
         ``SpanSelector.parse("span_name=ChatCompletion,attr:gen_ai.operation.name=chat", "in.key", "out.key")``."""
         legacy = read_selectors(None, None, legacy=(parse_span_filter(spec), source_key, summary_key))
-        return cls(source_key, summary_key, Selectors.of(legacy))
+        return cls(selectors=Selectors.of(legacy)) if legacy else cls(source_key, summary_key)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SpanSelector:
-        return cls(settings.sampler.source_key, settings.sampler.summary_key, Selectors.from_settings(settings))
+        s = settings.sampler
+        # with the older filter the keys are that entry's; sumwatch's own spans keep the tracer's keys
+        keys = (semconv.INPUT_VALUE, semconv.OUTPUT_VALUE) if s.span_filter else (s.source_key, s.summary_key)
+        return cls(*keys, Selectors.from_settings(settings))
 
     def where(self, params: dict[str, Any]) -> str:
         """sumwatch's own spans."""

@@ -231,7 +231,7 @@ class SamplerSettings(_Concern):
     selectors: str | None = None
     selector_variables: dict[str, str] | None = _setting(None, env=SELECTOR_VARIABLE_PREFIX[len(ENV_PREFIX):] + "*")
     # the older single selector: one more entry, named span_filter ("span_name=X,attr:KEY=V"), whose texts are
-    # under these keys (which are also where sumwatch's own spans keep them)
+    # under these keys (without a filter: where sumwatch's own spans keep them)
     span_filter: str | None = None
     source_key: str = "input.value"
     summary_key: str = "output.value"
