@@ -13,6 +13,7 @@ from ._shared import DbOption, HomeOption, JsonOption, err, load_settings, open_
 
 if TYPE_CHECKING:
     from ..remote.llm import LLMConnection
+    from ..scoring.recognition_report import RecognitionReport
 
 # short, and plainly supported, so any working judge answers quickly and cheaply
 _CASE_SOURCE = ("The city council approved a budget of 4 million dollars on Tuesday. The money pays for road "
@@ -39,16 +40,19 @@ def doctor(db: str | None = DbOption, home: Path | None = HomeOption, json_: boo
     settings = load_settings(db, home)
     with open_client(settings) as client:
         status = client.status()
+        recognition = client.recognition()
     version, spans = status.schema_version, status.spans
     connection = llm_connection(settings)
     result = ping(connection) if connection is not None else None
     judged = check_judge(connection) if connection is not None and result is not None and result.ok else None
     if json_:
         print_json({"database": settings.safe_url, "schema_version": version, "spans": int(spans),
-                    "llm": asdict(result) if result else None, "judge": asdict(judged) if judged else None})
+                    "llm": asdict(result) if result else None, "judge": asdict(judged) if judged else None,
+                    "recognition": asdict(recognition)})
     else:
         out.print(f"database: {settings.store.database} on {settings.safe_url}, schema version {version}, "
                   f"{int(spans)} spans stored", highlight=False)
+        _print_recognition(recognition)
         if result is None:
             out.print("llm: none configured (set SUMWATCH_LLM_MODEL); the offline tiers judge alone")
         elif result.ok:
@@ -65,6 +69,22 @@ def doctor(db: str | None = DbOption, home: Path | None = HomeOption, json_: boo
                       highlight=False)
     if (result is not None and not result.ok) or (judged is not None and not judged.ok):
         raise typer.Exit(1)
+
+
+def _print_recognition(report: RecognitionReport) -> None:
+    hours = report.window_s / 3600
+    window = "hour" if hours == 1 else f"{hours:g} hours"
+    read = "" if report.read == report.candidates else f" (the newest {report.read} of {report.candidates} read)"
+    out.print(f"spans of the last {window} per instrumentation{read}:", highlight=False)
+    if not report.rows or all(r.spans == 0 for r in report.rows):
+        out.print("  none")
+    for row in report.rows:
+        if row.spans == 0 and row.instrumentation != "sumwatch":
+            continue
+        out.print(f"  {row.instrumentation}: {row.spans} spans, {row.recognised} recognised, "
+                  f"{row.not_recognised} not", highlight=False)
+        for reason in row.reasons:
+            out.print(f"    {reason.spans} × {reason.reason}", highlight=False)
 
 
 def check_judge(connection: LLMConnection) -> JudgeCheck:

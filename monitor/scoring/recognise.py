@@ -323,6 +323,27 @@ def _decide(span_name: str, call: _Call) -> Recognised | Refusal:
 
 # -- reading values ---------------------------------------------------------------------------------------------
 
+def request_text(raw: str) -> str:
+    """The text a value holds as a request: the user turns of a JSON message list or request, else the value
+    itself (``request_text('[{"role": "user", "content": "Summarize: ..."}]') == "Summarize: ..."``)."""
+    try:
+        messages = _request_messages(_json_or_text(raw))
+    except _Unreadable:
+        return raw
+    turns = [m.text for m in messages if m.role not in ("system", "developer", "assistant", "model", "tool")]
+    return "\n\n".join(turns) if turns else raw
+
+
+def response_text(raw: str) -> str:
+    """The answer a value holds: the assistant's text of a JSON message list or response, else the value."""
+    try:
+        texts = _response_texts(_json_or_text(raw))
+    except _Unreadable:
+        return raw
+    summary, problem = answer_text(texts)
+    return raw if problem else summary
+
+
 def _event_name(event: Mapping[str, Any]) -> str:
     return next((str(event[k]) for k in EVENT_NAME_KEYS if event.get(k)), "")
 

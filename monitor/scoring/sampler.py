@@ -1,21 +1,28 @@
-"""The sampler: find unscored summarization spans, score a share of them, store the scores.
+"""The sampler: find summarization spans, recognise other instrumentations' calls, score a share, store the scores.
 
     sampler = Sampler(store, cascade, SpanSelector.from_settings(s), SamplingPolicy.from_settings(s))
-    report = sampler.run_pass()          # drains what is pending, batch by batch
+    report = sampler.run_pass()          # recognises, then drains what is pending, batch by batch
 
-Selection happens in ClickHouse: spans matching the selector (ours by ``sumwatch.task``, or another
-instrumentation's by a filter and the attribute keys holding source and summary) and, besides those,
-untagged LLM calls of the common GenAI instrumentations, kept when :func:`.recognise.recognise` reads a
-summarization request with its document and answer (other calls are left alone; a call's content may be in
-its GenAI log records, joined by trace and span id, see :mod:`..store.genai_events`), newer than the
-watermark minus a look-back, not yet scored by this judge version, and sampled. The sampling decision
-is a deterministic hash of the trace id (MD5, the same in SQL and in Python), so a span never
-sampled stays unsampled on every pass; spans with error status are always taken; services can have
-their own rates; ``--shard i/N`` splits the work between samplers by another part of the same hash.
-Scores are written before the watermark moves, so a crash in between repeats nothing: the next pass
-skips spans that already have scores (and a rescore would replace, not add, rows). A span stored twice
-(an exporter sent its batch again after a lost answer) is fetched once, like every read of ``otel_traces``
-(see :mod:`sumwatch.monitor.store.traces`), so it is judged, paid for and counted once.
+A pass has two steps. **Recognition** reads every untagged candidate span (an LLM call of a common GenAI
+instrumentation, or one a configured selector matches, see :mod:`.selectors`) newer than its own watermark
+minus a look-back and not yet in ``sumwatch_recognised``; the first selector that matches reads it, else
+:func:`.recognise.recognise` does (its content may be in its GenAI log records, joined by trace and span id,
+see :mod:`..store.genai_events`; a span whose records are newer than that bound is read again however old it
+is, so content logged late is still joined). Each summarization call found is written to
+``sumwatch_recognised`` once; other calls are stored and left alone. This step is not sampled: every
+recognised call is listed and counted, not only the share that is scored (shards still split it).
+**Scoring** selects, in ClickHouse, spans carrying sumwatch's own tag in ``otel_traces`` and recognised spans
+in ``sumwatch_recognised`` (their texts come from that table), newer than the watermark minus the look-back
+(a recognised span also when it was recognised since the last full pass), not yet scored by the current judge
+versions, and sampled. The sampling decision is a deterministic hash of the trace id (MD5, the same in SQL
+and in Python), so a span never sampled stays unsampled on every pass; spans with error status are always
+taken (a recognised call has an answer, so it did not fail); services can have their own rates;
+``--shard i/N`` splits the work between samplers by another part of the same hash. Scores are written
+before the watermark moves, so a crash in between repeats nothing: the next pass skips spans that already
+have scores (and a rescore would replace, not add, rows). A span stored twice (an exporter sent its batch
+again after a lost answer) is fetched once, like every read of ``otel_traces`` (see
+:mod:`sumwatch.monitor.store.traces`), so it is judged, paid for and counted once. Each batch of either step
+is one read of spans (recognition adds one batched read of their log records), never a query per span.
 """
 
 from __future__ import annotations
@@ -33,13 +40,16 @@ from sumwatch.tracer.otel_traces import SERVICE_NAME_KEY, STATUS_ERROR_VALUES, T
 from ..rubrics.cascade import Cascade
 from ..rubrics.verdicts import ERROR, RubricResult, SummaryCase
 from ..settings import Settings, parse_span_filter
+from ..settings.selectors import read_selectors
 from ..store.connection import Store, quote_ident
-from ..store.genai_events import genai_events
+from ..store.genai_events import GENAI_EVENTS_TABLE, genai_events
 from ..store.judges import active_definitions
+from ..store.recognised import RECOGNISED_TABLE, RecognisedSpan, write_recognised
 from ..store.scores import SCORES_TABLE, ScoredSpan, SpanRef, write_scores
 from ..store.traces import first_spans, parse_expected_facts
 from ..store.watermarks import advance_watermark, read_watermark
-from .recognise import CANDIDATE_EQUALS, CANDIDATE_KEYS, Recognised, recognise
+from .recognise import CANDIDATE_EQUALS, CANDIDATE_KEYS, Recognised
+from .selectors import Selectors
 
 _SCALE = 1_000_000  # sampling resolution: rates are compared in millionths
 
@@ -52,54 +62,64 @@ def trace_hash(trace_id: str, part: int = 0) -> int:
 
 @dataclass(frozen=True)
 class SpanSelector:
-    """Which spans are summarizations, and where their texts are."""
+    """Which spans are summarizations: sumwatch's tag (texts under ``source_key``/``summary_key``), plus the
+    configured selectors and the calls of the common GenAI instrumentations that ask for a summary."""
 
-    filters: tuple[tuple[str, str], ...] = ()  # ("span_name"|"service"|"attr:<key>", value); empty: our tag
     source_key: str = semconv.INPUT_VALUE
     summary_key: str = semconv.OUTPUT_VALUE
-    # besides those: untagged LLM calls of the common GenAI instrumentations that ask for a summary
-    # (see :mod:`.recognise`)
-    recognised: bool = True
+    selectors: Selectors = Selectors()
+    recognised: bool = True  # the built-in rules of :mod:`.recognise`
 
     @classmethod
     def parse(cls, spec: str | None, source_key: str = semconv.INPUT_VALUE,
               summary_key: str = semconv.OUTPUT_VALUE) -> SpanSelector:
-        """``"span_name=ChatCompletion,attr:gen_ai.operation.name=chat"`` -> a selector."""
-        return cls(parse_span_filter(spec), source_key, summary_key)
+        """The older single filter as one selector beside the tag:
+        ``SpanSelector.parse("span_name=ChatCompletion,attr:gen_ai.operation.name=chat", "in.key", "out.key")``."""
+        legacy = read_selectors(None, None, legacy=(parse_span_filter(spec), source_key, summary_key))
+        return cls(selectors=Selectors.of(legacy)) if legacy else cls(source_key, summary_key)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SpanSelector:
-        return cls.parse(settings.sampler.span_filter, settings.sampler.source_key, settings.sampler.summary_key)
+        s = settings.sampler
+        # with the older filter the keys are that entry's; sumwatch's own spans keep the tracer's keys
+        keys = (semconv.INPUT_VALUE, semconv.OUTPUT_VALUE) if s.span_filter else (s.source_key, s.summary_key)
+        return cls(*keys, Selectors.from_settings(settings))
 
     def where(self, params: dict[str, Any]) -> str:
-        if not self.filters:
-            params["sel_task"] = semconv.TASK_SUMMARIZATION
-            return f"SpanAttributes['{semconv.TASK}'] = {{sel_task:String}}"
-        clauses = []
-        for i, (key, value) in enumerate(self.filters):
-            params[f"sel_v{i}"] = value
-            if key == "span_name":
-                clauses.append(f"SpanName = {{sel_v{i}:String}}")
-            elif key == "service":
-                clauses.append(f"ServiceName = {{sel_v{i}:String}}")
-            else:
-                params[f"sel_k{i}"] = key[5:]
-                clauses.append(f"SpanAttributes[{{sel_k{i}:String}}] = {{sel_v{i}:String}}")
-        return " AND ".join(clauses)
+        """sumwatch's own spans."""
+        params["sel_task"] = semconv.TASK_SUMMARIZATION
+        return f"SpanAttributes['{semconv.TASK}'] = {{sel_task:String}}"
 
     def candidates(self, params: dict[str, Any]) -> str:
-        """Untagged spans worth reading for :func:`recognise` (``""`` when recognition is off)."""
-        if not self.recognised:
+        """Untagged spans worth reading for recognition (``""`` when there are none to read)."""
+        arms = []
+        if self.recognised:
+            params["rec_keys"] = list(CANDIDATE_KEYS)
+            arms.append("hasAny(mapKeys(SpanAttributes), {rec_keys:Array(String)})")
+            for i, (key, value) in enumerate(CANDIDATE_EQUALS):
+                params[f"rec_k{i}"], params[f"rec_v{i}"] = key, value
+                arms.append(f"SpanAttributes[{{rec_k{i}:String}}] = {{rec_v{i}:String}}")
+        configured = self.selectors.where(params)
+        if configured:
+            arms.append(configured)
+        if not arms:
             return ""
-        params["rec_keys"] = list(CANDIDATE_KEYS)
-        arms = ["hasAny(mapKeys(SpanAttributes), {rec_keys:Array(String)})"]
-        for i, (key, value) in enumerate(CANDIDATE_EQUALS):
-            params[f"rec_k{i}"], params[f"rec_v{i}"] = key, value
-            arms.append(f"SpanAttributes[{{rec_k{i}:String}}] = {{rec_v{i}:String}}")
         # our own evaluation spans carry gen_ai.operation.name too; they are never candidates
         params["rec_eval"] = semconv.EVALUATION_SPAN_NAME
         return (f"SpanAttributes['{semconv.TASK}'] = '' AND SpanName != {{rec_eval:String}} "
                 f"AND ({' OR '.join(arms)})")
+
+    def recognise(self, span_name: str, service: str, attributes: dict[str, str],
+                  events: Sequence[dict[str, str]]) -> Recognised | None:
+        """The case an untagged candidate holds (first matching selector, then the built-in rules), or None."""
+        chosen = self.selectors.first(span_name, service, attributes)
+        if chosen is not None:
+            found = chosen.read(attributes)
+        elif self.recognised:
+            found = self.selectors.recognise(span_name, service, attributes, events)
+        else:
+            return None
+        return found if isinstance(found, Recognised) else None
 
 
 @dataclass(frozen=True)
@@ -163,7 +183,7 @@ class PassReport:
     spent_usd: float = 0.0
     seconds: float = 0.0
     watermark_ns: int = 0
-
+    recognised: int = 0  # summarization calls found in other instrumentations' spans this pass (all, not sampled)
 
 
 @dataclass(frozen=True)
@@ -171,7 +191,6 @@ class _Pending:
     ref: SpanRef
     status: str
     case: SummaryCase | None
-    selected: bool = True  # by the selector; False: a candidate for recognition, left alone when not recognised
 
 
 class Sampler:
@@ -203,47 +222,104 @@ class Sampler:
     def _versions(self) -> list[str]:
         return [self.cascade.version_for(rubric) for rubric in self.cascade.rubrics]
 
-    def _fetch(self, since_ns: int, cursor: tuple[int, str], limit: int) -> list[_Pending]:
-        versions = self._versions()
-        params: dict[str, Any] = {"since": since_ns, "cur_ts": cursor[0], "cur_span": cursor[1],
-                                  "jvs": versions, "n_jvs": len(versions), "src": self.selector.source_key,
-                                  "sum": self.selector.summary_key, "err": ERROR}
-        selector = self.selector.where(params)
+    @property
+    def recognition_watermark(self) -> str:
+        """Recognition does not depend on the judge: one watermark per shard."""
+        index, count = self.policy.shard
+        return f"recognise/{index}of{count}"
+
+    def _shard(self, params: dict[str, Any]) -> str:
+        params["shard_n"], params["shard_i"] = self.policy.shard[1], self.policy.shard[0]
+        return "reinterpretAsUInt64(substring(MD5(TraceId), 9, 8)) % {shard_n:UInt64} = {shard_i:UInt64}"
+
+    def recognise_pending(self, *, all_spans: bool = False) -> int:
+        """Read every candidate span not yet recognised, write the summarization calls among them to
+        ``sumwatch_recognised``; the number written."""
+        params: dict[str, Any] = {}
         candidates = self.selector.candidates(params)
-        chosen = f"(({selector}) OR ({candidates}))" if candidates else selector
+        if not candidates:
+            return 0
+        since = 0 if all_spans else max(0, read_watermark(self.store, self.recognition_watermark) - self.lookback_ns)
+        params["since"] = since
+        shard = self._shard(params)
+        a = "SpanAttributes"
+        cursor, written = (0, ""), 0
+        while True:
+            rows = first_spans(
+                self.store,
+                f"""SELECT TraceId, SpanId, toUnixTimestamp64Nano(Timestamp) AS ts, ServiceName, SpanName, {a},
+                       Events.Name, Events.Attributes
+                FROM {TRACES_TABLE}
+                WHERE {candidates} AND {shard}
+                  AND (Timestamp > fromUnixTimestamp64Nano({{since:Int64}})
+                       OR (TraceId, SpanId) IN (SELECT TraceId, SpanId FROM {quote_ident(GENAI_EVENTS_TABLE)}
+                                                WHERE Timestamp > fromUnixTimestamp64Nano({{since:Int64}})))
+                  AND (ts, SpanId) > ({{cur_ts:Int64}}, {{cur_span:String}})
+                  AND (TraceId, SpanId) NOT IN (SELECT TraceId, SpanId FROM {quote_ident(RECOGNISED_TABLE)})
+                ORDER BY ts, SpanId LIMIT {{prefix:UInt64}}""",
+                {**params, "cur_ts": cursor[0], "cur_span": cursor[1]}, self.batch, fill=False)
+            if not rows:
+                return written
+            cursor = (int(rows[-1][2]), rows[-1][1])
+            # the content the contrib instrumentations log instead of putting on the span (POST /v1/logs)
+            logged = genai_events(self.store, [(row[0], row[1]) for row in rows])
+            found = []
+            for tid, sid, ts, service, name, attrs, event_names, event_attrs in rows:
+                events = [{**ea, "event.name": en} for en, ea in zip(event_names, event_attrs)]
+                call = self.selector.recognise(name, service, attrs, events + logged.get((tid, sid), []))
+                if call is not None:
+                    found.append(RecognisedSpan(
+                        int(ts), tid, sid, service, name, call.instrumentation, call.source, call.summary,
+                        call.model, call.prompt_version, call.input_tokens, call.output_tokens,
+                        call.band or attrs.get(semconv.SUMMARIZATION_BAND, ""),
+                        call.document_id or attrs.get(semconv.DOCUMENT_ID, ""), call.how))
+            write_recognised(self.store, found)
+            written += len(found)
+            # after the rows above are stored: a crash in between reads the batch again, and rows replace
+            advance_watermark(self.store, self.recognition_watermark, cursor[0], written)
+
+    def _fetch(self, since_ns: int, cursor: tuple[int, str], limit: int, recognised_since_ns: int = 0
+               ) -> list[_Pending]:
+        versions = self._versions()
+        params: dict[str, Any] = {"since": since_ns, "rec_since": recognised_since_ns, "cur_ts": cursor[0],
+                                  "cur_span": cursor[1], "jvs": versions, "n_jvs": len(versions),
+                                  "src": self.selector.source_key, "sum": self.selector.summary_key, "err": ERROR}
+        tagged = self.selector.where(params)
         sampled = self.policy.where(params)
         # done = scored on every rubric by that rubric's judge version, with no error verdict (a version
         # names its rubric); a span with errors is fetched again, whatever the watermark says
         scored = (f"SELECT TraceId, SpanId FROM {quote_ident(SCORES_TABLE)} FINAL "
                   f"WHERE JudgeVersion IN {{jvs:Array(String)}}")
+        retried = f"(TraceId, SpanId) IN ({scored} AND Verdict = {{err:String}})"
+        pending = (f"(ts, SpanId) > ({{cur_ts:Int64}}, {{cur_span:String}}) "
+                   f"AND (TraceId, SpanId) NOT IN ({scored} GROUP BY TraceId, SpanId "
+                   f"HAVING uniqExactIf(JudgeVersion, Verdict != {{err:String}}) = {{n_jvs:UInt64}})")
         a = "SpanAttributes"
-        rows = first_spans(
-            self.store,
-            f"""SELECT TraceId, SpanId, toUnixTimestamp64Nano(Timestamp) AS ts, ServiceName, StatusCode,
+        # a recognised call: its texts as the recognition step read them; newer than the bound, or recognised
+        # since the last full pass (content logged late makes an old span a summarization call now)
+        recognised = (
+            f"SELECT TraceId, SpanId, toUnixTimestamp64Nano(T) AS ts, Svc AS ServiceName, 'Unset' AS StatusCode, "
+            f"Src, Sum, toString(B), '', '' FROM ("
+            f"SELECT TraceId, SpanId, argMax(Timestamp, RecognisedAt) AS T, argMax(ServiceName, RecognisedAt) AS Svc, "
+            f"argMax(Source, RecognisedAt) AS Src, argMax(Summary, RecognisedAt) AS Sum, "
+            f"argMax(Band, RecognisedAt) AS B FROM {quote_ident(RECOGNISED_TABLE)} "
+            f"WHERE Timestamp > fromUnixTimestamp64Nano({{since:Int64}}) "
+            f"OR RecognisedAt > fromUnixTimestamp64Nano({{rec_since:Int64}}) OR {retried} "
+            f"GROUP BY TraceId, SpanId) WHERE {sampled} AND {pending}") if self.selector.candidates({}) else ""
+        own = f"""SELECT TraceId, SpanId, toUnixTimestamp64Nano(Timestamp) AS ts, ServiceName, StatusCode,
                    {a}[{{src:String}}], {a}[{{sum:String}}], {a}['{semconv.SUMMARIZATION_BAND}'],
-                   {a}['{semconv.EXPECTED_FACTS}'], {a}['{semconv.DOMAIN}'], ({selector}) AS selected, SpanName,
-                   if(selected, mapFilter((k, v) -> 0, {a}), {a}), if(selected, [], Events.Name),
-                   if(selected, [], Events.Attributes)
+                   {a}['{semconv.EXPECTED_FACTS}'], {a}['{semconv.DOMAIN}']
             FROM {TRACES_TABLE}
-            WHERE {chosen} AND {sampled}
-              AND (Timestamp > fromUnixTimestamp64Nano({{since:Int64}})
-                   OR (TraceId, SpanId) IN ({scored} AND Verdict = {{err:String}}))
-              AND (ts, SpanId) > ({{cur_ts:Int64}}, {{cur_span:String}})
-              AND (TraceId, SpanId) NOT IN ({scored} GROUP BY TraceId, SpanId
-                                            HAVING uniqExactIf(JudgeVersion, Verdict != {{err:String}})
-                                                   = {{n_jvs:UInt64}})
-            ORDER BY ts, SpanId LIMIT {{prefix:UInt64}}""", params, limit, fill=False)  # the pass reads on
-        # the content the contrib instrumentations log instead of putting on the span (POST /v1/logs)
-        logged = genai_events(self.store, [(row[0], row[1]) for row in rows if not row[10]])
+            WHERE {tagged} AND {sampled}
+              AND (Timestamp > fromUnixTimestamp64Nano({{since:Int64}}) OR {retried}) AND {pending}"""
+        union = f"{own} UNION ALL {recognised}" if recognised else own
+        rows = first_spans(self.store, f"SELECT * FROM ({union}) ORDER BY ts, SpanId LIMIT {{prefix:UInt64}}",
+                           params, limit, fill=False)  # the pass reads on
         out = []
-        for (tid, sid, ts, service, status, source, summary, band, facts, domain, selected, name, attrs,
-             event_names, event_attrs) in rows:
-            if selected:
-                case = (SummaryCase(source, summary, band or None, parse_expected_facts(facts), domain or None)
-                        if source.strip() and summary.strip() else None)
-            else:
-                case = _recognised_case(name, attrs, event_names, event_attrs, logged.get((tid, sid), ()))
-            out.append(_Pending(SpanRef(tid, sid, int(ts), service), status, case, bool(selected)))
+        for tid, sid, ts, service, status, source, summary, band, facts, domain in rows:
+            case = (SummaryCase(source, summary, band or None, parse_expected_facts(facts), domain or None)
+                    if source.strip() and summary.strip() else None)
+            out.append(_Pending(SpanRef(tid, sid, int(ts), service), status, case))
         return out
 
     def _done(self, pending: Sequence[_Pending]) -> dict[tuple[str, str], set[str]]:
@@ -290,19 +366,26 @@ class Sampler:
         if self.follow_store:
             self.refresh()
         report = PassReport(self.cascade.version)
+        # recognised since the last full pass: read again whatever the span's age (see _fetch)
+        recognised_mark = f"{self.watermark_name}/recognised"
+        recognised_since = read_watermark(self.store, recognised_mark)
+        pass_start_ns = time.time_ns()
+        report.recognised = self.recognise_pending(all_spans=all_spans)
         since = 0 if all_spans else max(0, read_watermark(self.store, self.watermark_name) - self.lookback_ns)
         cursor = (0, "")
         llm_before = self.cascade.llm_requests
         spent_before = getattr(self.cascade.llm, "spent_usd", 0.0)
         while limit is None or report.considered < limit:
             size = self.batch if limit is None else min(self.batch, limit - report.considered)
-            pending = self._fetch(since, cursor, size)
+            pending = self._fetch(since, cursor, size, recognised_since)
             if not pending:
+                # drained: every call recognised before this pass began has been considered
+                advance_watermark(self.store, recognised_mark, pass_start_ns, report.scored_spans)
                 break
             cursor = (pending[-1].ref.timestamp_ns, pending[-1].ref.span_id)
             report.considered += len(pending)
             scorable = [p for p in pending if p.case is not None]
-            report.skipped_no_text += sum(1 for p in pending if p.case is None and p.selected)
+            report.skipped_no_text += sum(1 for p in pending if p.case is None)
             scored = self._score(scorable)
             if scored:
                 report.score_rows += write_scores(self.store, scored, self.cascade.version_for)
@@ -337,18 +420,6 @@ class Sampler:
                 [now] * len(names), names, attrs, [], [], [], [],
             ))
         self.store.insert_spans(rows)
-
-
-def _recognised_case(name: str, attributes: dict[str, str], event_names: Sequence[str],
-                     event_attributes: Sequence[dict[str, str]],
-                     logged: Sequence[dict[str, str]] = ()) -> SummaryCase | None:
-    """The case an untagged span holds, with its span events and the GenAI log records of its call, when it is
-    a summarization call; None leaves it alone."""
-    events = [{**attrs, "event.name": event} for event, attrs in zip(event_names, event_attributes)] + list(logged)
-    found = recognise(name, attributes, events)
-    if not isinstance(found, Recognised):
-        return None
-    return SummaryCase(found.source, found.summary, attributes.get(semconv.SUMMARIZATION_BAND) or None)
 
 
 def _event_attributes(rubric: str, r: RubricResult) -> dict[str, str]:

@@ -27,12 +27,23 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar, get_args
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from sumwatch.clustering.vocabulary import Severity
 
+from .selectors import SELECTOR_VARIABLE_PREFIX, SelectorEntry, SelectorError, entries_of, read_selectors
 from .values import (
     _CHECKS,
     CLICKHOUSE_SCHEMES,
@@ -53,7 +64,8 @@ from .vocabulary import ENV_PREFIX, ISSUE_STATUSES, JUDGE_MODES, NAMERS, SEVERIT
 __all__ = [
     "CLICKHOUSE_SCHEMES", "ENV_PREFIX", "ISSUE_STATUSES", "JUDGE_MODES", "MAX_DURATION_S", "MAX_LIST_LIMIT", "NAMERS",
     "SEVERITIES", "ClusteringSettings", "ExportSettings", "JudgeMode", "JudgeSettings", "Namer", "ReceiverSettings",
-    "SamplerSettings", "Settings", "SettingsError", "StoreSettings", "check_clickhouse_url", "crontab_fields",
+    "SamplerSettings", "SelectorEntry",
+    "SelectorError", "Settings", "SettingsError", "StoreSettings", "check_clickhouse_url", "crontab_fields",
     "known_variables", "parse_allowed_hosts", "parse_duration", "parse_pace", "parse_service_rates",
     "parse_span_filter", "redact_url", "reveal", "warn_unknown",
 ]
@@ -214,13 +226,35 @@ class SamplerSettings(_Concern):
     service_rates: str | None = None  # "checkout=0.1,support=1"
     sample_batch: int = 64
     eval_events: bool = False  # also write gen_ai.evaluation.result events into otel_traces
-    span_filter: str | None = None  # other instrumentations: "span_name=ChatCompletion,attr:gen_ai.operation.name=chat"
+    # configured selectors (monitor/settings/selectors.py): a TOML file of [[selector]] entries, and one entry
+    # per SUMWATCH_SELECTOR_<NAME> variable (JSON); they add to sumwatch's own tag and the built-in recognition
+    selectors: str | None = None
+    selector_variables: dict[str, str] | None = _setting(None, env=SELECTOR_VARIABLE_PREFIX[len(ENV_PREFIX):] + "*")
+    # the older single selector: one more entry, named span_filter ("span_name=X,attr:KEY=V"), whose texts are
+    # under these keys (without a filter: where sumwatch's own spans keep them)
+    span_filter: str | None = None
     source_key: str = "input.value"
     summary_key: str = "output.value"
     sampler_interval_s: float = _setting(60.0, flag="--interval")
     # the worker's sampler waits this long after each stored batch: spreads its load on the database and the
     # judge model over a pass (a SIGTERM still stops it at once)
     sampler_batch_pause_s: float = 0.0
+
+    _entries: tuple[SelectorEntry, ...] = PrivateAttr(default=())
+
+    @model_validator(mode="after")
+    def _read_selectors(self) -> SamplerSettings:
+        # read once, here, so a bad file or entry stops the command with one line before it starts
+        try:
+            self._entries = read_selectors(self.selectors, self.selector_variables,
+                                           legacy=(self.span_filters(), self.source_key, self.summary_key))
+        except SelectorError as exc:
+            raise ValueError(str(exc)) from None
+        return self
+
+    def selector_entries(self) -> tuple[SelectorEntry, ...]:
+        """The configured selectors, in order: the file's, the variables' (by name), the legacy filter's."""
+        return self._entries
 
     def service_rate_map(self) -> dict[str, float]:
         """Per-service sampling rates from ``service_rates`` ("svc=0.1,other=1")."""
@@ -481,8 +515,12 @@ def _nest(flat: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return nested
 
 
-def _raw(env: Mapping[str, str], var: str) -> str | None:
-    """A variable's text, stripped; None when unset or empty (empty means "not configured")."""
+def _raw(env: Mapping[str, str], var: str) -> Any:
+    """A variable's text, stripped; None when unset or empty (empty means "not configured"). A name ending in
+    ``*`` is a family: {suffix: text} of every variable that starts with it (None when there is none)."""
+    if var.endswith("*"):
+        family = entries_of([(k, v) for k, v in env.items() if k.startswith(var[:-1])])
+        return family or None
     raw = env.get(var)
     return raw.strip() if raw else None
 
@@ -500,7 +538,9 @@ def warn_unknown(env: Mapping[str, str]) -> list[str]:
     silently ignored), naming the closest known one; returns the lines warned this time."""
     known = known_variables()
     lines = []
-    for var in sorted(v for v in env if v.startswith(ENV_PREFIX) and v not in known and v not in _warned):
+    families = tuple(k[:-1] for k in known if k.endswith("*"))
+    for var in sorted(v for v in env if v.startswith(ENV_PREFIX) and v not in known and v not in _warned
+                      and not v.startswith(families)):
         _warned.add(var)
         # compared without the shared prefix, which would make every name look alike
         close = difflib.get_close_matches(var.removeprefix(ENV_PREFIX), [k.removeprefix(ENV_PREFIX) for k in known],

@@ -33,6 +33,7 @@ from ..calibration.judges import CandidateReport, PromotionReport
 from ..exports.sync import ExportResult
 from ..issues.job import ClusterRunReport
 from ..issues.reads import IssueDetail, IssueList, IssueTicket, parse_issue_id
+from ..scoring.recognition_report import RecognitionReport
 from ..scoring.sampler import PassReport
 from ..store.corpus import CorpusItem
 from ..store.scores import Agreement, ScoreRecord
@@ -341,6 +342,10 @@ class ApiClient:
 
     def status(self) -> StoreStatus:
         return self._get(StoreStatus, "/api/status")
+
+    def recognition(self, window_s: int = 3600, sample: int | None = None) -> RecognitionReport:
+        """The recent spans per instrumentation, recognised or not, with the reasons (``sumwatch doctor``)."""
+        return self._get(RecognitionReport, "/api/status/recognition", {"window_s": window_s, "sample": sample})
 
     def score(self, request: ScoreRequest, on_progress: OnProgress | None = None) -> PassReport:
         body = {k: v for k, v in request.__dict__.items() if v is not None}

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 
+from ...scoring.recognition_report import MAX_SAMPLE, RecognitionReport, recognition_report
+from ...scoring.sampler import SpanSelector
 from ...store.migrations import MIGRATIONS
 from ...store.traces import count_spans
 from ..command_settings import Shown, shown_settings
@@ -28,6 +30,12 @@ class StoreStatus:
 @router.get("/status", summary="The database's schema version, the spans stored and the server's settings")
 def status(s: ServicesDep) -> StoreStatus:
     return StoreStatus(max(m.version for m in MIGRATIONS), count_spans(s.store), server_settings(s))
+
+
+@router.get("/status/recognition", summary="Recent spans per instrumentation, recognised or not, with the reasons")
+def recognition(s: ServicesDep, window_s: int = Query(3600, ge=60, le=7 * 86400),
+                sample: int = Query(1000, ge=1, le=MAX_SAMPLE)) -> RecognitionReport:
+    return recognition_report(s.store, SpanSelector.from_settings(s.settings), window_s=window_s, sample=sample)
 
 
 def server_settings(s: Services) -> Shown:

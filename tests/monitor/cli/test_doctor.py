@@ -71,3 +71,35 @@ def test_a_server_error_says_so(cli_env, store):
         result = doctor(env)
     assert result.exit_code == 1 and "500" in result.stderr and "connection refused" not in result.stderr
     assert "sk-doctor-secret" not in result.output
+
+
+def test_it_reports_spans_per_instrumentation_recognised_or_not_with_the_reasons(cli_env, store):
+    import time
+
+    from tests.monitor.scoring.chat_calls import OTHERS, SUMMARIES, openinference
+
+    now = time.time_ns()
+
+    def span(i, name, attributes):
+        return (now - i * 10**9, f"{i:032x}", f"{i:016x}", "", "", name, "Client", "bot", {"service.name": "bot"},
+                "x", "", attributes, 10, "Unset", "", (), (), (), (), (), (), ())
+
+    store.insert_spans([span(1, "ChatCompletion", openinference(SUMMARIES[0])),
+                        span(2, "ChatCompletion", openinference(SUMMARIES[1])),
+                        span(3, "ChatCompletion", openinference(OTHERS[0])),
+                        span(4, "rag.answer", {"doc": "", "ans": "x"}),
+                        span(5, "GET /health", {"http.method": "GET"}),
+                        span(7200, "ChatCompletion", openinference(SUMMARIES[2]))])  # older than the hour
+    env = {**cli_env, "SUMWATCH_SELECTOR_RAG": json.dumps({"span_name": "rag.answer", "source": "doc",
+                                                           "summary": "ans"})}
+    shown = doctor(env)
+    report = json.loads(doctor(env, "--json").stdout)["recognition"]
+    assert shown.exit_code == 0, shown.output
+    rows = {r["instrumentation"]: r for r in report["rows"]}
+    assert rows["openinference"] == {**rows["openinference"], "spans": 3, "recognised": 2, "not_recognised": 1}
+    assert rows["openinference"]["reasons"][0]["spans"] == 1
+    assert rows["rag"]["reasons"] == [{"reason": "no text under doc (the selector's source)", "spans": 1}]
+    assert rows["other"]["spans"] == 1 and rows["sumwatch"]["spans"] == 0
+    assert "openinference: 3 spans, 2 recognised, 1 not" in shown.stdout
+    assert "1 × no text under doc (the selector's source)" in shown.stdout
+    assert "other: 1 spans, 0 recognised, 1 not" in shown.stdout

@@ -248,10 +248,10 @@ def test_untagged_summarization_calls_are_recognised_and_other_calls_left_alone(
     store.insert_spans(rows)
 
     sampler = Sampler(store, rules_cascade, eval_events=True)
-    pending = {p.ref.span_id: p for p in sampler._fetch(0, (0, ""), 1000)}
-    cases = {sid: (p.case.source, p.case.summary) for sid, p in pending.items() if p.case}
-    assert cases == expected
-    assert f"{101:016x}" not in pending  # not an LLM call: not even read
+    assert sampler.recognise_pending() == len(expected) == 26
+    read = store.query_rows("SELECT SpanId, Source, Summary FROM sumwatch_recognised FINAL")
+    assert {sid: (source, summary) for sid, source, summary in read} == expected  # not the chain, not others
+    assert sampler.recognise_pending() == 0  # each span is recognised once
 
     report = sampler.run_pass()
     assert report.scored_spans == len(expected) == 26 and report.skipped_no_text == 0
@@ -260,8 +260,8 @@ def test_untagged_summarization_calls_are_recognised_and_other_calls_left_alone(
     # the evaluation spans written back are sumwatch's own: never read as calls
     evaluations = f"SELECT count() FROM otel_traces WHERE SpanName = '{semconv.EVALUATION_SPAN_NAME}'"
     assert store.query_rows(evaluations)[0][0] == 26
-    left = {p.ref.span_id for p in sampler._fetch(0, (0, ""), 1000)}
-    assert left == set(pending) - set(expected)  # the unrecognised calls only, and no evaluation span
-    # recognition off: only the tag (or the configured filter) selects
+    assert sampler.recognise_pending(all_spans=True) == 0
+    assert store.query_rows("SELECT count() FROM sumwatch_recognised")[0][0] == 26
+    # recognition off and no selector: only the tag selects
     off = Sampler(store, rules_cascade, SpanSelector(recognised=False))
-    assert off._fetch(0, (0, ""), 1000) == []
+    assert off.selector.candidates({}) == "" and off.recognise_pending(all_spans=True) == 0

@@ -1,0 +1,99 @@
+"""Why a span is (not) scored: the recent spans per instrumentation, recognised or not, with the reasons.
+
+    report = recognition_report(store, SpanSelector.from_settings(settings), window_s=3600)
+    for row in report.rows:
+        print(row.instrumentation, row.spans, row.recognised, row.reasons[:3])
+
+The same decision the sampler's recognition step makes (the first configured selector that matches, then the
+built-in rules), made again on a bounded sample of the newest candidate spans, so a user sees which spans are
+read and why the others are not. sumwatch's own tagged spans and spans no instrumentation claims are counted
+in SQL.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+from sumwatch.tracer import semconv
+from sumwatch.tracer.otel_traces import TRACES_TABLE
+
+from ..store.connection import Store
+from ..store.genai_events import genai_events
+from .recognise import Recognised
+from .sampler import SpanSelector
+
+SUMWATCH_TAG = "sumwatch"  # the row of sumwatch's own tagged spans
+OTHER = "other"  # spans no instrumentation claims and no selector matches
+MAX_SAMPLE = 5000
+_TOP_REASONS = 5
+
+
+@dataclass(frozen=True)
+class ReasonCount:
+    reason: str
+    spans: int
+
+
+@dataclass(frozen=True)
+class InstrumentationCounts:
+    """One instrumentation (or selector) in the window: spans read, recognised, and why the rest are not."""
+
+    instrumentation: str
+    spans: int
+    recognised: int
+    not_recognised: int
+    reasons: list[ReasonCount] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class RecognitionReport:
+    window_s: int
+    candidates: int  # untagged spans a rule or selector would read, in the window
+    read: int  # of those, the newest ones read for this report (at most the sample size)
+    rows: list[InstrumentationCounts] = field(default_factory=list)
+
+
+def recognition_report(store: Store, selector: SpanSelector, *, window_s: int = 3600, sample: int = 1000,
+                       now_ns: int | None = None) -> RecognitionReport:
+    """The spans of the last ``window_s`` seconds per instrumentation; at most ``sample`` candidates are read."""
+    sample = max(1, min(sample, MAX_SAMPLE))
+    since = (time.time_ns() if now_ns is None else now_ns) - window_s * 10**9
+    params: dict[str, object] = {"since": since, "n": sample, "tag": semconv.TASK_SUMMARIZATION}
+    candidates = selector.candidates(params) or "0"
+    recent = "Timestamp > fromUnixTimestamp64Nano({since:Int64})"
+    tagged = f"SpanAttributes['{semconv.TASK}'] = {{tag:String}}"
+    (own, claimed, other), = store.query_rows(
+        f"SELECT uniqExactIf((TraceId, SpanId), {tagged}), uniqExactIf((TraceId, SpanId), {candidates}), "
+        f"uniqExactIf((TraceId, SpanId), NOT ({tagged}) AND NOT ({candidates}) "
+        f"AND SpanName != '{semconv.EVALUATION_SPAN_NAME}') FROM {TRACES_TABLE} WHERE {recent}", params)
+    rows = store.query_rows(
+        f"SELECT TraceId, SpanId, ServiceName, SpanName, SpanAttributes, Events.Name, Events.Attributes "
+        f"FROM {TRACES_TABLE} WHERE {recent} AND {candidates} "
+        f"ORDER BY Timestamp DESC LIMIT 1 BY TraceId, SpanId LIMIT {{n:UInt64}}", params) if claimed else []
+    logged = genai_events(store, [(r[0], r[1]) for r in rows])
+    spans: Counter[str] = Counter()
+    found: Counter[str] = Counter()
+    reasons: dict[str, Counter[str]] = {}
+    for tid, sid, service, name, attrs, event_names, event_attrs in rows:
+        events = [{**a, "event.name": n} for n, a in zip(event_names, event_attrs)] + logged.get((tid, sid), [])
+        result = selector.selectors.recognise(name, service, attrs, events) if selector.recognised else \
+            next((s.read(attrs) for s in selector.selectors.entries if s.matches(name, service, attrs)), None)
+        if result is None:
+            continue
+        key = result.instrumentation or OTHER
+        spans[key] += 1
+        if isinstance(result, Recognised):
+            found[key] += 1
+        else:
+            reasons.setdefault(key, Counter())[result.reason] += 1
+    out = [InstrumentationCounts(SUMWATCH_TAG, int(own), int(own), 0)]
+    for key in sorted(spans, key=lambda k: (-spans[k], k)):
+        top = [ReasonCount(r, n) for r, n in reasons.get(key, Counter()).most_common(_TOP_REASONS)]
+        out.append(InstrumentationCounts(key, spans[key], found[key], spans[key] - found[key], top))
+    if other:
+        out.append(InstrumentationCounts(OTHER, int(other), 0, int(other),
+                                         [ReasonCount("no GenAI instrumentation's attributes and no selector "
+                                                      "matches: stored and left alone", int(other))]))
+    return RecognitionReport(window_s, int(claimed), len(rows), out)
