@@ -2,90 +2,75 @@
 OpenAI client to a loopback fake, the span (and log records) the instrumentation writes read by recognise().
 
     python tests/bench/genai_recognition.py openinference     # openinference-instrumentation-openai
-    python tests/bench/genai_recognition.py contrib           # opentelemetry-instrumentation-openai-v2
+    python tests/bench/genai_recognition.py contrib-events    # opentelemetry-instrumentation-openai-v2, content
+    python tests/bench/genai_recognition.py contrib-span      #   in log records / in span attributes
     python tests/bench/genai_recognition.py openllmetry       # opentelemetry-instrumentation-openai (Traceloop)
+    python tests/bench/genai_recognition.py logfire           # logfire's instrument_openai
+    python tests/bench/genai_recognition.py langfuse          # the Langfuse SDK's OpenAI wrapper
 
-The packages are not dependencies of sumwatch: install the one to measure (``pip install --target DIR``
-and ``PYTHONPATH=DIR`` keep them out of the project's environment). Prints the misses and false recognitions,
-then one JSON line: summaries recognised with the exact document and answer, and other calls recognised.
+The packages are the ``instrumentations`` extra (``pip install -e '.[instrumentations]'``); each run sets up
+one, since an instrumentor patches the openai module for the whole process. Prints the misses and false
+recognitions, then one JSON line: summaries recognised with the exact document and answer, and other calls
+recognised. tests/integration runs the same packages end to end, through a running sumwatch and its rubrics.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-import openai  # noqa: E402
 from fakes.openai_server import FakeOpenAI, answer  # noqa: E402
-from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
+from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter  # noqa: E402
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
 
 from sumwatch.monitor.scoring.recognise import Recognised, recognise  # noqa: E402
+from sumwatch.tracer.otel_traces import attribute_string  # noqa: E402
+from tests.integration.instrumentations import INSTRUMENTATIONS, instrument  # noqa: E402
 from tests.monitor.scoring.chat_calls import OTHERS, SUMMARIES, ChatCall  # noqa: E402
 
 
-def _instrument(which: str, provider: TracerProvider):
-    """The instrumentor, and a function returning the log records it wrote since the last call."""
-    if which == "openinference":
-        from openinference.instrumentation.openai import OpenAIInstrumentor
-        OpenAIInstrumentor().instrument(tracer_provider=provider)
-        return lambda: []
-    if which == "openllmetry":
-        from opentelemetry.instrumentation.openai import OpenAIInstrumentor as TraceloopInstrumentor
-        TraceloopInstrumentor().instrument(tracer_provider=provider)
-        return lambda: []
-    os.environ.setdefault("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true")
-    from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor as ContribInstrumentor
-    from opentelemetry.sdk._logs import LoggerProvider
-    from opentelemetry.sdk._logs.export import InMemoryLogExporter, SimpleLogRecordProcessor
-    logs = InMemoryLogExporter()
-    logger_provider = LoggerProvider()
-    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(logs))
-    ContribInstrumentor().instrument(tracer_provider=provider, logger_provider=logger_provider)
-
-    def drain() -> list[dict[str, str]]:
-        out = []
-        for item in logs.get_finished_logs():
-            record = item.log_record
-            attrs = {k: str(v) for k, v in (record.attributes or {}).items()}
-            name = getattr(record, "event_name", None) or attrs.get("event.name", "")
-            body = record.body if isinstance(record.body, str) else json.dumps(record.body)
-            out.append({**attrs, "event.name": name, "body": body})
-        logs.clear()
-        return out
-    return drain
-
-
 def _attribute(value: object) -> str:
-    """A span attribute as the store keeps it: a string (lists as JSON)."""
-    if isinstance(value, list | tuple):
-        return json.dumps(list(value))
-    return value if isinstance(value, str) else str(value)
+    """An attribute as the store keeps it: a string, lists and mappings as JSON."""
+    return value if isinstance(value, str) else attribute_string(value)
+
+
+def _records(logs: InMemoryLogRecordExporter) -> list[dict[str, str]]:
+    """The log records written since the last call, as the store hands them to recognise()."""
+    out = []
+    for item in logs.get_finished_logs():
+        record = item.log_record
+        attributes = {k: _attribute(v) for k, v in (record.attributes or {}).items()}
+        body = "" if record.body is None else _attribute(record.body)
+        out.append({**attributes, "event.name": record.event_name or attributes.get("event.name", ""),
+                    "body": body})
+    logs.clear()
+    return out
 
 
 def main() -> None:
     which = sys.argv[1] if len(sys.argv) > 1 else "openinference"
-    spans = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(spans))
-    drain = _instrument(which, provider)
+    if which not in INSTRUMENTATIONS:
+        raise SystemExit(f"unknown instrumentation {which!r}; one of {', '.join(INSTRUMENTATIONS)}")
+    spans, logs = InMemorySpanExporter(), InMemoryLogRecordExporter()
+    live = instrument(which, spans, logs)
     exact = recognised = false = 0
     calls: list[ChatCall] = [*SUMMARIES, *OTHERS]
     for call in calls:
-        spans.clear()
         messages = ([{"role": "system", "content": call.system}] if call.system else []) + [
             {"role": "user", "content": u} for u in call.users]
-        with FakeOpenAI(answer(call.answer)) as fake:
-            openai.OpenAI(base_url=fake.base_url, api_key="k").chat.completions.create(
+        with FakeOpenAI(answer(call.answer)) as fake, live.call():
+            live.client(fake.base_url).chat.completions.create(
                 model="gpt-4o-mini", messages=messages)  # type: ignore[arg-type]
-        [span] = spans.get_finished_spans()
-        found = recognise(span.name, {k: _attribute(v) for k, v in (span.attributes or {}).items()}, drain())
+        live.flush()
+        # the chat call's span: the one under the application's span
+        [span] = [s for s in spans.get_finished_spans() if s.parent is not None]
+        spans.clear()
+        found = recognise(span.name, {k: _attribute(v) for k, v in (span.attributes or {}).items()},
+                          _records(logs))
         if call.document is None:
             if isinstance(found, Recognised):
                 false += 1
