@@ -141,8 +141,7 @@ class ExampleView:
 
 
 def _examples(store: Store, settings: Settings, examples: Sequence[Example]) -> list[ExampleView]:
-    texts = span_texts(store, settings.sampler.source_key, settings.sampler.summary_key,
-                       [(e.trace_id, e.span_id) for e in examples])
+    texts = span_texts(store, [(e.trace_id, e.span_id) for e in examples])
     out = []
     for e in examples:
         found = texts.get((e.trace_id, e.span_id))
