@@ -30,17 +30,16 @@ def openinference_trace(at_ns: int, service: str = SERVICE) -> tuple[list[tuple]
     """(rows of a two-span trace starting at ``at_ns``, the recognised row of its LLM span)."""
     provider, memory = memory_provider(service)
     tracer = provider.get_tracer("openinference.instrumentation.openai")
-    with tracer.start_as_current_span("summarize_article"):
-        with tracer.start_as_current_span("ChatCompletion") as llm:
-            llm.set_attributes({
-                "openinference.span.kind": "LLM", "llm.model_name": MODEL, "llm.provider": "openai",
-                "llm.token_count.prompt": 41, "llm.token_count.completion": 15, "llm.token_count.total": 56,
-                "input.value": json.dumps({"model": MODEL, "messages": [
-                    {"role": "user", "content": f"{INSTRUCTION}\n\n{DOCUMENT}"}]}),
-                "input.mime_type": "application/json",
-                "output.value": json.dumps({"choices": [{"message": {"role": "assistant", "content": ANSWER}}]}),
-                "output.mime_type": "application/json"})
-            llm.set_status(Status(StatusCode.OK))
+    with tracer.start_as_current_span("summarize_article"), tracer.start_as_current_span("ChatCompletion") as llm:
+        llm.set_attributes({
+            "openinference.span.kind": "LLM", "llm.model_name": MODEL, "llm.provider": "openai",
+            "llm.token_count.prompt": 41, "llm.token_count.completion": 15, "llm.token_count.total": 56,
+            "input.value": json.dumps({"model": MODEL, "messages": [
+                {"role": "user", "content": f"{INSTRUCTION}\n\n{DOCUMENT}"}]}),
+            "input.mime_type": "application/json",
+            "output.value": json.dumps({"choices": [{"message": {"role": "assistant", "content": ANSWER}}]}),
+            "output.mime_type": "application/json"})
+        llm.set_status(Status(StatusCode.OK))
     rows = spans_to_rows(memory.get_finished_spans())
     shift = at_ns - min(r[0] for r in rows)
     rows = [(r[0] + shift, *r[1:]) for r in rows]
