@@ -521,7 +521,7 @@ def span_texts(store: Store, keys: Sequence[tuple[str, str]]
     """
     if not keys:
         return {}
-    out = {}
+    out: dict[tuple[str, str], tuple[str, str, str, tuple[str, ...]]] = {}
     for key, r in read_recognised(store, keys).items():
         if r.source.strip() and r.summary.strip():
             out[key] = (r.source, r.summary, r.band, ())
