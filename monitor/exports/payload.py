@@ -143,14 +143,13 @@ def _redactor(config: ExportConfig) -> Any:
     return redact
 
 
-def build_payload(store: Store | None, detail: IssueDetail, config: ExportConfig, *,
-                  source_key: str = "input.value", summary_key: str = "output.value") -> IssuePayload:
+def build_payload(store: Store | None, detail: IssueDetail, config: ExportConfig) -> IssuePayload:
     """The payload of one issue: its texts redacted, up to ``export_representatives`` examples with excerpts of
     their summary (and source, unless ``export_source_text`` is off) read from the stored spans."""
     s = detail
     redact = _redactor(config)
     reps = detail.representatives[:config.export_representatives]
-    texts = (span_texts(store, source_key, summary_key, [(e.trace_id, e.span_id) for e in reps])
+    texts = (span_texts(store, [(e.trace_id, e.span_id) for e in reps])
              if store is not None and reps else {})
     chars = config.export_excerpt_chars
     representatives = []

@@ -271,8 +271,7 @@ def promote(store: Store, settings: Settings, failures: Sequence[Failure], clust
     for cluster, state in zip(clusters, states):
         for i in cluster.representatives[:per_issue]:
             picks.append((failures[i], state))
-    texts = span_texts(store, settings.sampler.source_key, settings.sampler.summary_key,
-                       [(f.trace_id, f.span_id) for f, _ in picks])
+    texts = span_texts(store, [(f.trace_id, f.span_id) for f, _ in picks])
     items: dict[str, CorpusItem] = {}
     for f, state in picks:
         found = texts.get((f.trace_id, f.span_id))

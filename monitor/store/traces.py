@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Protocol
 
@@ -36,10 +36,36 @@ from sumwatch.tracer.otel_traces import TRACE_ID_TS_TABLE, TRACE_ID_TS_VIEW, TRA
 from .connection import Store, quote_ident
 from .ddl import Target
 from .paging import TRACES_CURSOR, decode_cursor, encode_cursor
+from .recognised import RECOGNISED_TABLE, RecognisedSpan, read_recognised, recognised_facts
 from .score_facts import SPAN_KEY
 from .span_facts import SPAN_FACTS_TABLE
 
 ONE_PER_SPAN = "LIMIT 1 BY TraceId, SpanId"  # appended to a read of otel_traces: each span once
+TAGGED = "sumwatch"  # what a listing names as the instrumentation of a span carrying sumwatch's own tag
+
+# where each convention puts a span's model and token counts, in the order they are read: the OTel GenAI names
+# (and their older token names, which OpenLLMetry writes), then OpenInference's
+MODEL_KEYS = (semconv.GEN_AI_REQUEST_MODEL, semconv.GEN_AI_RESPONSE_MODEL, "llm.model_name")
+INPUT_TOKEN_KEYS = (semconv.GEN_AI_INPUT_TOKENS, "gen_ai.usage.prompt_tokens", "llm.token_count.prompt")
+OUTPUT_TOKEN_KEYS = (semconv.GEN_AI_OUTPUT_TOKENS, "gen_ai.usage.completion_tokens", "llm.token_count.completion")
+
+
+def first_value(attributes: Mapping[str, str], keys: Sequence[str]) -> str:
+    """The first non-empty value of ``keys``: ``first_value(span.attributes, MODEL_KEYS)``."""
+    return next((attributes[k] for k in keys if attributes.get(k)), "")
+
+
+def token_count(attributes: Mapping[str, str], keys: Sequence[str]) -> int | None:
+    """A token count under any of ``keys``; None when none holds a whole number."""
+    value = first_value(attributes, keys).strip()
+    return int(value) if value.isdigit() else None
+
+
+def _first_sql(keys: Sequence[str]) -> str:
+    """:func:`first_value` in SQL over ``SpanAttributes``."""
+    *first, last = keys
+    tests = ", ".join(f"{_A}['{k}'] != '', {_A}['{k}']" for k in first)
+    return f"multiIf({tests}, {_A}['{last}'])"
 
 
 def first_spans(store: Store, sql: str, params: Mapping[str, Any], limit: int, *, fill: bool = True,
@@ -160,7 +186,12 @@ class TraceRow:
     duration_ms: float
     summary_preview: str
     timestamp_ns: int = 0  # the stored timestamp exactly (``timestamp`` is rounded to ms): a cursor's key
-
+    source_preview: str = ""
+    model: str = ""
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    # "sumwatch" for a span carrying sumwatch's tag, else the instrumentation (or selector) it was recognised in
+    instrumentation: str = TAGGED
 
 
 @dataclass(frozen=True)
@@ -178,7 +209,13 @@ class SpanDetail:
     attributes: dict[str, str]
     resource_attributes: dict[str, str]
     events: list[dict[str, Any]]
-
+    depth: int = 0  # in the trace's tree of spans: 0 for a span whose parent is not in the trace
+    children: list[str] = field(default_factory=list)  # span ids of the spans whose parent this is, oldest first
+    model: str = ""  # from whichever convention the span uses (MODEL_KEYS), or its recognised row
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    summarization: bool = False  # tagged with sumwatch's tag, or recognised
+    recognised: RecognisedSpan | None = None  # the document and answer found in another instrumentation's span
 
 
 @dataclass(frozen=True)
@@ -239,9 +276,9 @@ def count_spans(store: Store) -> int:
 
 def list_traces(store: Store, limit: int = 20, service: str | None = None, *, domain: str | None = None,
                 band: str | None = None, since: datetime | None = None, cursor: str | None = None) -> list[TraceRow]:
-    """The newest summarization spans, each once; only those of ``service``, ``domain``, ``band`` and from
-    ``since`` on when given; with ``cursor`` (from :func:`next_traces_cursor`), the page after the one it
-    came from.
+    """The newest summarization spans (tagged with sumwatch's tag or recognised in another instrumentation's
+    span), each once; only those of ``service``, ``domain``, ``band`` and from ``since`` on when given; with
+    ``cursor`` (from :func:`next_traces_cursor`), the page after the one it came from.
 
         page = list_traces(store, limit=100)
         more = list_traces(store, limit=100, cursor=next_traces_cursor(page, 100))
@@ -249,11 +286,33 @@ def list_traces(store: Store, limit: int = 20, service: str | None = None, *, do
     Rows go newest first, ties by trace and span id, so a walk of pages gives each span once. A span
     stored after the walk began comes in a later page only if its timestamp is older than the page
     before (a late or backfilled span); new spans sort before the cursor and are not repeated or shown.
+    A recognised span's texts, words, model, tokens, band and document come from its recognised row (its
+    attributes hold messages, not the document and the answer), read for the page's spans only.
     """
     rows = _listing(store, _ROW_COLUMNS, limit, service, domain, band, since, cursor, spare=1.0)
-    return [TraceRow(_iso(ts), tid, sid, svc, band, domain, doc, int(sw), int(mw), status,
-                     round(dur / 1e6, 3), " ".join(preview.split()), int(ts_ns))
-            for tid, sid, ts, svc, band, domain, doc, sw, mw, status, dur, preview, ts_ns in rows]
+    found = recognised_facts(store, [(r[0], r[1]) for r in rows if not r[13]])
+    out = []
+    for (tid, sid, ts, svc, band_, dom, doc, sw, mw, status, dur, preview, ts_ns, tagged, src, model, i, o) in rows:
+        row = TraceRow(_iso(ts), tid, sid, svc, band_, dom, doc, int(sw), int(mw), status, round(dur / 1e6, 3),
+                       _squeeze(preview), int(ts_ns), _squeeze(src), model, _int(i), _int(o))
+        r = None if tagged else found.get((tid, sid))
+        if r is not None:
+            row = replace(row, band=r.band or band_, document_id=r.document_id or doc, source_words=r.source_words,
+                          summary_words=r.summary_words, summary_preview=_squeeze(r.summary_preview),
+                          source_preview=_squeeze(r.source_preview), model=r.model or model,
+                          input_tokens=r.input_tokens if r.input_tokens is not None else row.input_tokens,
+                          output_tokens=r.output_tokens if r.output_tokens is not None else row.output_tokens,
+                          instrumentation=r.instrumentation)
+        out.append(row)
+    return out
+
+
+def _squeeze(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _int(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 def list_stored_spans(store: Store, limit: int = 1000, service: str | None = None, *, domain: str | None = None,
@@ -299,7 +358,10 @@ _A = "SpanAttributes"
 _ROW_COLUMNS = f"""TraceId, SpanId, toTimeZone(Timestamp, 'UTC'), ServiceName,
     {_A}['{semconv.SUMMARIZATION_BAND}'], {_A}['{semconv.DOMAIN}'], {_A}['{semconv.DOCUMENT_ID}'],
     toUInt32OrZero({_A}['{semconv.SOURCE_WORDS}']), toUInt32OrZero({_A}['{semconv.SUMMARY_WORDS}']),
-    StatusCode, Duration, substring({_A}['{semconv.OUTPUT_VALUE}'], 1, 200), toUnixTimestamp64Nano(Timestamp)"""
+    StatusCode, Duration, substring({_A}['{semconv.OUTPUT_VALUE}'], 1, 200), toUnixTimestamp64Nano(Timestamp),
+    {_A}['{semconv.TASK}'] = '{semconv.TASK_SUMMARIZATION}', substring({_A}['{semconv.INPUT_VALUE}'], 1, 200),
+    {_first_sql(MODEL_KEYS)}, toUInt64OrNull({_first_sql(INPUT_TOKEN_KEYS)}),
+    toUInt64OrNull({_first_sql(OUTPUT_TOKEN_KEYS)})"""
 # every column of a span
 _STORED_COLUMNS = """TraceId, SpanId, toUnixTimestamp64Nano(Timestamp), ParentSpanId, TraceState, SpanName, SpanKind,
     ServiceName, ResourceAttributes, ScopeName, ScopeVersion, SpanAttributes, Duration, StatusCode, StatusMessage,
@@ -317,9 +379,7 @@ def _listing(store: Store, columns: str, limit: int, service: str | None, domain
     if limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")
     after = decode_cursor(TRACES_CURSOR, cursor, (int, str, str)) if cursor is not None else None
-    where = (_is_summarization() + (" AND ServiceName = {service:String}" if service else "")
-             + (f" AND {_A}['{semconv.DOMAIN}'] = {{domain:String}}" if domain else "")
-             + (f" AND {_A}['{semconv.SUMMARIZATION_BAND}'] = {{band:String}}" if band else "")
+    where = ((" AND ServiceName = {service:String}" if service else "")
              + (" AND Timestamp >= fromUnixTimestamp64Nano({since:Int64})" if since else "")
              + (f" AND {_AFTER_CURSOR}" if after else ""))
     filters = (service, domain, band, since, after)
@@ -329,24 +389,41 @@ def _listing(store: Store, columns: str, limit: int, service: str | None, domain
     return rows
 
 
+def _summarizations(service: str | None, domain: str | None, band: str | None, since: str) -> str:
+    """The condition a listed span meets: sumwatch's tag (with the domain and band asked for), or a row in
+    the recognised spans (with the band; a recognised span has no domain) from ``since`` (SQL) on. The
+    recognised spans' ids are a set the engine builds per read: bounded in time like the spans, it holds the
+    last hours' spans, not every one ever recognised."""
+    tagged = (_is_summarization() + (f" AND {_A}['{semconv.DOMAIN}'] = {{domain:String}}" if domain else "")
+              + (f" AND {_A}['{semconv.SUMMARIZATION_BAND}'] = {{band:String}}" if band else ""))
+    if domain:
+        return tagged
+    recognised = (f"SELECT TraceId, SpanId FROM {quote_ident(RECOGNISED_TABLE)} WHERE Timestamp >= {since}"
+                  + (" AND ServiceName = {service:String}" if service else "")
+                  + (" AND Band = {band:String}" if band else ""))
+    return f"(({tagged}) OR (TraceId, SpanId) IN ({recognised}))"
+
+
 def _newest(store: Store, columns: str, where: str, filters: tuple[Any, ...], limit: int, spare: float, *,
             bounded: bool) -> list[tuple[Any, ...]]:
     """The rows of a listing. ``bounded``: only spans at or after the oldest of the newest ``prefix`` rows
-    of the span facts (the same spans, narrow, with service and time): the filter on the attributes map
-    then reads the last hours' granules instead of every span's map (over 1M spans 45 ms instead of 140).
-    After a cursor the facts are read after it too, so a deep page reads its own hours only."""
+    of the span facts (the same spans, tagged and recognised, narrow, with service and time): the filter on
+    the attributes map then reads the last hours' granules instead of every span's map (over 1M spans 45 ms
+    instead of 140). After a cursor the facts are read after it too, so a deep page reads its own hours only."""
 
     service, domain, band, since, after = filters
+    start = "fromUnixTimestamp64Nano({since:Int64})" if since else "toDateTime64(0, 9)"
     if bounded:
         facts = ("1" + (" AND ServiceName = {service:String}" if service else "")
                  + (" AND Timestamp >= fromUnixTimestamp64Nano({since:Int64})" if since else "")
                  + (f" AND {_AFTER_CURSOR}" if after else ""))
-        where += (f" AND Timestamp >= (SELECT min(Timestamp) FROM (SELECT Timestamp FROM "
-                  f"{quote_ident(SPAN_FACTS_TABLE)} WHERE {facts} ORDER BY Timestamp DESC LIMIT {{prefix:UInt64}}))")
+        start = (f"(SELECT min(Timestamp) FROM (SELECT Timestamp FROM "
+                 f"{quote_ident(SPAN_FACTS_TABLE)} WHERE {facts} ORDER BY Timestamp DESC LIMIT {{prefix:UInt64}}))")
+        where += f" AND Timestamp >= {start}"
     c_ts, c_tid, c_sid = after or (0, "", "")
     return first_spans(
         store,
-        f"""SELECT {columns} FROM {TRACES_TABLE} WHERE {where}
+        f"""SELECT {columns} FROM {TRACES_TABLE} WHERE {_summarizations(service, domain, band, start)}{where}
         ORDER BY Timestamp DESC, TraceId DESC, SpanId DESC LIMIT {{prefix:UInt64}}""",
         {"service": service or "", "domain": domain or "", "band": band or "",
          # nanoseconds, held in Int64 (years 1678 to 2262): a time beyond is the nearest end
@@ -363,6 +440,11 @@ def normalize_trace_id(trace_id: str) -> str:
 
 
 def get_trace(store: Store, trace_id: str) -> list[SpanDetail]:
+    """A trace's spans as a tree, depth first (a parent before its children, siblings oldest first), each
+    with its model and tokens from either convention and, when recognised, its recognised row.
+
+        for span in get_trace(store, "5b8efff798038103d269b633813fc60c"): print("  " * span.depth, span.name)
+    """
     trace_id = normalize_trace_id(trace_id)
     rows = store.query_rows(
         f"""SELECT toTimeZone(Timestamp, 'UTC'), TraceId, SpanId, ParentSpanId, SpanName, SpanKind, ServiceName,
@@ -371,10 +453,52 @@ def get_trace(store: Store, trace_id: str) -> list[SpanDetail]:
         FROM {TRACES_TABLE} WHERE TraceId = {{tid:String}} ORDER BY Timestamp, SpanId {ONE_PER_SPAN}""",
         {"tid": trace_id},
     )
-    return [SpanDetail(_iso(ts), tid, sid, parent, name, kind, svc, status, msg, round(dur / 1e6, 3),
-                       dict(attrs), dict(res),
-                       [{"timestamp": _iso(t), "name": n, "attributes": dict(a)} for t, n, a in zip(ets, ens, eas)])
-            for ts, tid, sid, parent, name, kind, svc, status, msg, dur, attrs, res, ets, ens, eas in rows]
+    found = read_recognised(store, [(trace_id, r[2]) for r in rows]) if rows else {}
+    spans = []
+    for ts, tid, sid, parent, name, kind, svc, status, msg, dur, attrs, res, ets, ens, eas in rows:
+        attributes = dict(attrs)
+        r = found.get((tid, sid))
+        spans.append(SpanDetail(
+            _iso(ts), tid, sid, parent, name, kind, svc, status, msg, round(dur / 1e6, 3), attributes, dict(res),
+            [{"timestamp": _iso(t), "name": n, "attributes": dict(a)} for t, n, a in zip(ets, ens, eas)],
+            model=(r.model if r else "") or first_value(attributes, MODEL_KEYS),
+            input_tokens=_either(r.input_tokens if r else None, token_count(attributes, INPUT_TOKEN_KEYS)),
+            output_tokens=_either(r.output_tokens if r else None, token_count(attributes, OUTPUT_TOKEN_KEYS)),
+            summarization=r is not None or attributes.get(semconv.TASK) == semconv.TASK_SUMMARIZATION,
+            recognised=r))
+    return _as_tree(spans)
+
+
+def _either(first: int | None, second: int | None) -> int | None:
+    return first if first is not None else second
+
+
+def _as_tree(spans: Sequence[SpanDetail]) -> list[SpanDetail]:
+    """``spans`` (oldest first) depth first with their depth and children; a span whose parent is missing
+    (not exported, or another trace's) is a root, and so is one in a cycle of parents (bad data)."""
+    ids = {s.span_id for s in spans}
+    children: dict[str, list[SpanDetail]] = {}
+    for s in spans:
+        if s.parent_span_id in ids and s.parent_span_id != s.span_id:
+            children.setdefault(s.parent_span_id, []).append(s)
+    out: list[SpanDetail] = []
+    placed: set[str] = set()
+
+    def visit(span: SpanDetail, depth: int) -> None:
+        placed.add(span.span_id)
+        kids = [c for c in children.get(span.span_id, []) if c.span_id not in placed]
+        out.append(replace(span, depth=depth, children=[c.span_id for c in kids]))
+        for child in kids:
+            if child.span_id not in placed:
+                visit(child, depth + 1)
+
+    for s in spans:
+        if s.span_id not in placed and (s.parent_span_id not in ids or s.parent_span_id == s.span_id):
+            visit(s, 0)
+    for s in spans:  # in a cycle: no root reaches it
+        if s.span_id not in placed:
+            visit(s, 0)
+    return out
 
 
 def parse_expected_facts(raw: str) -> tuple[str, ...]:
@@ -388,20 +512,27 @@ def parse_expected_facts(raw: str) -> tuple[str, ...]:
     return tuple(str(f) for f in facts) if isinstance(facts, list) else ()
 
 
-def span_texts(store: Store, source_key: str, summary_key: str, keys: Sequence[tuple[str, str]]
+def span_texts(store: Store, keys: Sequence[tuple[str, str]]
                ) -> dict[tuple[str, str], tuple[str, str, str, tuple[str, ...]]]:
-    """Source, summary, band and expected facts of the given (trace id, span id) spans that recorded text."""
+    """Source, summary, band and expected facts of the given (trace id, span id) spans that recorded text:
+    a recognised span's document and answer from its recognised row, a tagged span's from its attributes.
+
+        source, summary, band, facts = span_texts(store, [(trace_id, span_id)])[(trace_id, span_id)]
+    """
     if not keys:
         return {}
+    out: dict[tuple[str, str], tuple[str, str, str, tuple[str, ...]]] = {}
+    for key, r in read_recognised(store, keys).items():
+        if r.source.strip() and r.summary.strip():
+            out[key] = (r.source, r.summary, r.band, ())
     a = "SpanAttributes"
     rows = store.query_rows(
-        f"""SELECT TraceId, SpanId, {a}[{{src:String}}], {a}[{{sum:String}}], {a}['{semconv.SUMMARIZATION_BAND}'],
-               {a}['{semconv.EXPECTED_FACTS}']
-        FROM {TRACES_TABLE} WHERE TraceId IN {{tids:Array(String)}} {ONE_PER_SPAN}""",
-        {"src": source_key, "sum": summary_key, "tids": sorted({t for t, _ in keys})})
+        f"""SELECT TraceId, SpanId, {a}['{semconv.INPUT_VALUE}'], {a}['{semconv.OUTPUT_VALUE}'],
+               {a}['{semconv.SUMMARIZATION_BAND}'], {a}['{semconv.EXPECTED_FACTS}']
+        FROM {TRACES_TABLE} WHERE TraceId IN {{tids:Array(String)}} AND {_is_summarization()} {ONE_PER_SPAN}""",
+        {"tids": sorted({t for t, _ in keys if (t, _) not in out})})
     wanted = set(keys)
-    out = {}
     for tid, sid, source, summary, band, facts in rows:
-        if (tid, sid) in wanted and source.strip() and summary.strip():
+        if (tid, sid) in wanted and (tid, sid) not in out and source.strip() and summary.strip():
             out[(tid, sid)] = (source, summary, band, parse_expected_facts(facts))
     return out

@@ -141,8 +141,7 @@ class ExampleView:
 
 
 def _examples(store: Store, settings: Settings, examples: Sequence[Example]) -> list[ExampleView]:
-    texts = span_texts(store, settings.sampler.source_key, settings.sampler.summary_key,
-                       [(e.trace_id, e.span_id) for e in examples])
+    texts = span_texts(store, [(e.trace_id, e.span_id) for e in examples])
     out = []
     for e in examples:
         found = texts.get((e.trace_id, e.span_id))
@@ -225,9 +224,38 @@ def _short(value: str) -> str:
     return value if len(value) <= _LONG_ATTRIBUTE else value[:_LONG_ATTRIBUTE - 1] + "…"
 
 
-def trace_page(store: Store, settings: Settings, trace_id: str) -> dict[str, Any] | None:
-    """A trace's spans; for each summarization span its texts with the evidence marked and every rubric's
-    verdict (ValueError: not a trace id)."""
+# attributes a span's line in the trace tree shows, when it has them
+_TREE_KEYS = (semconv.GEN_AI_OPERATION_NAME, "openinference.span.kind", semconv.SUMMARIZATION_BAND,
+              semconv.PROMPT_VERSION)
+
+
+@dataclass(frozen=True)
+class TreeLine:
+    """One span in the trace's tree: indented by depth, with what tells it apart at a glance."""
+
+    span: SpanDetail
+    kind: str  # "summarization" (tagged), the instrumentation it was recognised in, or ""
+    facts: list[tuple[str, str]]
+
+
+def _tree_line(span: SpanDetail) -> TreeLine:
+    kind = span.recognised.instrumentation if span.recognised else ("sumwatch" if span.summarization else "")
+    facts = [(k, _short(span.attributes[k])) for k in _TREE_KEYS if span.attributes.get(k)]
+    if span.model:
+        facts.insert(0, ("model", span.model))
+    if span.input_tokens is not None or span.output_tokens is not None:
+        facts.insert(1 if span.model else 0, ("tokens", f"{_count(span.input_tokens)} → {_count(span.output_tokens)}"))
+    return TreeLine(span, kind, facts)
+
+
+def _count(value: int | None) -> str:
+    return "–" if value is None else str(value)
+
+
+def trace_page(store: Store, trace_id: str) -> dict[str, Any] | None:
+    """A trace's spans as a tree; for each summarization span (tagged, or recognised in another
+    instrumentation's span) its texts with the evidence marked and every rubric's verdict (ValueError: not a
+    trace id). A recognised span shows the document and the answer recognition took out, not its messages."""
     spans = get_trace(store, trace_id)
     if not spans:
         return None
@@ -240,15 +268,18 @@ def trace_page(store: Store, settings: Settings, trace_id: str) -> dict[str, Any
             latest.setdefault(s.rubric, s)
         ordered = [latest[r] for r in (*RUBRICS, *sorted(set(latest) - set(RUBRICS))) if r in latest]
         earlier = [s for s in mine if latest.get(s.rubric) is not s]
-        source = span.attributes.get(settings.sampler.source_key, "")
-        summary = span.attributes.get(settings.sampler.summary_key, "")
+        r = span.recognised
+        source = r.source if r else span.attributes.get(semconv.INPUT_VALUE, "")
+        summary = r.summary if r else span.attributes.get(semconv.OUTPUT_VALUE, "")
         phrases = evidence_phrases(*(s.evidence for s in ordered))
-        text_keys = {settings.sampler.source_key, settings.sampler.summary_key}
+        # a tagged span's texts are shown beside each other, not again among its attributes
+        text_keys = set() if r else {semconv.INPUT_VALUE, semconv.OUTPUT_VALUE}
         views.append(SpanView(
-            span, span.attributes.get(semconv.TASK) == semconv.TASK_SUMMARIZATION,
+            span, span.summarization,
             highlight(source, phrases) if source else None, highlight(summary, phrases) if summary else None,
             ordered, earlier, [(k, _short(v)) for k, v in sorted(span.attributes.items()) if k not in text_keys]))
-    return {"trace_id": spans[0].trace_id, "spans": views, "semconv": semconv}
+    return {"trace_id": spans[0].trace_id, "spans": views, "semconv": semconv,
+            "tree": [_tree_line(s) for s in spans]}
 
 
 # -- compare ----------------------------------------------------------------------------------------

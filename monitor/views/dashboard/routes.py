@@ -204,7 +204,7 @@ def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
         return pages.map_page(store, run_id_param(request.query_params), map_cache)
 
     def trace(request: Request) -> dict[str, Any] | None:
-        return pages.trace_page(store, settings, request.path_params["trace_id"])
+        return pages.trace_page(store, request.path_params["trace_id"])
 
     def compare(request: Request) -> dict[str, Any]:
         return pages.compare_page(store, filter_choice(request.query_params))

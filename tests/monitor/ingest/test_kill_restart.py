@@ -51,7 +51,7 @@ with Store.open(settings) as store:
         f"SELECT DISTINCT TraceId FROM {TRACES_TABLE} GROUP BY TraceId, SpanId HAVING count() > 1")]
     listed = [(r.trace_id, r.span_id) for r in list_traces(store, limit=100_000)]
     shown = [(s.trace_id, s.span_id) for t in copied for s in get_trace(store, t)]
-    texts = span_texts(store, semconv.INPUT_VALUE, semconv.OUTPUT_VALUE, listed)
+    texts = span_texts(store, listed)
     cascade = build_cascade(settings, mode="off", embeddings=False)
     report = Sampler(store, cascade, batch=64).run_pass()
     score_rows = store.query_rows("SELECT count() FROM sumwatch_scores")[0][0]
