@@ -21,6 +21,7 @@ from . import (
     judge_definitions,
     judges,
     scoring,
+    send_scores,
     serve,
     traces,
 )
@@ -53,6 +54,7 @@ app.command()(demo.demo)
 app.command()(doctor.doctor)
 app.command()(judges.judges)
 app.command()(export.export)
+app.command(name="send-scores")(send_scores.send_scores)
 
 
 def main() -> None:

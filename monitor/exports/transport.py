@@ -52,9 +52,10 @@ class Uncertain(ExportError):
 
 
 def scrubber(config: ExportConfig) -> Scrubber:
-    """Takes the configured secrets out of text, in every form a tracker may echo them (Jira's Basic
+    """Takes the configured secrets out of text, in every form a tracker may echo them (Jira's and Langfuse's Basic
     credentials in base64, a webhook URL's path) along with anything shaped like a secret."""
-    return Scrubber(config.secrets(), basic=[(config.jira_email or "", reveal(config.jira_token))])
+    return Scrubber(config.secrets(), basic=[(config.jira_email or "", reveal(config.jira_token)),
+                                             (config.langfuse_public_key, reveal(config.langfuse_secret_key))])
 
 
 class _ScrubLogs(logging.Filter):

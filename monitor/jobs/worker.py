@@ -28,6 +28,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from ..exports.config import ExportConfig
 from ..exports.registry import rule_problems
+from ..exports.score_sends import after_sampling, score_rule_problems
 from ..exports.sync import after_clustering
 from ..issues.job import build_clusterer, run_clustering
 from ..rubrics.cascade import Cascade
@@ -97,7 +98,7 @@ class Worker:
         self._clusterer = clusterer if clusterer is not None else build_clusterer(settings)
         # tracker rules (SUMWATCH_EXPORT_TARGETS, SUMWATCH_ALERT_TARGETS), run after each clustering run
         self._exports = exports if exports is not None else ExportConfig.from_env()
-        problems = rule_problems(self._exports)
+        problems = rule_problems(self._exports) + score_rule_problems(self._exports)
         if problems:
             raise ValueError("; ".join(problems))
         self._stats = {SAMPLER_JOB: JobStats(), CLUSTERING_JOB: JobStats()}
@@ -186,10 +187,20 @@ class Worker:
         def run() -> str:
             r = self._sampler.run_pass(on_progress=progress)
             return (f"sampler: scored {r.scored_spans} spans ({r.score_rows} rubric scores, {r.failing} failing, "
-                    f"{r.errors} judge errors) in {r.seconds:.2f}s")
+                    f"{r.errors} judge errors) in {r.seconds:.2f}s" + self._send_scores())
 
         self._run(SAMPLER_JOB, run, lambda: f"sampler: stopped after scoring {seen['spans']} spans; anything "
                                             f"left waits for the next start")
+
+    def _send_scores(self) -> str:
+        """SUMWATCH_SCORES_TARGETS after a pass; a failure is on the ledger and in the log, never the pass's."""
+        try:
+            results = after_sampling(self._store, self._exports)
+        except Exception as exc:  # the scores are stored: sending them again is the next pass's job
+            _log.warning("sending scores failed: %s: %s", type(exc).__name__, exc)
+            return "; sending scores failed (see the log)"
+        return "".join(f"; scores to {r.target}: {r.sent} sent" + (f", {r.failed} failed" if r.failed else "")
+                       for r in results if r.sent or r.failed)
 
     def _run_clustering(self) -> None:
         def run() -> str:

@@ -54,7 +54,9 @@ from .values import (
     crontab_fields,
     parse_allowed_hosts,
     parse_duration,
+    parse_headers,
     parse_pace,
+    parse_score_verdicts,
     parse_service_rates,
     parse_span_filter,
     redact_url,
@@ -319,6 +321,44 @@ class ExportSettings(_Concern):
     export_max_attempts: int = 5
     export_backoff_s: float = 1.0  # first retry's wait, doubled each time (Retry-After wins when longer)
     export_max_wait_s: float = 120.0  # a longer Retry-After is a failure for this run, retried on the next
+    # scores back out (sumwatch.monitor.exports.score_sends): verdicts as OTel gen_ai.evaluation.result log
+    # records to any OTLP/HTTP endpoint, as Langfuse scores, as Phoenix span annotations. Off by default
+    scores_targets: str = ""  # sent after each sampler pass: comma-separated otlp, langfuse, phoenix
+    scores_verdicts: str = "all"  # all | failing, or per target: "failing,phoenix=all"
+    scores_window: str = "24h"  # the worker's pass looks back this far for verdicts not sent yet
+    scores_otlp_endpoint: str = ""  # base URL (/v1/logs is added) or the full /v1/logs URL
+    scores_otlp_headers: SecretStr | None = None  # "authorization=Bearer abc,x-team=ml" (values may be secrets)
+    langfuse_host: str = ""  # https://cloud.langfuse.com, or a self-hosted Langfuse
+    langfuse_public_key: str = ""
+    langfuse_secret_key: SecretStr | None = None
+    phoenix_endpoint: str = ""  # http://localhost:6006, or https://app.phoenix.arize.com/s/your-space
+    phoenix_api_key: SecretStr | None = None
+
+    @field_validator("scores_otlp_endpoint", "langfuse_host", "phoenix_endpoint")
+    @classmethod
+    def _score_endpoint(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if value and (parts.scheme not in ("http", "https") or not parts.hostname):
+            raise ValueError(f"must be an http(s):// URL, got {value!r}")
+        return value.rstrip("/")
+
+    @field_validator("scores_verdicts")
+    @classmethod
+    def _score_verdicts(cls, value: str) -> str:
+        parse_score_verdicts(value)
+        return value
+
+    @field_validator("scores_window")
+    @classmethod
+    def _score_window(cls, value: str) -> str:
+        parse_duration(value)
+        return value
+
+    @field_validator("scores_otlp_headers")
+    @classmethod
+    def _score_headers(cls, value: SecretStr | None) -> SecretStr | None:
+        parse_headers(reveal(value))
+        return value
 
     def statuses(self) -> list[str]:
         return [s.strip() for s in self.export_statuses.split(",") if s.strip()]
@@ -330,6 +370,8 @@ class ExportSettings(_Concern):
     def secrets(self) -> list[str]:
         """Every secret value set, for scrubbing from messages (longest first)."""
         values = [reveal(getattr(self, name)) for name in type(self).model_fields if self.secret(name)]
+        # a server may echo one header; short values ("ml") are names, not secrets, and would garble every message
+        values += [v for v in parse_headers(reveal(self.scores_otlp_headers)).values() if len(v) >= 8]
         return sorted({v for v in values if v}, key=len, reverse=True)
 
     def dashboard_link(self, path: str) -> str:

@@ -274,6 +274,35 @@ def parse_pace(text: str | None) -> dict[str, float]:
     return out
 
 
+SCORE_VERDICTS = ("all", "failing")  # which verdicts go back out to a score target
+
+
+def parse_score_verdicts(text: str | None) -> dict[str, str]:
+    """Which verdicts each score target gets: ``"failing,phoenix=all"`` -> ``{"": "failing", "phoenix": "all"}``
+    ("" is every other target's)."""
+    out: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in (text or "").split(","))):
+        name, sep, value = part.rpartition("=")
+        if value.strip() not in SCORE_VERDICTS or (sep and not name.strip()):
+            raise ValueError(f"entry {part!r} must be all or failing, or target=all|failing, like phoenix=failing")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def parse_headers(text: str | None) -> dict[str, str]:
+    """HTTP headers as OTEL_EXPORTER_OTLP_HEADERS writes them: ``"authorization=Bearer abc,x-team=ml"``.
+    An error names the entry's header, never its value (a value may be a token)."""
+    out: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in (text or "").split(","))):
+        name, sep, value = part.partition("=")
+        name = name.strip()
+        if not sep or not re.fullmatch(r"[A-Za-z0-9!#$%&'*+.^_`|~-]+", name) or not value.strip():
+            shown = repr(name) if sep and name else "an entry"
+            raise ValueError(f"{shown} must be name=value, like authorization=Bearer <token>")
+        out[name.lower()] = value.strip()
+    return out
+
+
 def parse_span_filter(spec: str | None) -> tuple[tuple[str, str], ...]:
     """``"span_name=ChatCompletion,attr:gen_ai.operation.name=chat"`` -> (key, value) pairs."""
     filters = []

@@ -28,6 +28,7 @@ from .recognised import RECOGNISED
 from .retention import apply_retention, retention_ddl
 from .runs import CLUSTER_RUNS
 from .score_facts import SCORE_FACTS, score_facts_view_ddl
+from .score_sends import SCORE_SENDS
 from .scores import SCORES
 from .span_facts import SPAN_FACTS, facts_view_ddl
 from .span_keys import SPAN_KEYS, span_keys_ddl
@@ -72,6 +73,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _tables(GENAI_EVENTS)),
     Migration(11, "summarization calls recognised in other instrumentations' spans, read once by the sampler",
               _tables(RECOGNISED)),
+    Migration(12, "score sends: which verdicts went out to which score target (OTLP, Langfuse, Phoenix)",
+              _tables(SCORE_SENDS)),
 )
 
 

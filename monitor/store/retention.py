@@ -23,6 +23,7 @@ from .ddl import Target
 from .genai_events import GENAI_EVENTS_TABLE
 from .issue_members import ISSUE_MEMBERS_TABLE
 from .recognised import RECOGNISED_TABLE
+from .score_sends import SCORE_SENDS_TABLE
 from .scores import SCORES_TABLE
 
 # table -> the time its rows age by. A table that does not exist (yet) is skipped; the last four are the
@@ -35,6 +36,7 @@ RETAINED: dict[str, str] = {
     ISSUE_MEMBERS_TABLE: "toDateTime(RunAt)",
     GENAI_EVENTS_TABLE: "toDateTime(Timestamp)",  # the calls' messages: they go with their spans
     RECOGNISED_TABLE: "toDateTime(Timestamp)",  # the texts read from those spans, likewise
+    SCORE_SENDS_TABLE: "toDateTime(SpanTimestamp)",  # which verdicts went out: they go with the scores
     "sumwatch_span_facts": "toDateTime(Timestamp)",
     "sumwatch_score_facts": "toDateTime(SpanTimestamp)",
     "sumwatch_projections": "toDateTime(RunAt)",

@@ -30,6 +30,7 @@ from pydantic import TypeAdapter
 
 from ..calibration.gate import CalibrationReport
 from ..calibration.judges import CandidateReport, PromotionReport
+from ..exports.score_sends import ScoreSendResult
 from ..exports.sync import ExportResult
 from ..issues.job import ClusterRunReport
 from ..issues.reads import IssueDetail, IssueList, IssueTicket, parse_issue_id
@@ -42,6 +43,7 @@ from .routers.actions import IngestAnswer
 from .routers.corpus import CorpusPage, ImportAnswer
 from .routers.exports import ExportAnswer, TicketList
 from .routers.judge_definitions import JudgeDefinitionView, JudgeDiff, JudgeHistory, JudgeSummary
+from .routers.score_sends import ScoreSendAnswer
 from .routers.status import StoreStatus
 from .services import ActionProgress, ActionState
 
@@ -400,6 +402,12 @@ class ApiClient:
         answer = self._post(ExportAnswer, "/api/exports", {
             "to": to, "issue_ids": issue_ids, "statuses": statuses, "min_severity": min_severity,
             "min_traces": min_traces, "dry_run": dry_run})
+        return answer.results
+
+    def send_scores(self, to: list[str] | None = None, *, since: str | None = None, failing_only: bool | None = None,
+                    dry_run: bool = False) -> list[ScoreSendResult]:
+        answer = self._post(ScoreSendAnswer, "/api/scores/send", {
+            "to": to, "since": since, "failing_only": failing_only, "dry_run": dry_run})
         return answer.results
 
 

@@ -1,0 +1,78 @@
+"""`sumwatch send-scores`: verdicts back out where teams look (any OTLP endpoint, Langfuse, Phoenix).
+
+    sumwatch send-scores                          # every configured target, verdicts of SUMWATCH_SCORES_WINDOW
+    sumwatch send-scores --to langfuse --since 7d
+    sumwatch send-scores --to otlp --dry-run      # prints the requests, sends nothing
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+
+from ._shared import (
+    DbOption,
+    HomeOption,
+    JsonOption,
+    fail,
+    flag,
+    load_settings,
+    open_client,
+    out,
+    own_settings_for,
+    print_json,
+    table,
+)
+
+
+def send_scores(to: list[str] = typer.Option(None, "--to", help="Target: otlp, langfuse or phoenix; repeat for "
+                                                                 "several (default: every configured one)."),
+                since: str | None = typer.Option(None, "--since", help="Verdicts scored within this duration, like "
+                                                                       "24h or 7d (default SUMWATCH_SCORES_WINDOW)."),
+                failing: bool | None = flag(None, "--failing/--all-verdicts",
+                                            help="Only failing verdicts, or all (default SUMWATCH_SCORES_VERDICTS)."),
+                dry_run: bool = flag(False, "--dry-run", help="Print what would be sent; send nothing."),
+                db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
+    """Send verdicts not sent yet: each one once per target; a failed send is tried again next time."""
+    from ..exports.config import ExportConfig  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..exports.score_targets import score_target_problems  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..settings.values import parse_duration  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..views.client import ClientError  # noqa: PLC0415 - start-up: a command imports what it runs
+
+    settings = load_settings(db, home)
+    try:
+        config = ExportConfig.from_env()
+    except ValueError as exc:
+        fail(str(exc))
+    for name in to or []:
+        problems = score_target_problems(name, config)
+        if problems and problems[0].startswith("unknown"):
+            fail(problems[0])
+    if since is not None:
+        try:
+            parse_duration(since)
+        except ValueError as exc:
+            fail(f"--since: {exc}")
+    with open_client(settings, note="sending through it, with its score target settings") as client:
+        own_settings_for(client, settings, "export")
+        try:
+            results = client.send_scores(to or None, since=since, failing_only=failing, dry_run=dry_run)
+        except ClientError as exc:
+            if exc.status == 400 and exc.reason:
+                fail(exc.reason)
+            raise
+    if json_:
+        print_json([r.to_json() for r in results])
+    elif dry_run:
+        for r in results:
+            out.print(f"[bold]{r.target}[/bold]: would send {r.would_send} verdicts; the first request:",
+                      highlight=False)
+            print_json(r.requests[0] if r.requests else None)
+    else:
+        out.print(table("scores sent", ["target", "sent", "failed", "first error"],
+                        [(r.target, str(r.sent), str(r.failed), escape(r.errors[0] if r.errors else "-"))
+                         for r in results]))
+    if any(r.failed for r in results):
+        raise typer.Exit(1)

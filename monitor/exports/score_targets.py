@@ -1,0 +1,212 @@
+"""Where verdicts go back out: any OTLP/HTTP endpoint, Langfuse, Phoenix; one class each behind one interface.
+
+    target = build_score_target("langfuse", config)     # ValueError with one line per problem
+    target.send(verdicts)                               # raises ExportError (PermanentError, TransientError)
+    target.preview(verdicts)                            # the request bodies, as JSON, sending nothing
+
+- ``otlp``: one OTLP/HTTP ``/v1/logs`` request (protobuf) per batch: each verdict is a ``gen_ai.evaluation.result``
+  event, a log record carrying the evaluated span's trace and span id and the OpenTelemetry GenAI evaluation
+  attributes (``gen_ai.evaluation.name``, ``.score.value``, ``.score.label``, ``.explanation``). OTLP has no ids to
+  upsert on, so the record carries ``sumwatch.evaluation.id`` for receivers that deduplicate.
+- ``langfuse``: ``POST {host}/api/public/scores`` per verdict, Basic auth public:secret key. A span Langfuse took in
+  over OTLP is the observation whose id is the span id in hex, in the trace whose id is the trace id in hex, so
+  those are the ids the score names; its ``id`` is derived from the verdict's key, so a re-send updates it.
+- ``phoenix``: ``POST {endpoint}/v1/span_annotations`` per batch, Bearer API key; ``identifier`` names sumwatch and
+  the judge version, so a re-send updates the annotation instead of adding one.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from google.protobuf.json_format import MessageToDict
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, InstrumentationScope, KeyValue
+from opentelemetry.proto.logs.v1.logs_pb2 import SEVERITY_NUMBER_INFO, LogRecord, ResourceLogs, ScopeLogs
+from opentelemetry.proto.resource.v1.resource_pb2 import Resource
+
+from sumwatch.tracer import semconv
+
+from ..settings.values import parse_headers
+from ..store.score_sends import Verdict
+from .config import ExportConfig, reveal
+from .transport import Http
+
+# ids derived from a verdict's key: the same verdict always gets the same id in a target
+_ID_SPACE = uuid.UUID("6f1d3c1e-5b7a-4c1e-9b1f-2a7d0c9e8b41")
+EVALUATION_ID = "sumwatch.evaluation.id"
+_SERVICE_NAME = "service.name"
+_LEGACY_EVENT_NAME = "event.name"  # where readers of OTLP before the LogRecord.event_name field look for it
+
+
+def verdict_id(v: Verdict) -> str:
+    """The verdict's id on the wire: a UUID of its key (trace, span, rubric, judge version)."""
+    return str(uuid.uuid5(_ID_SPACE, "/".join(v.key)))
+
+
+class ScoreTarget:
+    """One place verdicts go. ``batch`` verdicts per request."""
+
+    name: ClassVar[str]
+    setting: ClassVar[str]  # the variable that switches the target on, named in problems
+    batch: ClassVar[int] = 100
+
+    def __init__(self, config: ExportConfig) -> None:
+        self.config = config
+        self.http: Http | None = None
+
+    @classmethod
+    def problems(cls, config: ExportConfig) -> list[str]:
+        raise NotImplementedError
+
+    def requests(self, verdicts: Sequence[Verdict]) -> list[dict[str, Any]]:
+        """The JSON form of each request's body (for --dry-run)."""
+        raise NotImplementedError
+
+    def send(self, verdicts: Sequence[Verdict]) -> None:
+        """Send ``verdicts`` (at most ``batch``); raises ExportError when the target did not take them."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        if self.http is not None:
+            self.http.close()
+
+
+class Otlp(ScoreTarget):
+    name, setting = "otlp", "SUMWATCH_SCORES_OTLP_ENDPOINT"
+
+    def __init__(self, config: ExportConfig) -> None:
+        super().__init__(config)
+        headers = parse_headers(reveal(config.scores_otlp_headers))
+        self.http = Http(self.name, config, headers={**headers, "content-type": "application/x-protobuf"})
+        base = config.scores_otlp_endpoint
+        self.url = base if base.endswith("/v1/logs") else base + "/v1/logs"
+
+    @classmethod
+    def problems(cls, config: ExportConfig) -> list[str]:
+        return [] if config.scores_otlp_endpoint else [f"otlp: set {cls.setting} (the OTLP/HTTP endpoint)"]
+
+    def message(self, verdicts: Sequence[Verdict]) -> ExportLogsServiceRequest:
+        records = [LogRecord(time_unix_nano=v.scored_ns, observed_time_unix_nano=v.scored_ns,
+                             severity_number=SEVERITY_NUMBER_INFO, event_name=semconv.EVALUATION_EVENT,
+                             trace_id=bytes.fromhex(v.trace_id), span_id=bytes.fromhex(v.span_id),
+                             attributes=_attributes(v)) for v in verdicts]
+        return ExportLogsServiceRequest(resource_logs=[ResourceLogs(
+            resource=Resource(attributes=[_kv(_SERVICE_NAME, "sumwatch")]),
+            scope_logs=[ScopeLogs(scope=InstrumentationScope(name="sumwatch.monitor"), log_records=records)])])
+
+    def requests(self, verdicts: Sequence[Verdict]) -> list[dict[str, Any]]:
+        return [MessageToDict(self.message(verdicts))]
+
+    def send(self, verdicts: Sequence[Verdict]) -> None:
+        assert self.http is not None
+        # a lost answer is sent again: OTLP delivery is at least once, and the id lets a receiver deduplicate
+        self.http.request("POST", self.url, content=self.message(verdicts).SerializeToString())
+
+
+def _attributes(v: Verdict) -> list[KeyValue]:
+    return [_kv(_LEGACY_EVENT_NAME, semconv.EVALUATION_EVENT), _kv(semconv.EVALUATION_NAME, v.rubric),
+            _kv(semconv.EVALUATION_SCORE_VALUE, float(v.score)), _kv(semconv.EVALUATION_SCORE_LABEL, v.verdict),
+            _kv(semconv.EVALUATION_EXPLANATION, v.explanation), _kv(semconv.EVALUATION_PASSED, v.passed),
+            _kv(semconv.EVALUATION_FAILURE_MODE, v.failure_mode), _kv(semconv.EVALUATION_TIER, v.tier),
+            _kv(semconv.JUDGE_VERSION, v.judge_version), _kv(EVALUATION_ID, verdict_id(v))]
+
+
+def _kv(key: str, value: str | float | bool) -> KeyValue:
+    if isinstance(value, bool):
+        return KeyValue(key=key, value=AnyValue(bool_value=value))
+    if isinstance(value, float):
+        return KeyValue(key=key, value=AnyValue(double_value=value))
+    return KeyValue(key=key, value=AnyValue(string_value=value))
+
+
+class Langfuse(ScoreTarget):
+    name, setting = "langfuse", "SUMWATCH_LANGFUSE_HOST"
+    batch = 1  # the scores API takes one score a request
+
+    def __init__(self, config: ExportConfig) -> None:
+        super().__init__(config)
+        self.http = Http(self.name, config, auth=(config.langfuse_public_key, reveal(config.langfuse_secret_key)))
+        self.url = config.langfuse_host + "/api/public/scores"
+
+    @classmethod
+    def problems(cls, config: ExportConfig) -> list[str]:
+        lines = []
+        if not config.langfuse_host:
+            lines.append(f"langfuse: set {cls.setting} (like https://cloud.langfuse.com)")
+        if not config.langfuse_public_key or config.langfuse_secret_key is None:
+            lines.append("langfuse: set SUMWATCH_LANGFUSE_PUBLIC_KEY and SUMWATCH_LANGFUSE_SECRET_KEY "
+                         "(the project's API keys)")
+        return lines
+
+    @staticmethod
+    def body(v: Verdict) -> dict[str, Any]:
+        return {"id": verdict_id(v), "traceId": v.trace_id, "observationId": v.span_id, "name": v.rubric,
+                "value": float(v.score), "dataType": "NUMERIC",
+                "comment": f"{v.verdict}: {v.explanation}" if v.explanation else v.verdict,
+                "metadata": _metadata(v)}
+
+    def requests(self, verdicts: Sequence[Verdict]) -> list[dict[str, Any]]:
+        return [self.body(v) for v in verdicts]
+
+    def send(self, verdicts: Sequence[Verdict]) -> None:
+        assert self.http is not None
+        for v in verdicts:
+            self.http.request("POST", self.url, json=self.body(v))
+
+
+class Phoenix(ScoreTarget):
+    name, setting = "phoenix", "SUMWATCH_PHOENIX_ENDPOINT"
+
+    def __init__(self, config: ExportConfig) -> None:
+        super().__init__(config)
+        key = reveal(config.phoenix_api_key)
+        self.http = Http(self.name, config, headers={"authorization": f"Bearer {key}"} if key else {})
+        self.url = config.phoenix_endpoint + "/v1/span_annotations"
+
+    @classmethod
+    def problems(cls, config: ExportConfig) -> list[str]:
+        return [] if config.phoenix_endpoint else [f"phoenix: set {cls.setting} (like http://localhost:6006)"]
+
+    @staticmethod
+    def annotation(v: Verdict) -> dict[str, Any]:
+        return {"span_id": v.span_id, "name": v.rubric, "annotator_kind": "LLM" if v.tier == "llm" else "CODE",
+                "result": {"label": v.verdict, "score": float(v.score), "explanation": v.explanation or None},
+                "identifier": f"sumwatch:{v.judge_version}", "metadata": {**_metadata(v), "trace_id": v.trace_id}}
+
+    def requests(self, verdicts: Sequence[Verdict]) -> list[dict[str, Any]]:
+        return [{"data": [self.annotation(v) for v in verdicts]}]
+
+    def send(self, verdicts: Sequence[Verdict]) -> None:
+        assert self.http is not None
+        self.http.request("POST", self.url, json=self.requests(verdicts)[0])
+
+
+def _metadata(v: Verdict) -> dict[str, Any]:
+    return {"source": "sumwatch", "verdict": v.verdict, "passed": v.passed, "failure_mode": v.failure_mode,
+            "tier": v.tier, "judge_version": v.judge_version, "model": v.model}
+
+
+SCORE_TARGETS: dict[str, type[ScoreTarget]] = {t.name: t for t in (Otlp, Langfuse, Phoenix)}
+
+
+def score_target_problems(name: str, config: ExportConfig) -> list[str]:
+    """One line per problem with ``name`` or its settings; empty when it can be used."""
+    if name not in SCORE_TARGETS:
+        return [f"unknown score target {name!r}: use one of {', '.join(SCORE_TARGETS)}"]
+    return SCORE_TARGETS[name].problems(config)
+
+
+def configured_score_targets(config: ExportConfig) -> list[str]:
+    """The targets whose settings are complete."""
+    return [name for name, cls in SCORE_TARGETS.items() if not cls.problems(config)]
+
+
+def build_score_target(name: str, config: ExportConfig) -> ScoreTarget:
+    problems = score_target_problems(name, config)
+    if problems:
+        raise ValueError("; ".join(problems))
+    return SCORE_TARGETS[name](config)
+

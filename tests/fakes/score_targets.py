@@ -1,0 +1,237 @@
+"""Loopback stand-ins for where verdicts go back out: an OTLP/HTTP logs endpoint, Langfuse's scores API and
+Phoenix's span annotations API, each checking the request shape its documentation gives.
+
+    with FakeScoreTargets() as fake:
+        config = fake.config(scores_verdicts="all")      # an ExportConfig pointing every score target here
+        fake.fault = lambda target: Fault(503) if ... else None
+        fake.otlp        # the log records taken, decoded from protobuf
+        fake.langfuse    # scores by id (a re-send with the same id updates, as Langfuse upserts)
+        fake.phoenix     # annotations by (span id, name, identifier), as Phoenix upserts
+        fake.problems    # requests the API would refuse (each also answered 400 or 422)
+
+- OTLP: ``POST /v1/logs``, ``content-type: application/x-protobuf``, the configured headers; the body must decode
+  as ExportLogsServiceRequest with 16-byte trace ids and 8-byte span ids.
+- Langfuse: ``POST /api/public/scores``, Basic auth public:secret key; ``traceId`` and ``name`` required, ``value``
+  a number for NUMERIC, ``dataType`` one of NUMERIC, CATEGORICAL, BOOLEAN; ``observationId`` and ``id`` optional.
+- Phoenix: ``POST /v1/span_annotations``, ``{"data": [...]}`` with ``span_id`` (16 hex), ``name``,
+  ``annotator_kind`` (LLM, CODE, HUMAN) and ``result`` holding at least one of label, score, explanation.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import uvicorn
+from google.protobuf.json_format import MessageToDict
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest, ExportLogsServiceResponse
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+OTLP_TOKEN = "otlp-FAKE-token-12345"
+LANGFUSE_PUBLIC, LANGFUSE_SECRET = "pk-lf-FAKE-public", "sk-lf-FAKE-secret-123"
+PHOENIX_KEY = "phx-FAKE-api-key-123"
+_HEX16 = re.compile(r"[0-9a-f]{16}")
+
+
+@dataclass
+class Fault:
+    status: int
+    retry_after: str | None = None
+    echo: bool = False  # the error body repeats the request's Authorization header, as some servers do
+
+
+@dataclass
+class LogSeen:
+    """One OTLP log record, decoded."""
+
+    trace_id: str
+    span_id: str
+    event_name: str
+    attributes: dict[str, Any]
+    service: str
+
+
+@dataclass
+class FakeScoreTargets:
+    fault: Callable[[str], Fault | None] | None = None
+    calls: list[tuple[str, str]] = field(default_factory=list)  # (target, path) of every request, answered or not
+    problems: list[str] = field(default_factory=list)
+    otlp: list[LogSeen] = field(default_factory=list)
+    langfuse: dict[str, dict[str, Any]] = field(default_factory=dict)
+    langfuse_posts: int = 0
+    phoenix: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._socket: socket.socket | None = None
+        self.app = Starlette(routes=[
+            Route("/otlp/v1/logs", self._otlp, methods=["POST"]),
+            Route("/langfuse/api/public/scores", self._langfuse, methods=["POST"]),
+            Route("/phoenix/v1/span_annotations", self._phoenix, methods=["POST"]),
+        ])
+
+    @property
+    def base(self) -> str:
+        assert self._socket is not None, "not started"
+        return f"http://127.0.0.1:{self._socket.getsockname()[1]}"
+
+    def config(self, **overrides: Any) -> Any:
+        from sumwatch.monitor.exports.config import ExportConfig
+
+        values: dict[str, Any] = dict(
+            scores_otlp_endpoint=f"{self.base}/otlp", scores_otlp_headers=f"authorization=Bearer {OTLP_TOKEN}",
+            langfuse_host=f"{self.base}/langfuse", langfuse_public_key=LANGFUSE_PUBLIC,
+            langfuse_secret_key=LANGFUSE_SECRET, phoenix_endpoint=f"{self.base}/phoenix", phoenix_api_key=PHOENIX_KEY,
+            export_backoff_s=0.01, export_max_attempts=3)
+        values.update(overrides)
+        return ExportConfig(**values)
+
+    def env(self) -> dict[str, str]:
+        """The same settings as SUMWATCH_* variables, for commands."""
+        return {"SUMWATCH_SCORES_OTLP_ENDPOINT": f"{self.base}/otlp",
+                "SUMWATCH_SCORES_OTLP_HEADERS": f"authorization=Bearer {OTLP_TOKEN}",
+                "SUMWATCH_LANGFUSE_HOST": f"{self.base}/langfuse", "SUMWATCH_LANGFUSE_PUBLIC_KEY": LANGFUSE_PUBLIC,
+                "SUMWATCH_LANGFUSE_SECRET_KEY": LANGFUSE_SECRET, "SUMWATCH_PHOENIX_ENDPOINT": f"{self.base}/phoenix",
+                "SUMWATCH_PHOENIX_API_KEY": PHOENIX_KEY, "SUMWATCH_EXPORT_BACKOFF_S": "0.01"}
+
+    def start(self) -> FakeScoreTargets:
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind(("127.0.0.1", 0))
+        config = uvicorn.Config(self.app, log_level="warning", access_log=False, lifespan="off",
+                                timeout_graceful_shutdown=1)
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the fake score targets did not start")
+            time.sleep(0.005)
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        if self._socket is not None:
+            self._socket.close()
+
+    def __enter__(self) -> FakeScoreTargets:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- plumbing ------------------------------------------------------------------------------
+    def _begin(self, request: Request, target: str, auth_ok: bool) -> Response | None:
+        with self._lock:
+            self.calls.append((target, request.url.path))
+        if not auth_ok:
+            return JSONResponse({"message": "unauthorized"}, status_code=401)
+        fault = self.fault(target) if self.fault else None
+        if fault:
+            headers = {"retry-after": fault.retry_after} if fault.retry_after else {}
+            message = f"fault {fault.status}"
+            if fault.echo:
+                message += f" with Authorization: {request.headers.get('authorization', '')}"
+            return JSONResponse({"message": message}, status_code=fault.status, headers=headers)
+        return None
+
+    def _refuse(self, status: int, problem: str) -> Response:
+        with self._lock:
+            self.problems.append(problem)
+        return JSONResponse({"message": problem}, status_code=status)
+
+    # -- OTLP ------------------------------------------------------------------------------------
+    async def _otlp(self, request: Request) -> Response:
+        refused = self._begin(request, "otlp", request.headers.get("authorization") == f"Bearer {OTLP_TOKEN}")
+        if refused:
+            return refused
+        if request.headers.get("content-type") != "application/x-protobuf":
+            return self._refuse(415, "otlp: content-type must be application/x-protobuf")
+        message = ExportLogsServiceRequest()
+        try:
+            message.ParseFromString(await request.body())
+        except DecodeError:
+            return self._refuse(400, "otlp: the body is not an ExportLogsServiceRequest")
+        seen = []
+        for resource_logs in message.resource_logs:
+            service = next((a.value.string_value for a in resource_logs.resource.attributes
+                            if a.key == "service.name"), "")
+            for scope_logs in resource_logs.scope_logs:
+                for record in scope_logs.log_records:
+                    if len(record.trace_id) != 16 or len(record.span_id) != 8:
+                        return self._refuse(400, "otlp: trace id must be 16 bytes and span id 8 bytes")
+                    attributes = {a.key: next(iter(MessageToDict(a.value).values()), None) for a in record.attributes}
+                    seen.append(LogSeen(record.trace_id.hex(), record.span_id.hex(), record.event_name, attributes,
+                                        service))
+        with self._lock:
+            self.otlp.extend(seen)
+        return Response(ExportLogsServiceResponse().SerializeToString(), media_type="application/x-protobuf")
+
+    # -- Langfuse ----------------------------------------------------------------------------------
+    async def _langfuse(self, request: Request) -> Response:
+        expected = "Basic " + base64.b64encode(f"{LANGFUSE_PUBLIC}:{LANGFUSE_SECRET}".encode()).decode()
+        refused = self._begin(request, "langfuse", request.headers.get("authorization") == expected)
+        if refused:
+            return refused
+        try:
+            body = json.loads(await request.body())
+        except ValueError:
+            return self._refuse(400, "langfuse: the body is not JSON")
+        if not isinstance(body, dict) or not isinstance(body.get("traceId"), str) or not body.get("name"):
+            return self._refuse(400, "langfuse: a score needs traceId and name")
+        kind = body.get("dataType", "NUMERIC")
+        if kind not in ("NUMERIC", "CATEGORICAL", "BOOLEAN"):
+            return self._refuse(400, f"langfuse: dataType {kind!r} is not NUMERIC, CATEGORICAL or BOOLEAN")
+        if kind == "NUMERIC" and not isinstance(body.get("value"), (int, float)):
+            return self._refuse(400, "langfuse: a NUMERIC score's value must be a number")
+        allowed = {"id", "traceId", "observationId", "sessionId", "name", "value", "dataType", "comment", "configId",
+                   "metadata", "environment", "datasetRunId"}
+        if set(body) - allowed:
+            return self._refuse(400, f"langfuse: unknown fields {sorted(set(body) - allowed)}")
+        score_id = body.get("id") or f"generated-{len(self.langfuse)}"
+        with self._lock:
+            self.langfuse_posts += 1
+            self.langfuse[score_id] = body  # the same id updates the score
+        return JSONResponse({"id": score_id})
+
+    # -- Phoenix -----------------------------------------------------------------------------------
+    async def _phoenix(self, request: Request) -> Response:
+        refused = self._begin(request, "phoenix", request.headers.get("authorization") == f"Bearer {PHOENIX_KEY}")
+        if refused:
+            return refused
+        try:
+            body = json.loads(await request.body())
+        except ValueError:
+            return self._refuse(400, "phoenix: the body is not JSON")
+        data = body.get("data") if isinstance(body, dict) else None
+        if not isinstance(data, list) or not data:
+            return self._refuse(422, "phoenix: the body must be {\"data\": [annotations]}")
+        for item in data:
+            result = item.get("result") or {}
+            if not _HEX16.fullmatch(str(item.get("span_id", ""))) or not item.get("name") \
+                    or item.get("annotator_kind") not in ("LLM", "CODE", "HUMAN") \
+                    or not any(result.get(k) is not None for k in ("label", "score", "explanation")):
+                return self._refuse(422, "phoenix: an annotation needs span_id (16 hex), name, annotator_kind "
+                                         "and a result with label, score or explanation")
+        with self._lock:
+            for item in data:
+                self.phoenix[(item["span_id"], item["name"], item.get("identifier", ""))] = item
+        return JSONResponse({"data": [{"id": f"{i}"} for i in range(len(data))]})
+
