@@ -3,6 +3,7 @@
     sumwatch send-scores                          # every configured target, verdicts of SUMWATCH_SCORES_WINDOW
     sumwatch send-scores --to langfuse --since 7d
     sumwatch send-scores --to otlp --dry-run      # prints the requests, sends nothing
+    sumwatch send-scores --retry-given-up         # once more for the verdicts given up
 """
 
 from __future__ import annotations
@@ -34,8 +35,12 @@ def send_scores(to: list[str] = typer.Option(None, "--to", help="Target: otlp, l
                 failing: bool | None = flag(None, "--failing/--all-verdicts",
                                             help="Only failing verdicts, or all (default SUMWATCH_SCORES_VERDICTS)."),
                 dry_run: bool = flag(False, "--dry-run", help="Print what would be sent; send nothing."),
+                retry_given_up: bool = flag(False, "--retry-given-up",
+                                            help="Also send once more the verdicts given up (refused for "
+                                                 "themselves, or failing too often)."),
                 db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
-    """Send verdicts not sent yet: each one once per target; a failed send is tried again next time."""
+    """Send verdicts not sent yet: each one once per target; a failed send is tried again next time, up to a few
+    times (a verdict refused for itself, or failing too often, is given up)."""
     from ..exports.config import ExportConfig  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..exports.score_targets import score_target_problems  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..settings.values import parse_duration  # noqa: PLC0415 - start-up: a command imports what it runs
@@ -58,7 +63,8 @@ def send_scores(to: list[str] = typer.Option(None, "--to", help="Target: otlp, l
     with open_client(settings, note="sending through it, with its score target settings") as client:
         own_settings_for(client, settings, "export")
         try:
-            results = client.send_scores(to or None, since=since, failing_only=failing, dry_run=dry_run)
+            results = client.send_scores(to or None, since=since, failing_only=failing, dry_run=dry_run,
+                                         retry_given_up=retry_given_up)
         except ClientError as exc:
             if exc.status == 400 and exc.reason:
                 fail(exc.reason)
@@ -71,8 +77,12 @@ def send_scores(to: list[str] = typer.Option(None, "--to", help="Target: otlp, l
                       highlight=False)
             print_json(r.requests[0] if r.requests else None)
     else:
-        out.print(table("scores sent", ["target", "sent", "failed", "first error"],
-                        [(r.target, str(r.sent), str(r.failed), escape(r.errors[0] if r.errors else "-"))
-                         for r in results]))
+        out.print(table("scores sent", ["target", "sent", "failed", "given up", "first error"],
+                        [(r.target, str(r.sent), str(r.failed), str(r.given_up),
+                          escape(r.errors[0] if r.errors else "-")) for r in results]))
+        given_up = sum(r.given_up for r in results)
+        if given_up:
+            out.print(f"{given_up} verdicts given up (refused for themselves, or failing too often): "
+                      f"--retry-given-up sends them once more", highlight=False)
     if any(r.failed for r in results):
         raise typer.Exit(1)

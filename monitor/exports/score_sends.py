@@ -8,6 +8,11 @@ Each verdict (trace, span, rubric, judge version) is sent once per target: ``sum
 A send that failed is recorded with its reason (no secret in it) and picked again on the next pass, never in a
 loop; requests are retried within a pass like the tracker exports (429, 5xx, Retry-After). Langfuse and Phoenix
 get ids derived from the verdict, so even a send whose answer was lost updates rather than duplicates.
+
+A verdict is given up (kept, not picked again until ``retry_given_up``) when the target refuses it for itself
+(a 4xx for that verdict alone), or after MAX_SEND_ATTEMPTS failed sends that may be its own doing. A target that
+is down or refuses the key fails the pass after one request, and counts toward no verdict's cap: an outage must
+not give up a backlog.
 """
 
 from __future__ import annotations
@@ -21,10 +26,20 @@ from typing import Any
 
 from ..settings.values import parse_duration, parse_score_verdicts
 from ..store.connection import Store
-from ..store.score_sends import FAILED, SENT, SendRow, Verdict, save_sends, unsent_scores
+from ..store.score_sends import (
+    FAILED,
+    GIVEN_UP,
+    SENT,
+    SendRow,
+    Verdict,
+    count_given_up,
+    save_sends,
+    unsent_scores,
+)
 from .config import ExportConfig
 from .score_targets import (
     SCORE_TARGETS,
+    ItemRefusal,
     ScoreTarget,
     build_score_target,
     configured_score_targets,
@@ -37,18 +52,23 @@ _log = logging.getLogger("sumwatch.exports")
 PASS_LIMIT = 5000
 # refusals that are the target's as a whole, not one verdict's: the rest of the pass would meet them too
 _STOP_STATUSES = frozenset({401, 403, 404, 405})
+# failed sends of one verdict before it is given up
+MAX_SEND_ATTEMPTS = 5
 # one pass at a time in this process: the worker's and a manual one must not both send a verdict
 _sending = threading.Lock()
 
 
 @dataclass
 class ScoreSendResult:
-    """What one pass did for one target: verdicts ``sent`` and ``failed`` (with the first ``errors``), or, with
+    """What one pass did for one target: verdicts ``sent`` and ``failed`` (with the first ``errors``; ``gave_up`` of
+    the failed ones will not be tried again unasked), ``given_up`` on the ledger after the pass, or, with
     ``--dry-run``, ``would_send`` and the first ``requests``."""
 
     target: str
     sent: int = 0
     failed: int = 0
+    gave_up: int = 0
+    given_up: int = 0
     would_send: int = 0
     errors: list[str] = field(default_factory=list)
     requests: list[dict[str, Any]] | None = None
@@ -68,10 +88,11 @@ def verdict_choice(config: ExportConfig, target: str) -> str:
 
 def send_scores(store: Store, config: ExportConfig, targets: Sequence[str] | None = None, *,
                 since: str | None = None, failing_only: bool | None = None, dry_run: bool = False,
-                limit: int = PASS_LIMIT) -> list[ScoreSendResult]:
+                retry_given_up: bool = False, limit: int = PASS_LIMIT) -> list[ScoreSendResult]:
     """Send the verdicts scored within ``since`` (a duration; default SUMWATCH_SCORES_WINDOW) and not sent yet,
-    plus those whose send failed, to each target (default: every configured one). ValueError, one line: a target
-    that is unknown or not configured, or a bad duration."""
+    plus those whose send failed (and those given up, with ``retry_given_up``: one more try each), to each target
+    (default: every configured one). ValueError, one line: a target that is unknown or not configured, or a bad
+    duration."""
     names = list(targets) if targets else configured_score_targets(config)
     if not names:
         raise ValueError("no score target is configured: set SUMWATCH_SCORES_OTLP_ENDPOINT, SUMWATCH_LANGFUSE_HOST "
@@ -88,39 +109,66 @@ def send_scores(store: Store, config: ExportConfig, targets: Sequence[str] | Non
     with _sending:
         for name in dict.fromkeys(names):
             failing = failing_only if failing_only is not None else verdict_choice(config, name) == "failing"
-            todo = unsent_scores(store, name, since=start, failing_only=failing, limit=limit)
+            todo = unsent_scores(store, name, since=start, failing_only=failing, retry_given_up=retry_given_up,
+                                 limit=limit)
             target = build_score_target(name, config)
             try:
-                results.append(_preview(target, todo) if dry_run else _send(store, config, target, todo))
+                result = _preview(target, todo) if dry_run else _send(store, config, target, todo)
             finally:
                 target.close()
+            result.given_up = count_given_up(store, name)
+            results.append(result)
     return results
 
 
 def _preview(target: ScoreTarget, todo: Sequence[Verdict]) -> ScoreSendResult:
-    return ScoreSendResult(target.name, would_send=len(todo), requests=target.requests(todo[:target.batch])[:3])
+    first = target.batches(todo[:target.batch])[:1]
+    return ScoreSendResult(target.name, would_send=len(todo), requests=target.requests(first[0])[:3] if first else [])
 
 
 def _send(store: Store, config: ExportConfig, target: ScoreTarget, todo: Sequence[Verdict]) -> ScoreSendResult:
     result = ScoreSendResult(target.name)
     scrub = scrubber(config)
-    for at in range(0, len(todo), target.batch):
-        batch = todo[at:at + target.batch]
+    for batch in target.batches(todo):
         try:
-            target.send(batch)
+            refusals = target.send(batch)
         except ExportError as exc:
             error = scrub(str(exc))
-            save_sends(store, [_row(target.name, v, FAILED, error) for v in batch])
-            result.failed += len(batch)
-            if len(result.errors) < 5:
-                result.errors.append(error)
+            whole = not isinstance(exc, PermanentError) or exc.status in _STOP_STATUSES
+            # a content refusal (400, 413, 422) of a request holding one verdict is that verdict's own
+            rows = [_failed(target.name, v, error, counts=not whole, permanent=not whole and len(batch) == 1)
+                    for v in batch]
+            _record_failures(store, result, rows, [error])
             _log.warning("sending %d verdicts to %s failed: %s", len(batch), target.name, error)
-            if not isinstance(exc, PermanentError) or exc.status in _STOP_STATUSES:
+            if whole:
                 break  # still unavailable after the retries, or refused as a whole: the next pass tries again
             continue
-        save_sends(store, [_row(target.name, v, SENT) for v in batch])
-        result.sent += len(batch)
+        refused: dict[tuple[str, str, str, str], ItemRefusal] = {r.key: r for r in refusals}
+        taken = [v for v in batch if v.key not in refused]
+        save_sends(store, [_row(target.name, v, SENT) for v in taken])
+        result.sent += len(taken)
+        if refused:
+            rows = [_failed(target.name, v, scrub(refused[v.key].reason), counts=True,
+                            permanent=refused[v.key].permanent) for v in batch if v.key in refused]
+            _record_failures(store, result, rows, [r.error for r in rows])
+            _log.warning("%s refused %d of %d verdicts: %s", target.name, len(rows), len(batch), rows[0].error)
     return result
+
+
+def _record_failures(store: Store, result: ScoreSendResult, rows: Sequence[SendRow], errors: Sequence[str]) -> None:
+    save_sends(store, rows)
+    result.failed += len(rows)
+    result.gave_up += sum(r.phase == GIVEN_UP for r in rows)
+    for error in errors:
+        if len(result.errors) < 5 and error not in result.errors:
+            result.errors.append(error)
+
+
+def _failed(target: str, v: Verdict, error: str, *, counts: bool, permanent: bool) -> SendRow:
+    """The row of a failed send: given up when refused for itself, or when it may be its own doing (``counts``)
+    and has failed MAX_SEND_ATTEMPTS times."""
+    give_up = permanent or (counts and v.attempts + 1 >= MAX_SEND_ATTEMPTS)
+    return _row(target, v, GIVEN_UP if give_up else FAILED, error)
 
 
 def _row(target: str, v: Verdict, phase: str, error: str = "") -> SendRow:

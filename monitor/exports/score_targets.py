@@ -1,26 +1,34 @@
 """Where verdicts go back out: any OTLP/HTTP endpoint, Langfuse, Phoenix; one class each behind one interface.
 
     target = build_score_target("langfuse", config)     # ValueError with one line per problem
-    target.send(verdicts)                               # raises ExportError (PermanentError, TransientError)
-    target.preview(verdicts)                            # the request bodies, as JSON, sending nothing
+    for batch in target.batches(verdicts):
+        refused = target.send(batch)                    # [ItemRefusal]; raises ExportError for the whole request
+    target.requests(verdicts)                           # the request bodies, as JSON, sending nothing
 
 - ``otlp``: one OTLP/HTTP ``/v1/logs`` request (protobuf) per batch: each verdict is a ``gen_ai.evaluation.result``
   event, a log record carrying the evaluated span's trace and span id and the OpenTelemetry GenAI evaluation
   attributes (``gen_ai.evaluation.name``, ``.score.value``, ``.score.label``, ``.explanation``). OTLP has no ids to
   upsert on, so the record carries ``sumwatch.evaluation.id`` for receivers that deduplicate.
-- ``langfuse``: ``POST {host}/api/public/scores`` per verdict, Basic auth public:secret key. A span Langfuse took in
-  over OTLP is the observation whose id is the span id in hex, in the trace whose id is the trace id in hex, so
-  those are the ids the score names; its ``id`` is derived from the verdict's key, so a re-send updates it.
+- ``langfuse``: ``POST {host}/api/public/ingestion`` per batch, Basic auth public:secret key: ``{"batch": [events]}``,
+  each a ``score-create`` event (its own id, a timestamp) whose body is the score. A span Langfuse took in over OTLP
+  is the observation whose id is the span id in hex, in the trace whose id is the trace id in hex, so those are the
+  ids the score names; the score's ``id`` is derived from the verdict's key, so a re-send updates it. Langfuse
+  answers 207 with each event's result: an event in ``errors`` is that verdict's refusal, the others are taken.
+  Batches stay under the documented 3.5 MB (by bytes) and 100 events.
 - ``phoenix``: ``POST {endpoint}/v1/span_annotations`` per batch, Bearer API key; ``identifier`` names sumwatch and
   the judge version, so a re-send updates the annotation instead of adding one.
 """
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any, ClassVar
 
+import httpx
 from google.protobuf.json_format import MessageToDict
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, InstrumentationScope, KeyValue
@@ -39,6 +47,20 @@ _ID_SPACE = uuid.UUID("6f1d3c1e-5b7a-4c1e-9b1f-2a7d0c9e8b41")
 EVALUATION_ID = "sumwatch.evaluation.id"
 _SERVICE_NAME = "service.name"
 _LEGACY_EVENT_NAME = "event.name"  # where readers of OTLP before the LogRecord.event_name field look for it
+
+
+@dataclass(frozen=True)
+class ItemRefusal:
+    """One verdict the target did not take in a request it otherwise answered; ``status`` None: no answer for it."""
+
+    key: tuple[str, str, str, str]
+    status: int | None
+    reason: str
+
+    @property
+    def permanent(self) -> bool:
+        """Refused for what it is (a 4xx for that verdict): sending it again cannot help."""
+        return self.status is not None and 400 <= self.status < 500 and self.status not in (408, 429)
 
 
 def verdict_id(v: Verdict) -> str:
@@ -61,12 +83,17 @@ class ScoreTarget:
     def problems(cls, config: ExportConfig) -> list[str]:
         raise NotImplementedError
 
+    def batches(self, verdicts: Sequence[Verdict]) -> list[Sequence[Verdict]]:
+        """``verdicts`` cut into the requests ``send`` takes."""
+        return [verdicts[at:at + self.batch] for at in range(0, len(verdicts), self.batch)]
+
     def requests(self, verdicts: Sequence[Verdict]) -> list[dict[str, Any]]:
         """The JSON form of each request's body (for --dry-run)."""
         raise NotImplementedError
 
-    def send(self, verdicts: Sequence[Verdict]) -> None:
-        """Send ``verdicts`` (at most ``batch``); raises ExportError when the target did not take them."""
+    def send(self, verdicts: Sequence[Verdict]) -> list[ItemRefusal]:
+        """Send one batch; the verdicts it refused one by one (none: all taken). Raises ExportError when the
+        request as a whole was not taken."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -100,10 +127,11 @@ class Otlp(ScoreTarget):
     def requests(self, verdicts: Sequence[Verdict]) -> list[dict[str, Any]]:
         return [MessageToDict(self.message(verdicts))]
 
-    def send(self, verdicts: Sequence[Verdict]) -> None:
+    def send(self, verdicts: Sequence[Verdict]) -> list[ItemRefusal]:
         assert self.http is not None
         # a lost answer is sent again: OTLP delivery is at least once, and the id lets a receiver deduplicate
         self.http.request("POST", self.url, content=self.message(verdicts).SerializeToString())
+        return []
 
 
 def _attributes(v: Verdict) -> list[KeyValue]:
@@ -122,14 +150,23 @@ def _kv(key: str, value: str | float | bool) -> KeyValue:
     return KeyValue(key=key, value=AnyValue(string_value=value))
 
 
+# the documented limit is 3.5 MB a request; the margin covers either reading of a megabyte
+MAX_INGESTION_BYTES = 3_000_000
+SCORE_EVENT = "score-create"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
 class Langfuse(ScoreTarget):
     name, setting = "langfuse", "SUMWATCH_LANGFUSE_HOST"
-    batch = 1  # the scores API takes one score a request
+    batch = 100
 
     def __init__(self, config: ExportConfig) -> None:
         super().__init__(config)
         self.http = Http(self.name, config, auth=(config.langfuse_public_key, reveal(config.langfuse_secret_key)))
-        self.url = config.langfuse_host + "/api/public/scores"
+        self.url = config.langfuse_host + "/api/public/ingestion"
 
     @classmethod
     def problems(cls, config: ExportConfig) -> list[str]:
@@ -148,13 +185,59 @@ class Langfuse(ScoreTarget):
                 "comment": f"{v.verdict}: {v.explanation}" if v.explanation else v.verdict,
                 "metadata": _metadata(v)}
 
-    def requests(self, verdicts: Sequence[Verdict]) -> list[dict[str, Any]]:
-        return [self.body(v) for v in verdicts]
+    @classmethod
+    def event(cls, v: Verdict) -> dict[str, Any]:
+        """A ``score-create`` event. Its own id is new each time: Langfuse drops an event id it has seen, while
+        the score's id (stable) is what makes a re-send an update."""
+        now = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        return {"id": str(uuid.uuid4()), "type": SCORE_EVENT, "timestamp": now, "body": cls.body(v)}
 
-    def send(self, verdicts: Sequence[Verdict]) -> None:
+    def batches(self, verdicts: Sequence[Verdict]) -> list[Sequence[Verdict]]:
+        out: list[Sequence[Verdict]] = []
+        start, size = 0, len(_json({"batch": []}))
+        for at, v in enumerate(verdicts):
+            grow = len(_json(self.event(v)).encode()) + 1  # and its comma
+            if at > start and (at - start >= self.batch or size + grow > MAX_INGESTION_BYTES):
+                out.append(verdicts[start:at])
+                start, size = at, len(_json({"batch": []}))
+            size += grow
+        if start < len(verdicts):
+            out.append(verdicts[start:])
+        return out
+
+    def requests(self, verdicts: Sequence[Verdict]) -> list[dict[str, Any]]:
+        return [{"batch": [self.event(v) for v in batch]} for batch in self.batches(verdicts)]
+
+    def send(self, verdicts: Sequence[Verdict]) -> list[ItemRefusal]:
         assert self.http is not None
-        for v in verdicts:
-            self.http.request("POST", self.url, json=self.body(v))
+        events = [self.event(v) for v in verdicts]
+        answer = self.http.request("POST", self.url, content=_json({"batch": events}).encode(),
+                                   headers={"content-type": "application/json"})
+        return _ingestion_refusals(verdicts, [e["id"] for e in events], answer)
+
+
+def _ingestion_refusals(verdicts: Sequence[Verdict], event_ids: Sequence[str],
+                        answer: httpx.Response) -> list[ItemRefusal]:
+    """The verdicts of events in the answer's ``errors``, and of events it does not mention (not known taken)."""
+    try:
+        result = answer.json()
+    except ValueError:
+        result = None
+    if not isinstance(result, dict):
+        result = {}
+    taken = {str(s.get("id")) for s in result.get("successes") or [] if isinstance(s, dict)}
+    errors = {str(e.get("id")): e for e in result.get("errors") or [] if isinstance(e, dict)}
+    refused = []
+    for v, event_id in zip(verdicts, event_ids, strict=True):
+        if event_id in errors:
+            error = errors[event_id]
+            status = error.get("status") if isinstance(error.get("status"), int) else None
+            detail = error.get("message") or error.get("error") or "refused"
+            refused.append(ItemRefusal(v.key, status, f"langfuse event {status}: {str(detail)[:500]}"))
+        elif event_id not in taken:
+            refused.append(ItemRefusal(v.key, None, f"langfuse: the answer ({answer.status_code}) did not list the "
+                                                    f"event"))
+    return refused
 
 
 class Phoenix(ScoreTarget):
@@ -179,9 +262,10 @@ class Phoenix(ScoreTarget):
     def requests(self, verdicts: Sequence[Verdict]) -> list[dict[str, Any]]:
         return [{"data": [self.annotation(v) for v in verdicts]}]
 
-    def send(self, verdicts: Sequence[Verdict]) -> None:
+    def send(self, verdicts: Sequence[Verdict]) -> list[ItemRefusal]:
         assert self.http is not None
         self.http.request("POST", self.url, json=self.requests(verdicts)[0])
+        return []
 
 
 def _metadata(v: Verdict) -> dict[str, Any]:

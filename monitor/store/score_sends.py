@@ -5,8 +5,9 @@
 
 One row per (target, trace, span, rubric, judge version), the key of a verdict in ``sumwatch_scores``; the latest
 state wins (ReplacingMergeTree on ``UpdatedAt``). A verdict with a ``sent`` row is never picked again; one whose
-send ``failed`` is picked again on the next pass, whatever its age, with its attempts counted. Rows expire with
-the scores they describe (``retention.py``).
+send ``failed`` is picked again on the next pass, whatever its age, with its attempts counted; one ``given_up``
+(refused for itself, or failing too often) only when asked (``retry_given_up``). Rows expire with the scores they
+describe (``retention.py``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from .ddl import Table, Target
 from .scores import SCORES_TABLE
 
 SCORE_SENDS_TABLE = "sumwatch_score_sends"
-SENT, FAILED = "sent", "failed"
+SENT, FAILED, GIVEN_UP = "sent", "failed", "given_up"
 COLUMNS = ("Target", "TraceId", "SpanId", "Rubric", "JudgeVersion", "SpanTimestamp", "Phase", "Error", "Attempts",
            "UpdatedAt")
 
@@ -58,7 +59,7 @@ class SendRow:
     rubric: str
     judge_version: str
     span_ns: int
-    phase: str  # sent | failed
+    phase: str  # sent | failed | given_up
     error: str = ""
     attempts: int = 1
 
@@ -98,11 +99,14 @@ def save_sends(store: Store, rows: Sequence[SendRow]) -> None:
 
 
 def unsent_scores(store: Store, target: str, *, since: datetime, failing_only: bool = False,
-                  limit: int = 1000) -> list[Verdict]:
+                  retry_given_up: bool = False, limit: int = 1000) -> list[Verdict]:
     """Verdicts not sent to ``target`` yet, oldest first: those scored since ``since``, and every one whose last
-    send failed. A judge error is no verdict (it is judged again later under the same key), so it is left out."""
+    send failed (or was given up, with ``retry_given_up``). A judge error is no verdict (it is judged again later
+    under the same key), so it is left out."""
     key = "(TraceId, SpanId, Rubric, JudgeVersion)"
     ledger = quote_ident(SCORE_SENDS_TABLE)
+    again, done = ((FAILED, GIVEN_UP), (SENT,)) if retry_given_up else ((FAILED,), (SENT, GIVEN_UP))
+    again_in, done_in = (", ".join(f"'{p}'" for p in phases) for phases in (again, done))
     where = ["ScoredAt >= {since:DateTime64(6)} OR " + key + " IN failed", f"Verdict != '{ERROR}'"]
     if failing_only:
         where.append("Passed = 0")
@@ -110,9 +114,9 @@ def unsent_scores(store: Store, target: str, *, since: datetime, failing_only: b
                               "limit": limit}
     rows = store.query_rows(
         f"""WITH failed AS (SELECT TraceId, SpanId, Rubric, JudgeVersion FROM {ledger} FINAL
-                            WHERE Target = {{target:String}} AND Phase = '{FAILED}'),
+                            WHERE Target = {{target:String}} AND Phase IN ({again_in})),
                  done AS (SELECT TraceId, SpanId, Rubric, JudgeVersion FROM {ledger} FINAL
-                          WHERE Target = {{target:String}} AND Phase = '{SENT}')
+                          WHERE Target = {{target:String}} AND Phase IN ({done_in}))
         SELECT TraceId, SpanId, Rubric, JudgeVersion, toUnixTimestamp64Nano(SpanTimestamp),
                toUnixTimestamp64Nano(ScoredAt), Verdict, Score, Passed, FailureMode, Tier, Explanation, Model,
                ServiceName
@@ -135,6 +139,13 @@ def _attempts(store: Store, target: str, verdicts: Sequence[Verdict]) -> dict[tu
         f"AND (TraceId, SpanId, Rubric, JudgeVersion) IN {{keys:Array(Tuple(String, String, String, String))}}",
         {"target": target, "tids": sorted({v.trace_id for v in verdicts}), "keys": [v.key for v in verdicts]})
     return {(t, s, r, j): int(n) for t, s, r, j, n in rows}
+
+
+def count_given_up(store: Store, target: str) -> int:
+    """How many verdicts ``target`` will not be sent again unless asked."""
+    rows = store.query_rows(f"SELECT count() FROM {quote_ident(SCORE_SENDS_TABLE)} FINAL "
+                            f"WHERE Target = {{target:String}} AND Phase = '{GIVEN_UP}'", {"target": target})
+    return int(rows[0][0]) if rows else 0
 
 
 def load_sends(store: Store, target: str | None = None) -> list[SendRow]:

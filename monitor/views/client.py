@@ -405,9 +405,10 @@ class ApiClient:
         return answer.results
 
     def send_scores(self, to: list[str] | None = None, *, since: str | None = None, failing_only: bool | None = None,
-                    dry_run: bool = False) -> list[ScoreSendResult]:
+                    dry_run: bool = False, retry_given_up: bool = False) -> list[ScoreSendResult]:
         answer = self._post(ScoreSendAnswer, "/api/scores/send", {
-            "to": to, "since": since, "failing_only": failing_only, "dry_run": dry_run})
+            "to": to, "since": since, "failing_only": failing_only, "dry_run": dry_run,
+            "retry_given_up": retry_given_up})
         return answer.results
 
 

@@ -6,13 +6,18 @@ Phoenix's span annotations API, each checking the request shape its documentatio
         fake.fault = lambda target: Fault(503) if ... else None
         fake.otlp        # the log records taken, decoded from protobuf
         fake.langfuse    # scores by id (a re-send with the same id updates, as Langfuse upserts)
+        fake.langfuse_refuse = lambda score: (400, "...") if ... else None   # that event in the 207's errors
         fake.phoenix     # annotations by (span id, name, identifier), as Phoenix upserts
         fake.problems    # requests the API would refuse (each also answered 400 or 422)
 
 - OTLP: ``POST /v1/logs``, ``content-type: application/x-protobuf``, the configured headers; the body must decode
   as ExportLogsServiceRequest with 16-byte trace ids and 8-byte span ids.
-- Langfuse: ``POST /api/public/scores``, Basic auth public:secret key; ``traceId`` and ``name`` required, ``value``
-  a number for NUMERIC, ``dataType`` one of NUMERIC, CATEGORICAL, BOOLEAN; ``observationId`` and ``id`` optional.
+- Langfuse: ``POST /api/public/ingestion``, Basic auth public:secret key, ``{"batch": [events]}`` of at most 3.5 MB
+  (413 above); each event an ``id`` (unique in the request), ``type`` ``score-create``, an ISO 8601 ``timestamp``
+  and a ``body``; a request not of that shape is answered 400. Each score body needs ``traceId`` and ``name``,
+  ``value`` a number for NUMERIC, ``dataType`` one of NUMERIC, CATEGORICAL, BOOLEAN; ``observationId`` and ``id``
+  optional. The answer is 207 ``{"successes": [{id, status}], "errors": [{id, status, message}]}``: a score body
+  Langfuse would refuse, or one ``langfuse_refuse`` picks, is in ``errors`` and the rest are stored.
 - Phoenix: ``POST /v1/span_annotations``, ``{"data": [...]}`` with ``span_id`` (16 hex), ``name``,
   ``annotator_kind`` (LLM, CODE, HUMAN) and ``result`` holding at least one of label, score, explanation.
 """
@@ -27,6 +32,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import uvicorn
@@ -42,6 +48,9 @@ OTLP_TOKEN = "otlp-FAKE-token-12345"
 LANGFUSE_PUBLIC, LANGFUSE_SECRET = "pk-lf-FAKE-public", "sk-lf-FAKE-secret-123"
 PHOENIX_KEY = "phx-FAKE-api-key-123"
 _HEX16 = re.compile(r"[0-9a-f]{16}")
+LANGFUSE_MAX_BYTES = 3_500_000
+_SCORE_FIELDS = frozenset({"id", "traceId", "observationId", "sessionId", "name", "value", "dataType", "comment",
+                           "configId", "metadata", "environment", "datasetRunId"})
 
 
 @dataclass
@@ -69,7 +78,9 @@ class FakeScoreTargets:
     problems: list[str] = field(default_factory=list)
     otlp: list[LogSeen] = field(default_factory=list)
     langfuse: dict[str, dict[str, Any]] = field(default_factory=dict)
-    langfuse_posts: int = 0
+    langfuse_posts: int = 0  # ingestion requests taken (207)
+    langfuse_events: int = 0
+    langfuse_refuse: Callable[[dict[str, Any]], tuple[int, str] | None] | None = None
     phoenix: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -79,7 +90,7 @@ class FakeScoreTargets:
         self._socket: socket.socket | None = None
         self.app = Starlette(routes=[
             Route("/otlp/v1/logs", self._otlp, methods=["POST"]),
-            Route("/langfuse/api/public/scores", self._langfuse, methods=["POST"]),
+            Route("/langfuse/api/public/ingestion", self._langfuse, methods=["POST"]),
             Route("/phoenix/v1/span_annotations", self._phoenix, methods=["POST"]),
         ])
 
@@ -190,26 +201,45 @@ class FakeScoreTargets:
         refused = self._begin(request, "langfuse", request.headers.get("authorization") == expected)
         if refused:
             return refused
+        raw = await request.body()
+        if len(raw) > LANGFUSE_MAX_BYTES:
+            return self._refuse(413, f"langfuse: a batch of {len(raw)} bytes is over 3.5 MB")
         try:
-            body = json.loads(await request.body())
+            body = json.loads(raw)
         except ValueError:
             return self._refuse(400, "langfuse: the body is not JSON")
-        if not isinstance(body, dict) or not isinstance(body.get("traceId"), str) or not body.get("name"):
-            return self._refuse(400, "langfuse: a score needs traceId and name")
-        kind = body.get("dataType", "NUMERIC")
-        if kind not in ("NUMERIC", "CATEGORICAL", "BOOLEAN"):
-            return self._refuse(400, f"langfuse: dataType {kind!r} is not NUMERIC, CATEGORICAL or BOOLEAN")
-        if kind == "NUMERIC" and not isinstance(body.get("value"), (int, float)):
-            return self._refuse(400, "langfuse: a NUMERIC score's value must be a number")
-        allowed = {"id", "traceId", "observationId", "sessionId", "name", "value", "dataType", "comment", "configId",
-                   "metadata", "environment", "datasetRunId"}
-        if set(body) - allowed:
-            return self._refuse(400, f"langfuse: unknown fields {sorted(set(body) - allowed)}")
-        score_id = body.get("id") or f"generated-{len(self.langfuse)}"
+        batch = body.get("batch") if isinstance(body, dict) else None
+        if not isinstance(batch, list) or not batch:
+            return self._refuse(400, 'langfuse: the body must be {"batch": [events]}')
+        ids = [e.get("id") if isinstance(e, dict) else None for e in batch]
+        if not all(isinstance(i, str) and i for i in ids) or len(set(ids)) != len(ids):
+            return self._refuse(400, "langfuse: every event needs an id, unique in the batch")
+        for event in batch:
+            if event.get("type") != "score-create" or not isinstance(event.get("body"), dict) \
+                    or not _iso8601(event.get("timestamp")):
+                return self._refuse(400, "langfuse: a score event needs type score-create, an ISO 8601 timestamp "
+                                         "and a body")
+        successes, errors = [], []
+        for event in batch:
+            problem = _score_problem(event["body"])
+            if problem:
+                with self._lock:
+                    self.problems.append(problem)
+                errors.append({"id": event["id"], "status": 400, "message": "Invalid request data",
+                               "error": problem})
+                continue
+            chosen = self.langfuse_refuse(event["body"]) if self.langfuse_refuse else None
+            if chosen:
+                errors.append({"id": event["id"], "status": chosen[0], "message": chosen[1]})
+                continue
+            score_id = event["body"].get("id") or f"generated-{len(self.langfuse)}"
+            with self._lock:
+                self.langfuse[score_id] = event["body"]  # the same id updates the score
+            successes.append({"id": event["id"], "status": 201})
         with self._lock:
             self.langfuse_posts += 1
-            self.langfuse[score_id] = body  # the same id updates the score
-        return JSONResponse({"id": score_id})
+            self.langfuse_events += len(batch)
+        return JSONResponse({"successes": successes, "errors": errors}, status_code=207)
 
     # -- Phoenix -----------------------------------------------------------------------------------
     async def _phoenix(self, request: Request) -> Response:
@@ -235,3 +265,25 @@ class FakeScoreTargets:
                 self.phoenix[(item["span_id"], item["name"], item.get("identifier", ""))] = item
         return JSONResponse({"data": [{"id": f"{i}"} for i in range(len(data))]})
 
+
+
+def _iso8601(value: Any) -> bool:
+    try:
+        datetime.fromisoformat(str(value))
+    except ValueError:
+        return False
+    return isinstance(value, str) and "T" in value
+
+
+def _score_problem(body: dict[str, Any]) -> str | None:
+    """Why Langfuse would refuse this score body (None: it would take it)."""
+    if not isinstance(body.get("traceId"), str) or not body.get("name"):
+        return "langfuse: a score needs traceId and name"
+    kind = body.get("dataType", "NUMERIC")
+    if kind not in ("NUMERIC", "CATEGORICAL", "BOOLEAN"):
+        return f"langfuse: dataType {kind!r} is not NUMERIC, CATEGORICAL or BOOLEAN"
+    if kind == "NUMERIC" and not isinstance(body.get("value"), (int, float)):
+        return "langfuse: a NUMERIC score's value must be a number"
+    if set(body) - _SCORE_FIELDS:
+        return f"langfuse: unknown fields {sorted(set(body) - _SCORE_FIELDS)}"
+    return None

@@ -35,6 +35,8 @@ class SendScores(BaseModel):
                                                                 "sends are retried whatever their age")
     failing_only: bool | None = Field(None, description="Only failing verdicts (default SUMWATCH_SCORES_VERDICTS)")
     dry_run: bool = Field(False, description="Answer what would be sent; send nothing")
+    retry_given_up: bool = Field(False, description="Also send the verdicts given up (refused for themselves, or "
+                                                    "failing too often) once more")
 
 
 class ScoreSendAnswer(BaseModel):
@@ -46,7 +48,8 @@ def send(s: ServicesDep, body: SendScores) -> ScoreSendAnswer:
     try:
         with s.export_lock:
             results = send_scores(s.store, s.export_config, body.to, since=body.since,
-                                  failing_only=body.failing_only, dry_run=body.dry_run)
+                                  failing_only=body.failing_only, dry_run=body.dry_run,
+                                  retry_given_up=body.retry_given_up)
     except ValueError as exc:
         raise ApiError(400, str(exc)) from None
     return ScoreSendAnswer(results=results)

@@ -10,11 +10,11 @@ from datetime import datetime, timezone
 import pytest
 from fakes.score_targets import LANGFUSE_SECRET, OTLP_TOKEN, PHOENIX_KEY, FakeScoreTargets, Fault
 
-from sumwatch.monitor.exports.score_sends import after_sampling, score_rule_problems, send_scores
-from sumwatch.monitor.exports.score_targets import verdict_id
+from sumwatch.monitor.exports.score_sends import MAX_SEND_ATTEMPTS, after_sampling, score_rule_problems, send_scores
+from sumwatch.monitor.exports.score_targets import MAX_INGESTION_BYTES, Langfuse, verdict_id
 from sumwatch.monitor.rubrics.verdicts import RubricResult
 from sumwatch.monitor.settings import SettingsError
-from sumwatch.monitor.store.score_sends import FAILED, SENT, load_sends, unsent_scores
+from sumwatch.monitor.store.score_sends import FAILED, GIVEN_UP, SENT, Verdict, load_sends, unsent_scores
 from sumwatch.monitor.store.scores import ScoredSpan, SpanRef, write_scores
 from sumwatch.tracer import semconv
 
@@ -95,11 +95,14 @@ def test_a_second_pass_sends_nothing_again_and_a_new_verdict_once(store, targets
 
 def test_5xx_and_429_are_retried_within_the_pass(store, targets):
     _score(store)
-    answers = {"otlp": [Fault(503), Fault(429, retry_after="0")], "langfuse": [Fault(502)], "phoenix": [Fault(500)]}
+    answers = {"otlp": [Fault(503), Fault(429, retry_after="0")], "langfuse": [Fault(502), Fault(429, retry_after="0")],
+               "phoenix": [Fault(500)]}
     targets.fault = lambda target: answers[target].pop(0) if answers[target] else None
     results = send_scores(store, targets.config(), ["otlp", "langfuse", "phoenix"])
     assert [(r.sent, r.failed) for r in results] == [(2, 0), (2, 0), (2, 0)]
     assert [t for t, _ in targets.calls].count("otlp") == 3  # two refusals, then taken
+    assert targets.langfuse_posts == 1 and len(targets.langfuse) == 2  # the batch, taken once after two refusals
+    assert {r.phase for r in load_sends(store)} == {SENT}
 
 
 def test_a_failed_send_is_recorded_and_sent_on_the_next_pass_not_in_a_loop(store, targets):
@@ -118,12 +121,95 @@ def test_a_failed_send_is_recorded_and_sent_on_the_next_pass_not_in_a_loop(store
     assert {r.phase for r in rows} == {SENT} and {r.attempts for r in rows} == {2}
 
 
+def test_langfuse_takes_a_batch_and_records_each_events_result(store, targets):
+    refs = [_score(store, failing=True) for _ in range(3)]
+    bad, busy = refs[0].span_id, refs[1].span_id
+
+    def refuse(score):
+        if (score["observationId"], score["name"]) == (bad, "factuality"):
+            return 400, f"invalid score config (key {LANGFUSE_SECRET})"  # a server echoing a secret
+        if (score["observationId"], score["name"]) == (busy, "conciseness"):
+            return 500, "internal error"
+        return None
+
+    targets.langfuse_refuse = refuse
+    [result] = send_scores(store, targets.config(), ["langfuse"])
+    assert targets.langfuse_posts == 1 and targets.langfuse_events == 6  # one request for the six verdicts
+    assert (result.sent, result.failed, result.gave_up, result.given_up) == (4, 2, 1, 1)
+    rows = {(r.span_id, r.rubric): r for r in load_sends(store, "langfuse")}
+    assert rows[(bad, "factuality")].phase == GIVEN_UP and "400" in rows[(bad, "factuality")].error
+    assert rows[(busy, "conciseness")].phase == FAILED and "500" in rows[(busy, "conciseness")].error
+    assert LANGFUSE_SECRET not in repr(result) and LANGFUSE_SECRET not in repr(rows)
+    assert sum(r.phase == SENT for r in rows.values()) == 4 and len(targets.langfuse) == 4
+    targets.langfuse_refuse = None
+    [again] = send_scores(store, targets.config(), ["langfuse"])
+    assert (again.sent, again.failed) == (1, 0) and targets.langfuse_events == 7  # only the failed one, no duplicate
+    assert len(targets.langfuse) == 5 and (bad, "factuality") not in {(s["observationId"], s["name"])
+                                                                      for s in targets.langfuse.values()}
+    [third] = send_scores(store, targets.config(), ["langfuse"])
+    assert (third.sent, third.failed, third.given_up) == (0, 0, 1) and targets.langfuse_posts == 2  # no request
+
+
+def test_a_verdict_failing_every_pass_is_given_up_after_the_cap_and_sent_when_asked(store, targets):
+    ref = _score(store)
+    targets.langfuse_refuse = lambda s: (503, "overloaded") if s["name"] == "factuality" else None
+    config = targets.config()
+    for attempt in range(1, MAX_SEND_ATTEMPTS + 1):
+        [result] = send_scores(store, config, ["langfuse"], since="1s")
+        assert result.failed == 1 and result.gave_up == (attempt == MAX_SEND_ATTEMPTS)
+        [row] = [r for r in load_sends(store, "langfuse") if r.rubric == "factuality"]
+        assert row.attempts == attempt and row.phase == (GIVEN_UP if attempt == MAX_SEND_ATTEMPTS else FAILED)
+    posts = targets.langfuse_posts
+    [idle] = send_scores(store, config, ["langfuse"])
+    assert (idle.sent, idle.failed, idle.given_up) == (0, 0, 1) and targets.langfuse_posts == posts
+    targets.langfuse_refuse = None
+    [retried] = send_scores(store, config, ["langfuse"], retry_given_up=True)
+    assert (retried.sent, retried.given_up) == (1, 0)
+    assert (ref.span_id, "factuality") in {(s["observationId"], s["name"]) for s in targets.langfuse.values()}
+
+
+def test_an_outage_fails_passes_but_gives_up_nothing(store, targets):
+    _score(store)
+    targets.fault = lambda target: Fault(503)
+    config = targets.config(export_max_attempts=1)
+    for _ in range(MAX_SEND_ATTEMPTS + 1):
+        [result] = send_scores(store, config, ["phoenix"])
+        assert (result.failed, result.gave_up) == (2, 0)
+    rows = load_sends(store, "phoenix")
+    assert {r.phase for r in rows} == {FAILED} and {r.attempts for r in rows} == {MAX_SEND_ATTEMPTS + 1}
+    targets.fault = None
+    assert send_scores(store, config, ["phoenix"])[0].sent == 2
+
+
+def test_a_lone_verdict_refused_as_a_request_is_given_up(store, targets):
+    _score(store)
+    _score(store)
+    targets.fault = lambda target: Fault(422)
+    [result] = send_scores(store, targets.config(), ["phoenix"], limit=1)
+    assert (result.failed, result.gave_up) == (1, 1)
+    [result] = send_scores(store, targets.config(), ["phoenix"])  # three in the request: which one is unknown
+    assert (result.failed, result.gave_up, result.given_up) == (3, 0, 1)
+
+
+def test_langfuse_batches_stay_under_the_size_and_count_limits():
+    def verdict(i: int, explanation: str) -> Verdict:
+        return Verdict(f"{i:032x}", f"{i:016x}", "factuality", JUDGE, 0, 0, "correct", 1.0, True, "", "llm",
+                       explanation, "m", "svc")
+
+    target = Langfuse.__new__(Langfuse)
+    big = [verdict(i, "x" * 400_000) for i in range(20)]
+    batches = target.batches(big)
+    assert len(batches) == 3 and sum(len(b) for b in batches) == 20
+    assert all(len(str(target.requests(b)[0]).encode()) < MAX_INGESTION_BYTES for b in batches)
+    assert [len(b) for b in target.batches([verdict(i, "") for i in range(250)])] == [100, 100, 50]
+
+
 def test_a_refused_key_stops_the_target_for_this_pass_with_a_scrubbed_reason(store, targets):
     for _ in range(3):
         _score(store)
     config = targets.config(langfuse_secret_key="sk-lf-wrong-secret-999")
     [result] = send_scores(store, config, ["langfuse"])
-    assert (result.sent, result.failed) == (0, 1) and "401" in result.errors[0]
+    assert (result.sent, result.failed, result.gave_up) == (0, 6, 0) and "401" in result.errors[0]
     assert targets.langfuse_posts == 0 and [t for t, _ in targets.calls].count("langfuse") == 1
     assert LANGFUSE_SECRET not in repr(result) and "sk-lf-wrong-secret-999" not in repr(result)
 
@@ -142,7 +228,8 @@ def test_dry_run_shows_the_requests_and_sends_nothing(store, targets):
     assert [r.would_send for r in results] == [2, 2, 2] and not targets.calls and not load_sends(store)
     otlp, langfuse, phoenix = (r.requests for r in results)
     assert otlp and "gen_ai.evaluation.result" in str(otlp[0])
-    assert langfuse and langfuse[0]["traceId"] == ref.trace_id
+    assert langfuse and langfuse[0]["batch"][0]["type"] == "score-create"
+    assert langfuse[0]["batch"][0]["body"]["traceId"] == ref.trace_id
     assert phoenix and phoenix[0]["data"][0]["span_id"] == ref.span_id
     assert OTLP_TOKEN not in str(results)
 

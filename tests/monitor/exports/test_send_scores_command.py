@@ -41,7 +41,22 @@ def test_send_scores_sends_once_and_prints_json(store, settings, targets, cli_en
     again = CliRunner().invoke(app, ["send-scores", "--json"], env=env)  # every configured target
     assert [(r["target"], r["sent"]) for r in json.loads(again.stdout)] == [
         ("otlp", 12), ("langfuse", 0), ("phoenix", 0)]
-    assert len(targets.otlp) == 12 and targets.langfuse_posts == 12
+    assert len(targets.otlp) == 12 and targets.langfuse_posts == 1 and targets.langfuse_events == 12
+
+
+def test_given_up_verdicts_are_counted_and_sent_again_when_asked(store, settings, targets, cli_env):
+    _scored(store, settings, n=1)
+    env = {**cli_env, **targets.env()}
+    targets.langfuse_refuse = lambda score: (400, "score config mismatch") if score["name"] == "factuality" else None
+    refused = CliRunner().invoke(app, ["send-scores", "--to", "langfuse"], env=env)
+    assert refused.exit_code == 1 and "score config mismatch" in refused.stdout
+    assert "1 verdicts given up" in refused.stdout and "--retry-given-up" in refused.stdout
+    quiet = CliRunner().invoke(app, ["send-scores", "--to", "langfuse", "--json"], env=env)
+    assert [(r["sent"], r["failed"], r["given_up"]) for r in json.loads(quiet.stdout)] == [(0, 0, 1)]
+    targets.langfuse_refuse = None
+    again = CliRunner().invoke(app, ["send-scores", "--to", "langfuse", "--retry-given-up", "--json"], env=env)
+    assert again.exit_code == 0, again.output
+    assert [(r["sent"], r["given_up"]) for r in json.loads(again.stdout)] == [(1, 0)] and len(targets.langfuse) == 4
 
 
 def test_dry_run_prints_the_first_request_and_sends_nothing(store, settings, targets, cli_env):
