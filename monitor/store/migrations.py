@@ -20,6 +20,7 @@ from .ddl import MIGRATIONS_TABLE, Table, Target, migrations_table_ddl, tables_d
 from .embeddings import EMBEDDINGS
 from .exports import EXPORTS
 from .genai_events import GENAI_EVENTS
+from .issue_events import ISSUE_EVENTS
 from .issue_members import ISSUE_MEMBERS
 from .issues import ISSUES
 from .judges import JUDGES
@@ -72,6 +73,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _tables(GENAI_EVENTS)),
     Migration(11, "summarization calls recognised in other instrumentations' spans, read once by the sampler",
               _tables(RECOGNISED)),
+    Migration(14, "triage: an append-only log of what people (and trackers) did to each issue",
+              _tables(ISSUE_EVENTS)),
 )
 
 

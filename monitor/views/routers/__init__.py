@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import actions, calibration, corpus, exports, issues, judge_definitions, runs, scores, status, traces
+from . import actions, calibration, corpus, exports, issues, judge_definitions, runs, scores, status, traces, triage
 
-ROUTERS = [traces.router, scores.router, runs.router, issues.router, exports.router, corpus.router,
+ROUTERS = [traces.router, scores.router, runs.router, issues.router, triage.router, exports.router, corpus.router,
            calibration.router, judge_definitions.router, actions.router, status.router]
