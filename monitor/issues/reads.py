@@ -269,6 +269,10 @@ def get_issue(store: Store, issue_id: str, *, trend_runs: int = 8, max_traces: i
         regressed = regressed_at(store, [number], FINISHED_RUNS).get(number) if t.muted_at else None
         row.triage = TriageView.of(t, now or datetime.now(timezone.utc), regressed)
     part_of = [number, *merged_numbers(triaged, number)]
+    for merged in issue_states(store, run_id, None) if len(part_of) > 1 else []:
+        if merged.number in part_of[1:]:  # still in the last run: its failures count as this issue's, as listed
+            row.members, row.traces = row.members + merged.members, row.traces + merged.traces
+            row.share = round(row.share + float(merged.share), _SHARE_DIGITS)
     timeline = sorted([TimelineEntry(datetime.fromisoformat(h["run_at"]), "run", "",
                                      f"{h['members']} failures, {h['status']} (run {h['run_id']})")
                        for h in history] + [TimelineEntry.of_event(e) for e in events_of(store, part_of)],

@@ -33,14 +33,16 @@ def _unit(i: int) -> np.ndarray:
 
 def _state(number: int, status: str = "ongoing", members: int = 5) -> IssueState:
     return IssueState(number, f"SW-{number}", f"Filler padding {number}", "d", "c", "f", "high", "conciseness",
-                      "padded", ["filler"], status, members, members, 0.25, 0, T0, T0, _unit(number), "m", "KeywordNamer")
+                      "padded", ["filler"], status, members, members, 0.25, 0, T0, T0, _unit(number), "m",
+                      "KeywordNamer")
 
 
 def _run(store, run_no: int, states: list[IssueState]) -> str:
     run_id, at = f"run-{run_no}", datetime.now(timezone.utc)  # after the events the test took before it
     save_states(store, states, run_id, at)
     save_run(store, RunRow(run_id, at, at, at, at, failures=20, clustered=15, noise=5, issues=len(states),
-                           new_issues=0, embedded=0, promoted=0, namer="KeywordNamer", embedding_model="m", seconds=1.0))
+                           new_issues=0, embedded=0, promoted=0, namer="KeywordNamer", embedding_model="m",
+                           seconds=1.0))
     return run_id
 
 
@@ -109,7 +111,7 @@ def test_merge_keeps_one_id_and_counts_the_merged_issues_failures(issues):
     rows = {r.issue_id: r for r in issue_list(issues).issues}
     assert "SW-2" not in rows and rows["SW-1"].members == 10 and rows["SW-1"].triage.merged == ["SW-2"]
     detail = get_issue(issues, "SW-2")
-    assert detail is not None and detail.issue_id == "SW-1" and detail.asked_as == "SW-2"
+    assert detail is not None and detail.issue_id == "SW-1" and detail.asked_as == "SW-2" and detail.members == 10
     assert ("merge", "SW-2 into SW-1") in [(e.action, e.text) for e in detail.timeline]
     act(issues, "SW-3", "merge", by="ana", value="SW-2")  # into SW-2 means into what SW-2 joined
     assert get_issue(issues, "SW-1").triage.merged == ["SW-2", "SW-3"]
