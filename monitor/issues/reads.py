@@ -226,11 +226,11 @@ def list_issues(store: Store, *, include_resolved: bool = True, include_hidden: 
             trends[into.number] = [a + b for a, b in zip(trends.get(into.number, []), trends.get(t.number, []))]
     rows = []
     for s in states:
-        t = triaged.get(s.number)
+        found = triaged.get(s.number)
         row = IssueRow.with_trend(s, trends.get(s.number, []))
-        if t is not None:
-            row.status = t.status(s.status, snapshot_at)
-            row.triage = TriageView.of(t, now, regressed.get(s.number))
+        if found is not None:
+            row.status = found.status(s.status, snapshot_at)
+            row.triage = TriageView.of(found, now, regressed.get(s.number))
         if (include_resolved or row.status != "resolved") and (include_hidden or not row.triage.hidden):
             rows.append(row)
     rows.sort(key=lambda r: (-r.members, r.number))
