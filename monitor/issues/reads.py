@@ -14,7 +14,6 @@ still going, or was killed, never shows half its issues.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any
@@ -28,8 +27,8 @@ from ..store.issue_members import BOUNDARY, REPRESENTATIVE, Example, members_of
 from ..store.issues import IssueState, issue_history, issue_states, member_counts, regressed_at, run_time
 from ..store.runs import FINISHED_RUNS, RunInfo, last_run_ids, latest_run, latest_run_id
 from .triage import Triage, fold, issue_label, merged_numbers, root
+from .triage import parse_issue_id as parse_issue_id  # where the views and exports have always read it
 
-_ISSUE_ID = re.compile(r"^\s*(?:([A-Za-z]+)-)?(\d+)\s*$")
 _BARS = "▁▂▃▄▅▆▇█"
 _SHARE_DIGITS = 4  # as IssueState.to_json serves it
 
@@ -182,14 +181,6 @@ class IssueDetail(IssueRow):
 def _run_count(data: dict[str, Any]) -> IssueRunCount:
     return IssueRunCount(run_id=data["run_id"], run_at=data["run_at"], members=data["members"],
                          status=data["status"])
-
-
-def parse_issue_id(text: str) -> int:
-    """The number in ``SW-12`` (or plain ``12``)."""
-    match = _ISSUE_ID.match(text or "")
-    if not match:
-        raise ValueError(f"an issue id looks like SW-12 (or just 12), got {text!r}")
-    return int(match.group(2))
 
 
 def _trends(store: Store, numbers: list[int], runs: int) -> dict[int, list[int]]:

@@ -12,6 +12,7 @@ merged issue's centroids keep matching to the issue it was merged into.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -24,6 +25,7 @@ from ..store.issue_events import IssueEvent, events_of, save_event
 from ..store.issues import known_numbers
 from ..store.runs import FINISHED_RUNS
 
+_ISSUE_ID = re.compile(r"^\s*(?:([A-Za-z]+)-)?(\d+)\s*$")
 MAX_TEXT = 4000  # a comment's characters; an assignee's are MAX_NAME
 MAX_NAME = 100
 
@@ -132,6 +134,14 @@ def merged_numbers(states: dict[int, Triage], number: int) -> list[int]:
     return sorted(out)
 
 
+def parse_issue_id(text: str) -> int:
+    """The number in ``SW-12`` (or plain ``12``)."""
+    match = _ISSUE_ID.match(text or "")
+    if not match:
+        raise ValueError(f"an issue id looks like SW-12 (or just 12), got {text!r}")
+    return int(match.group(2))
+
+
 def issue_label(number: int) -> str:
     return f"SW-{number}"
 
@@ -139,8 +149,6 @@ def issue_label(number: int) -> str:
 def act(store: Store, issue_id: str, action: str, *, by: str, value: str = "", source: str = "api",
         now: datetime | None = None) -> IssueEvent:
     """Check and store one triage event; TriageError (one line) for an action that cannot be taken."""
-    from .reads import parse_issue_id  # noqa: PLC0415 - reads imports this module
-
     try:
         number = parse_issue_id(issue_id)
         verb = TriageAction(action)
@@ -188,8 +196,6 @@ def _mute_until(text: str, now: datetime) -> str:
 
 
 def _merge_target(text: str, number: int, known: set[int], states: dict[int, Triage]) -> int:
-    from .reads import parse_issue_id  # noqa: PLC0415 - reads imports this module
-
     if not text:
         raise TriageError(f"merge needs the issue to merge {issue_label(number)} into, like SW-3")
     try:
