@@ -196,7 +196,8 @@ def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
 
     def issues(request: Request) -> dict[str, Any]:
         rubrics = known_rubrics(store)
-        return pages.issues_page(store, issue_query(request.query_params, rubrics), rubrics)
+        return pages.issues_page(store, issue_query(request.query_params, rubrics), rubrics,
+                                 hidden=request.query_params.get("hidden") == "1")
 
     def issue(request: Request) -> dict[str, Any] | None:
         context = pages.issue_page(store, settings, request.path_params["issue_id"])

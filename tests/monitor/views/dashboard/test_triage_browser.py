@@ -93,6 +93,11 @@ def test_merge_from_the_issue_page_leads_to_the_issue_it_joined(tab, triage_data
     tab.goto("/issues")
     listed = tab.locator("#issues-table tr[data-issue]").evaluate_all("rows => rows.map(r => r.dataset.issue)")
     assert merged.issue_id not in listed and into.issue_id in listed
+    tab.check("form.filters input[name=hidden]")
+    with tab.expect_navigation():
+        tab.click("form.filters button[type=submit]")
+    row = tab.locator(f"#issues-table tr[data-issue='{merged.issue_id}']")
+    assert f"merged into {into.issue_id}" in row.inner_text()
 
 
 def test_comment_from_the_issue_page_appears_in_the_timeline(tab, triage_dataset):
