@@ -4,7 +4,6 @@ a form post with the page's CSRF token, recorded with the name typed in the form
 from __future__ import annotations
 
 import uuid
-from pathlib import Path
 
 import pytest
 from served_dashboard import CHROMIUM, build_dataset, serve
@@ -12,7 +11,6 @@ from served_dashboard import CHROMIUM, build_dataset, serve
 from sumwatch.monitor.store.issue_events import events_of
 
 pytestmark = pytest.mark.slow
-SCREENSHOT = Path(__file__).resolve().parents[4] / "docs" / "screenshots" / "issue-triage.png"
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +98,7 @@ def test_merge_from_the_issue_page_leads_to_the_issue_it_joined(tab, triage_data
     assert f"merged into {into.issue_id}" in row.inner_text()
 
 
-def test_comment_from_the_issue_page_appears_in_the_timeline(tab, triage_dataset):
+def test_comment_from_the_issue_page_appears_in_the_timeline(tab, triage_dataset, tmp_path):
     _, store, report = triage_dataset
     second = _issues(report)[1]
     tab.goto(f"/issues/{second.issue_id}")
@@ -109,9 +107,9 @@ def test_comment_from_the_issue_page_appears_in_the_timeline(tab, triage_dataset
         tab.click("#triage-comment-send")
     row = tab.locator("#timeline tr[data-action=comment]")
     assert row.count() == 1 and "the v3 prompt asks for 'context'" in row.inner_text() and "ana" in row.inner_text()
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    tab.screenshot(path=str(SCREENSHOT), full_page=False)  # looked at by hand
-    tab.locator("#timeline").screenshot(path=str(SCREENSHOT.with_name("issue-timeline.png")))
+    # looked at by hand (copies in docs/screenshots/issue-triage.png and issue-timeline.png)
+    tab.screenshot(path=str(tmp_path / "issue-triage.png"))
+    tab.locator("#timeline").screenshot(path=str(tmp_path / "issue-timeline.png"))
 
 
 def test_a_refused_action_is_one_line_on_an_error_page(tab, triage_dataset):
