@@ -15,6 +15,9 @@ opens a new issue with the next number. Statuses:
 - ``regressed``: seen again after it was resolved (stays so while it keeps appearing);
 - ``resolved``: absent for ``resolve_after`` consecutive runs.
 
+An issue that others were merged into has their centroids too (``KnownIssue.also``): its similarity to a
+cluster is the highest over its whole centroid set.
+
 Everything here is pure: known issues come in as records and the outcome goes out as records.
 """
 
@@ -44,6 +47,7 @@ class KnownIssue:
     missed_runs: int = 0  # consecutive runs without a matching cluster
     prefix: str = "SW"
     name: ClusterName | None = None  # a matched cluster keeps it instead of being named again
+    also: tuple[Floats, ...] = ()  # centroids of issues merged into this one: a cluster near any of them matches
 
     @property
     def issue_id(self) -> str:
@@ -94,6 +98,10 @@ class IssueTracker:
                 raise ValueError(f"issue centroids have {issues.shape[1]} dimensions but clusters have "
                                  f"{centroids.shape[1]}: were they made with another embedding model?")
             sim = centroids @ issues.T
+            for c, k in enumerate(known):
+                extra = [np.asarray(a, dtype=np.float64) for a in k.also if len(a) == centroids.shape[1]]
+                if extra:
+                    sim[:, c] = np.maximum(sim[:, c], (centroids @ _unit(np.stack(extra)).T).max(axis=1))
             rows, cols = linear_sum_assignment(-sim)
             for r, c in zip(rows, cols):
                 if sim[r, c] >= self.threshold:

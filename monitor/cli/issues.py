@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.progress import TaskID
 from rich.table import Table
 
-from ..issues.reads import IssueRow
+from ..issues.reads import IssueRow, parse_issue_id
 from ..settings import Settings
 from ..store.connection import Store
 from ._shared import (
@@ -88,11 +88,18 @@ def issue_table(title: str, rows: Sequence[IssueRow], caption: str = "") -> Tabl
 
     # five columns, the short ones stacked, so the title keeps most of an 80-column terminal
     return table(title, ["issue", "rubric", "traces", "trend", "title / fix"],
-                 [(f"{s.issue_id}\n{s.status}\n{s.severity}", f"{s.rubric}\n[dim]{escape(s.failure_mode)}[/dim]",
+                 [(f"{s.issue_id}\n{_status_line(s)}\n{s.severity}", f"{s.rubric}\n[dim]{escape(s.failure_mode)}[/dim]",
                    f"{s.traces}\n{f'{s.share:.0%}' if s.members else '-'}",
                    trend_label(r.trend or [s.members]).replace(" ", "\n", 1),
                    f"{escape(s.title)}\n[dim]fix: {escape(s.fix)}[/dim]")
                   for r in rows for s in (r,)], caption=caption, text_width=28)
+
+
+def _status_line(row: IssueRow) -> str:
+    """The status with what triage says: ``resolved``, ``ongoing @ana``, ``muted``, ``ignored``."""
+    t = row.triage
+    return " ".join(p for p in (row.status, t.hidden.split(" ")[0] if t.hidden else "",
+                                f"@{escape(t.assignee)}" if t.assignee else "") if p)
 
 
 issues_app = typer.Typer(invoke_without_command=True, help="Issues found by clustering failing traces.")
@@ -101,13 +108,14 @@ issues_app = typer.Typer(invoke_without_command=True, help="Issues found by clus
 @issues_app.callback()
 def issues(ctx: typer.Context,
            open_only: bool = flag(False, "--open", help="Leave out resolved issues."),
+           show_all: bool = flag(False, "--all", help="Also ignored, muted and merged issues."),
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
-    """List issues as the last clustering run left them (`issues show ID` for one)."""
+    """List issues as the last clustering run left them, with their triage (`issues show ID` for one)."""
     if ctx.invoked_subcommand is not None:
         ctx.obj = (db, home)
         return
     with open_client(load_settings(db, home)) as client:
-        listing = client.issues(include_resolved=not open_only)
+        listing = client.issues(include_resolved=not open_only, include_hidden=show_all)
     if json_:
         print_json(listing)
         return
@@ -140,6 +148,8 @@ def issues_show(ctx: typer.Context, issue_id: str = typer.Argument(..., help="Is
         print_json(detail)
         return
     s = detail
+    if detail.asked_as:
+        out.print(f"{detail.asked_as} was merged into {s.issue_id}", highlight=False)
     out.print(f"[bold]{s.issue_id}[/bold] {s.title}", highlight=False)
     out.print(f"status {s.status} · severity {s.severity} · {s.rubric} / {s.failure_mode} · "
               f"{s.traces} traces ({s.share:.0%} of failures) in the last run · trend "
@@ -165,3 +175,113 @@ def issues_show(ctx: typer.Context, issue_id: str = typer.Argument(..., help="Is
                          for t in detail.exports], text_width=40))
     else:
         out.print(f"tickets: none yet (sumwatch export {s.issue_id} --to github)", highlight=False)
+    if detail.triage.assignee or detail.triage.hidden or detail.triage.merged:
+        t = detail.triage
+        out.print("triage: " + " · ".join(p for p in (
+            f"assigned to {t.assignee}" if t.assignee else "", t.hidden,
+            f"until {t.muted_until.isoformat()[:16]}" if t.muted_until else "",
+            f"merged in: {', '.join(t.merged)}" if t.merged else "") if p), highlight=False)
+    if detail.timeline:
+        out.print(table("History", ["when (UTC)", "what", "who", "details"],
+                        [(e.at.isoformat()[:19].replace("T", " "), e.action, escape(e.by or "-"),
+                          escape(e.text[:240])) for e in detail.timeline], text_width=40))
+
+
+def _triage(ctx: typer.Context, issue_id: str, action: str, by: str | None, value: str | None = None) -> None:
+    """One triage action through the API; a refusal exits 2 with the server's line."""
+    from ..views.client import ClientError  # noqa: PLC0415 - start-up: a command imports what it runs
+
+    try:
+        parse_issue_id(issue_id)
+    except ValueError as exc:
+        fail(str(exc))
+    db, home = ctx.obj or (None, None)
+    with open_client(load_settings(db, home), note="triaging through it") as client:
+        try:
+            answer = client.triage(issue_id, action, by=by or _os_user(), value=value)
+        except ClientError as exc:
+            if exc.status in (400, 404) and exc.reason:
+                fail(exc.reason, 2 if exc.status == 400 else 1)
+            raise
+    what = {"merge": f"merged into SW-{answer.value}", "assign": f"assigned to {answer.value or 'nobody'}",
+            "mute": f"muted until {answer.value[:16]} UTC" if answer.value else "muted until it regresses",
+            }.get(answer.action, _DONE.get(answer.action, answer.action))
+    out.print(f"{answer.issue_id} {what} by {answer.by}; status {answer.status}"
+              + (f" ({answer.hidden}: hidden from `sumwatch issues`)" if answer.hidden else ""), highlight=False)
+
+
+_DONE = {"resolve": "resolved", "reopen": "reopened", "ignore": "ignored", "unignore": "unignored",
+         "unmute": "unmuted", "comment": "commented on"}
+
+
+def _os_user() -> str:
+    import getpass  # noqa: PLC0415 - start-up: a command imports what it runs
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no name for this uid (a container)
+        return "cli"
+
+
+_ID = typer.Argument(..., help="Issue id, like SW-3.")
+_BY = typer.Option(None, "--by", help="Who does it (default: your OS user name).")
+
+
+@issues_app.command("resolve")
+def issues_resolve(ctx: typer.Context, issue_id: str = _ID, by: str | None = _BY) -> None:
+    """Resolve an issue; if a later clustering run finds it again it is regressed."""
+    _triage(ctx, issue_id, "resolve", by)
+
+
+@issues_app.command("reopen")
+def issues_reopen(ctx: typer.Context, issue_id: str = _ID, by: str | None = _BY) -> None:
+    """Reopen a resolved issue."""
+    _triage(ctx, issue_id, "reopen", by)
+
+
+@issues_app.command("ignore")
+def issues_ignore(ctx: typer.Context, issue_id: str = _ID, by: str | None = _BY) -> None:
+    """Hide an issue from the list for good (`unignore` shows it again)."""
+    _triage(ctx, issue_id, "ignore", by)
+
+
+@issues_app.command("unignore")
+def issues_unignore(ctx: typer.Context, issue_id: str = _ID, by: str | None = _BY) -> None:
+    """Show an ignored issue again."""
+    _triage(ctx, issue_id, "unignore", by)
+
+
+@issues_app.command("mute")
+def issues_mute(ctx: typer.Context, issue_id: str = _ID, for_: str | None = typer.Option(
+        None, "--for", help="How long, like 7d (default: until a later run finds it regressed)."),
+        by: str | None = _BY) -> None:
+    """Hide an issue until it regresses, or for a time."""
+    _triage(ctx, issue_id, "mute", by, for_)
+
+
+@issues_app.command("unmute")
+def issues_unmute(ctx: typer.Context, issue_id: str = _ID, by: str | None = _BY) -> None:
+    """Show a muted issue again."""
+    _triage(ctx, issue_id, "unmute", by)
+
+
+@issues_app.command("merge")
+def issues_merge(ctx: typer.Context, issue_id: str = _ID,
+                 into: str = typer.Option(..., "--into", help="The issue it joins, like SW-3."),
+                 by: str | None = _BY) -> None:
+    """Merge an issue into another: one id from now on, and later runs match either's failures to it."""
+    _triage(ctx, issue_id, "merge", by, into)
+
+
+@issues_app.command("assign")
+def issues_assign(ctx: typer.Context, issue_id: str = _ID, name: str = typer.Argument("", help="Who (empty: nobody)."),
+                  by: str | None = _BY) -> None:
+    """Assign an issue to someone."""
+    _triage(ctx, issue_id, "assign", by, name)
+
+
+@issues_app.command("comment")
+def issues_comment(ctx: typer.Context, issue_id: str = _ID, text: str = typer.Argument(..., help="The comment."),
+                   by: str | None = _BY) -> None:
+    """Comment on an issue."""
+    _triage(ctx, issue_id, "comment", by, text)

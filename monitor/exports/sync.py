@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..issues.reads import IssueRow, get_issue, list_issues, parse_issue_id
+from ..issues.triage import TriageAction, act
 from ..store.connection import Store
 from ..store.exports import FAILED, PENDING, SYNCED, ExportRow, exports_of, load_exports, save_export
 from .config import ExportConfig, severity_rank
@@ -139,6 +140,13 @@ def _sync_ticket(store: Store, tracker: Tracker, payload: IssuePayload, record: 
         return _create_once(store, tracker, payload, record), "created"
     ticket = tracker.fetch(Ticket(record.external_id, record.url, record.tracker_state))
     action = "updated"
+    if (ticket.state == CLOSED and record.tracker_state != CLOSED and payload.status != "resolved"
+            and tracker.config.sync_closed(tracker.name)):
+        # closed there since the last sync: the team resolved it in the tracker, so it is resolved here, by the
+        # tracker; if it comes back it regresses and the ticket reopens
+        act(store, payload.issue_id, TriageAction.RESOLVE.value, by=tracker.name, source=f"tracker:{tracker.name}")
+        payload.status, record.issue_status = "resolved", "resolved"
+        return tracker.update(ticket, payload), "resolved"
     if payload.status == "regressed" and record.issue_status != "regressed":
         if ticket.state == CLOSED:
             ticket = tracker.set_open(ticket, True)

@@ -33,14 +33,16 @@ from ..scoring.judges import llm_connection, shared_embedder
 from ..settings import Namer, Settings, parse_duration
 from ..store.connection import Store
 from ..store.corpus import NEEDS_LABEL, CorpusItem, existing_ids, save_items
+from ..store.issue_events import events_of
 from ..store.issue_members import BOUNDARY, MEMBER, REPRESENTATIVE, MemberRow, save_members
-from ..store.issues import IssueState, issue_states, save_states
+from ..store.issues import IssueState, issue_states, last_centroids, run_time, save_states
 from ..store.judges import active_definitions
 from ..store.projections import ProjectionPoint, save_projection
 from ..store.runs import RunRow, latest_run_id, save_run
 from ..store.traces import span_texts
 from .failures import Failure, embed_failures, load_failures
 from .reads import IssueView
+from .triage import fold, merged_numbers
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -130,9 +132,12 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
 
     previous_run = latest_run_id(store)
     previous = issue_states(store, previous_run) if previous_run else []
+    previous = apply_triage(store, previous, previous_run)
     comparable = [p for p in previous if p.embedding_model == model_name and len(p.centroid)]
+    merged_centroids = _merged_centroids(store, [p.number for p in comparable], model_name)
     known = [KnownIssue(p.number, p.centroid, p.status, p.missed_runs,
-                        name=ClusterName(p.title, p.description, p.root_cause, p.fix, p.severity))
+                        name=ClusterName(p.title, p.description, p.root_cause, p.fix, p.severity),
+                        also=merged_centroids.get(p.number, ()))
              for p in comparable]
 
     progress("cluster", 0, 1)
@@ -242,6 +247,32 @@ def map_layout(points: np.ndarray, max_fit_points: int) -> np.ndarray:
     if flat.shape[1] >= 2:  # too few points for UMAP come back as they were: their first two dimensions
         return flat[:, :2]
     return np.pad(flat, ((0, 0), (0, 2 - flat.shape[1])))
+
+
+def apply_triage(store: Store, previous: list[IssueState], previous_run: str | None) -> list[IssueState]:
+    """The last run's issues as triage left them since: resolved or reopened by hand (so one that comes back
+    is regressed), and without the issues merged into others (their centroids match for those)."""
+    triaged = fold(events_of(store))
+    if not triaged or previous_run is None:
+        return previous
+    snapshot_at = run_time(store, previous_run)
+    out = []
+    for p in previous:
+        t = triaged.get(p.number)
+        if t is None:
+            out.append(p)
+        elif t.merged_into is None:
+            status = t.status(p.status, snapshot_at)
+            out.append(p if status == p.status else replace(p, status=status, missed_runs=0))
+    return out
+
+
+def _merged_centroids(store: Store, numbers: list[int], model: str) -> dict[int, tuple[np.ndarray, ...]]:
+    """For each of ``numbers``, the last centroids of the issues merged into it."""
+    triaged = fold(events_of(store))
+    parts = {n: merged_numbers(triaged, n) for n in numbers}
+    centroids = last_centroids(store, sorted({m for ms in parts.values() for m in ms}), model)
+    return {n: tuple(centroids[m] for m in ms if m in centroids) for n, ms in parts.items() if ms}
 
 
 def _absent(p: IssueState, status: str, missed: int) -> IssueState:

@@ -14,20 +14,21 @@ still going, or was killed, never shows half its issues.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, fields
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from typing_extensions import TypedDict
 
 from ..store.connection import Store
 from ..store.exports import ALERT_TARGETS, ExportRow, exports_of
+from ..store.issue_events import IssueEvent, events_of
 from ..store.issue_members import BOUNDARY, REPRESENTATIVE, Example, members_of
-from ..store.issues import IssueState, issue_history, issue_states, member_counts
+from ..store.issues import IssueState, issue_history, issue_states, member_counts, regressed_at, run_time
 from ..store.runs import FINISHED_RUNS, RunInfo, last_run_ids, latest_run, latest_run_id
+from .triage import Triage, fold, issue_label, merged_numbers, root
+from .triage import parse_issue_id as parse_issue_id  # where the views and exports have always read it
 
-_ISSUE_ID = re.compile(r"^\s*(?:([A-Za-z]+)-)?(\d+)\s*$")
 _BARS = "▁▂▃▄▅▆▇█"
 _SHARE_DIGITS = 4  # as IssueState.to_json serves it
 
@@ -66,10 +67,37 @@ class IssueView:
 
 
 @dataclass
+class TriageView:
+    """What people decided about an issue (see :mod:`.triage`); ``hidden`` says why the list leaves it out by
+    default (ignored, muted, merged), empty when shown."""
+
+    assignee: str = ""
+    ignored: bool = False
+    muted: bool = False
+    muted_until: datetime | None = None  # None while muted: until it regresses
+    merged_into: str = ""  # the issue it was merged into
+    merged: list[str] = field(default_factory=list)  # issues merged into it
+    comments: int = 0
+    hidden: str = ""
+
+    @classmethod
+    def of(cls, t: Triage | None, now: datetime, regressed: datetime | None) -> TriageView:
+        if t is None:
+            return cls()
+        muted = t.muted(now, regressed)
+        hidden = (f"merged into {issue_label(t.merged_into)}" if t.merged_into is not None
+                  else "ignored" if t.ignored else "muted" if muted else "")
+        return cls(t.assignee, t.ignored, muted, t.muted_until if muted else None,
+                   issue_label(t.merged_into) if t.merged_into is not None else "",
+                   [issue_label(n) for n in sorted(t.merged)], t.comments, hidden)
+
+
+@dataclass
 class IssueRow(IssueView):
-    """An issue in the list: its view and its trend."""
+    """An issue in the list: its view, its trend, and its triage."""
 
     trend: list[int] = field(default_factory=list)  # members in each of the last runs, oldest first
+    triage: TriageView = field(default_factory=TriageView)
 
     @classmethod
     def with_trend(cls, state: IssueState, trend: list[int]) -> IssueRow:
@@ -86,6 +114,25 @@ class IssueList:
 
     run: RunInfo | None
     issues: list[IssueRow]
+
+
+@dataclass
+class TimelineEntry:
+    """One line of an issue's history: a clustering run (``action`` ``run``) or a triage event, in time order."""
+
+    at: datetime
+    action: str  # run, or a triage action (resolve, merge, comment ...)
+    by: str = ""  # who (a triage event); a tracker that closed the ticket is named by its source
+    text: str = ""  # the run's members and status, the comment, the assignee, the issue merged into ...
+    source: str = ""  # api, cli, dashboard, tracker:<target>; empty for a run
+
+    @classmethod
+    def of_event(cls, e: IssueEvent) -> TimelineEntry:
+        text = (f"{issue_label(e.number)} into {issue_label(int(e.value))}" if e.action == "merge" and e.value.isdigit()
+                else e.value)
+        if e.action == "mute":
+            text = f"until {e.value[:16].replace('T', ' ')} UTC" if e.value else "until it regresses"
+        return cls(e.at, e.action, e.by, text, e.source)
 
 
 class IssueRunCount(TypedDict):
@@ -127,19 +174,13 @@ class IssueDetail(IssueRow):
     trace_ids: list[str] = field(default_factory=list)
     history: list[IssueRunCount] = field(default_factory=list)
     exports: list[IssueTicket] = field(default_factory=list)  # its tickets, by target
+    timeline: list[TimelineEntry] = field(default_factory=list)  # runs and triage events, oldest first
+    asked_as: str = ""  # the id asked for when it was merged into this one
 
 
 def _run_count(data: dict[str, Any]) -> IssueRunCount:
     return IssueRunCount(run_id=data["run_id"], run_at=data["run_at"], members=data["members"],
                          status=data["status"])
-
-
-def parse_issue_id(text: str) -> int:
-    """The number in ``SW-12`` (or plain ``12``)."""
-    match = _ISSUE_ID.match(text or "")
-    if not match:
-        raise ValueError(f"an issue id looks like SW-12 (or just 12), got {text!r}")
-    return int(match.group(2))
 
 
 def _trends(store: Store, numbers: list[int], runs: int) -> dict[int, list[int]]:
@@ -150,29 +191,60 @@ def _trends(store: Store, numbers: list[int], runs: int) -> dict[int, list[int]]
     return {n: [counts.get((n, r), 0) for r in last_runs] for n in numbers}
 
 
-def list_issues(store: Store, *, include_resolved: bool = True, trend_runs: int = 8
-                ) -> tuple[RunInfo | None, list[IssueRow]]:
-    """Issues of the last finished run: seen ones by size, then the rest by number."""
+def list_issues(store: Store, *, include_resolved: bool = True, include_hidden: bool = True, trend_runs: int = 8,
+                now: datetime | None = None) -> tuple[RunInfo | None, list[IssueRow]]:
+    """Issues of the last finished run with their triage: seen ones by size, then the rest by number. A merged
+    issue's members count in the issue it was merged into; ``include_hidden=False`` leaves out ignored, muted
+    and merged ones."""
     run = latest_run(store)
     if run is None:
         return None, []
-    states = [s for s in issue_states(store, run.run_id) if include_resolved or s.status != "resolved"]
-    states.sort(key=lambda s: (-s.members, s.number))
+    states = issue_states(store, run.run_id)
+    triaged = fold(events_of(store))
+    snapshot_at = run_time(store, run.run_id)
+    now = now or datetime.now(timezone.utc)
+    regressed = regressed_at(store, [n for n, t in triaged.items() if t.muted_at is not None], FINISHED_RUNS)
     trends = _trends(store, [s.number for s in states], trend_runs)
-    return run, [IssueRow.with_trend(s, trends.get(s.number, [])) for s in states]
+    by_number = {s.number: s for s in states}
+    for t in triaged.values():  # a merged issue still in this run: its counts go to the one it is part of
+        if t.merged_into is None or t.number not in by_number:
+            continue
+        into = by_number.get(root(triaged, t.number))
+        if into is not None:
+            merged = by_number[t.number]
+            into.members, into.traces, into.share = (into.members + merged.members, into.traces + merged.traces,
+                                                     into.share + merged.share)
+            trends[into.number] = [a + b for a, b in zip(trends.get(into.number, []), trends.get(t.number, []))]
+    rows = []
+    for s in states:
+        found = triaged.get(s.number)
+        row = IssueRow.with_trend(s, trends.get(s.number, []))
+        if found is not None:
+            row.status = found.status(s.status, snapshot_at)
+            row.triage = TriageView.of(found, now, regressed.get(s.number))
+        if (include_resolved or row.status != "resolved") and (include_hidden or not row.triage.hidden):
+            rows.append(row)
+    rows.sort(key=lambda r: (-r.members, r.number))
+    return run, rows
 
 
-def issue_list(store: Store, *, include_resolved: bool = True) -> IssueList:
-    """:func:`list_issues` as one record: what the CLI prints and the read API serves."""
-    run, rows = list_issues(store, include_resolved=include_resolved)
+def issue_list(store: Store, *, include_resolved: bool = True, include_hidden: bool = False) -> IssueList:
+    """:func:`list_issues` as one record: what the CLI prints and the read API serves (ignored, muted and merged
+    issues only with ``include_hidden``)."""
+    run, rows = list_issues(store, include_resolved=include_resolved, include_hidden=include_hidden)
     return IssueList(run, rows)
 
 
-def get_issue(store: Store, issue_id: str, *, trend_runs: int = 8, max_traces: int = 200) -> IssueDetail | None:
-    number = parse_issue_id(issue_id)
+def get_issue(store: Store, issue_id: str, *, trend_runs: int = 8, max_traces: int = 200,
+              now: datetime | None = None) -> IssueDetail | None:
+    """One issue as the last finished run left it, with its triage; an issue merged into another answers as
+    that one (``asked_as`` names the one asked for)."""
+    asked = parse_issue_id(issue_id)
     run_id = latest_run_id(store)
     if run_id is None:
         return None
+    triaged = fold(events_of(store))
+    number = root(triaged, asked)
     found = issue_states(store, run_id, number)
     if not found:
         return None
@@ -182,10 +254,25 @@ def get_issue(store: Store, issue_id: str, *, trend_runs: int = 8, max_traces: i
     examples = members_of(store, seen_in, number) if seen_in else []
     trace_ids = list(dict.fromkeys(e.trace_id for e in examples))[:max_traces]
     row = IssueRow.with_trend(found[0], _trends(store, [number], trend_runs).get(number, []))
+    t = triaged.get(number)
+    if t is not None:
+        row.status = t.status(row.status, run_time(store, run_id))
+        regressed = regressed_at(store, [number], FINISHED_RUNS).get(number) if t.muted_at else None
+        row.triage = TriageView.of(t, now or datetime.now(timezone.utc), regressed)
+    part_of = [number, *merged_numbers(triaged, number)]
+    for merged in issue_states(store, run_id, None) if len(part_of) > 1 else []:
+        if merged.number in part_of[1:]:  # still in the last run: its failures count as this issue's, as listed
+            row.members, row.traces = row.members + merged.members, row.traces + merged.traces
+            row.share = round(row.share + float(merged.share), _SHARE_DIGITS)
+    timeline = sorted([TimelineEntry(datetime.fromisoformat(h["run_at"]), "run", "",
+                                     f"{h['members']} failures, {h['status']} (run {h['run_id']})")
+                       for h in history] + [TimelineEntry.of_event(e) for e in events_of(store, part_of)],
+                      key=lambda e: e.at)
     return IssueDetail(**{f.name: getattr(row, f.name) for f in fields(IssueRow)}, seen_in_run=seen_in,
                        representatives=[e for e in examples if e.role == REPRESENTATIVE],
                        boundary=[e for e in examples if e.role == BOUNDARY], trace_ids=trace_ids, history=history,
-                       exports=[IssueTicket.of(r) for r in exports_of(store, number)])
+                       exports=[IssueTicket.of(r) for r in exports_of(store, number)], timeline=timeline,
+                       asked_as=issue_label(asked) if asked != number else "")
 
 
 def sparkline(values: list[int]) -> str:

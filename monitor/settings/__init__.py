@@ -312,6 +312,14 @@ class ExportSettings(_Concern):
     export_min_severity: Severity = Severity.HIGH
     export_min_traces: int = 1
     export_close_resolved: bool = False  # close the ticket when its issue resolves (a comment is always added)
+    # a ticket closed in the tracker resolves its issue (recorded as the tracker's triage event): "true" for every
+    # target, or the targets that may, like "github,jira"; "" or "false": none
+    export_sync_closed: str = ""
+
+    def sync_closed(self, target: str) -> bool:
+        """Whether closing a ticket in ``target`` resolves its issue (``SUMWATCH_EXPORT_SYNC_CLOSED``)."""
+        names = {n.strip().lower() for n in self.export_sync_closed.split(",") if n.strip()}
+        return bool(names & {"true", "1", "yes", "all"}) or target.lower() in names
     # alerts (slack, webhook) after each run: new and regressed issues at or above this severity
     alert_targets: str = ""
     alert_min_severity: Severity = Severity.HIGH

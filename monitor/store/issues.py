@@ -129,3 +129,37 @@ def issue_history(store: Store, number: int, finished_runs: str) -> list[dict[st
             for r, at, m, st in store.query_rows(
                 f"SELECT RunId, RunAt, Members, Status FROM {quote_ident(ISSUES_TABLE)} FINAL "
                 f"WHERE Number = {{n:UInt32}} AND RunId IN ({finished_runs}) ORDER BY RunAt, RunId", {"n": number})]
+
+
+def run_time(store: Store, run_id: str) -> datetime | None:
+    """When the run's snapshots were taken (their ``RunAt``): triage after it is not in them yet."""
+    rows = store.query_rows(f"SELECT max(RunAt), count() FROM {quote_ident(ISSUES_TABLE)} "
+                            f"WHERE RunId = {{run:String}}", {"run": run_id})
+    return as_utc(rows[0][0]) if rows and rows[0][1] else None
+
+
+def regressed_at(store: Store, numbers: list[int], finished_runs: str) -> dict[int, datetime]:
+    """The last finished run in which each of ``numbers`` was regressed (none: left out)."""
+    if not numbers:
+        return {}
+    return {int(n): as_utc(at) for n, at in store.query_rows(
+        f"SELECT Number, max(RunAt) FROM {quote_ident(ISSUES_TABLE)} FINAL WHERE Number IN {{numbers:Array(UInt32)}} "
+        f"AND Status = 'regressed' AND Members > 0 AND RunId IN ({finished_runs}) GROUP BY Number",
+        {"numbers": numbers})}
+
+
+def last_centroids(store: Store, numbers: list[int], model: str) -> dict[int, np.ndarray]:
+    """Each issue's centroid in its last snapshot made with embedding ``model``: a merged issue keeps matching
+    through it after it stopped having snapshots of its own."""
+    if not numbers:
+        return {}
+    return {int(n): np.asarray(c, dtype=np.float32) for n, c in store.query_rows(
+        f"SELECT Number, argMax(Centroid, RunAt) FROM {quote_ident(ISSUES_TABLE)} FINAL "
+        f"WHERE Number IN {{numbers:Array(UInt32)}} AND EmbeddingModel = {{model:String}} AND length(Centroid) > 0 "
+        f"GROUP BY Number", {"numbers": numbers, "model": model})}
+
+
+def known_numbers(store: Store, finished_runs: str) -> set[int]:
+    """Every issue number some finished run has a snapshot of."""
+    return {int(n) for (n,) in store.query_rows(
+        f"SELECT DISTINCT Number FROM {quote_ident(ISSUES_TABLE)} WHERE RunId IN ({finished_runs})")}

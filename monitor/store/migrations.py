@@ -20,6 +20,7 @@ from .ddl import MIGRATIONS_TABLE, Table, Target, migrations_table_ddl, tables_d
 from .embeddings import EMBEDDINGS
 from .exports import EXPORTS
 from .genai_events import GENAI_EVENTS
+from .issue_events import ISSUE_EVENTS
 from .issue_members import ISSUE_MEMBERS
 from .issues import ISSUES
 from .judges import JUDGES
@@ -75,6 +76,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _tables(RECOGNISED)),
     Migration(12, "score sends: which verdicts went out to which score target (OTLP, Langfuse, Phoenix)",
               _tables(SCORE_SENDS)),
+    Migration(13, "triage: an append-only log of what people (and trackers) did to each issue",
+              _tables(ISSUE_EVENTS)),
 )
 
 

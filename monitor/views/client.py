@@ -45,6 +45,7 @@ from .routers.exports import ExportAnswer, TicketList
 from .routers.judge_definitions import JudgeDefinitionView, JudgeDiff, JudgeHistory, JudgeSummary
 from .routers.score_sends import ScoreSendAnswer
 from .routers.status import StoreStatus
+from .routers.triage import TriageAnswer
 from .services import ActionProgress, ActionState
 
 T = TypeVar("T")
@@ -285,8 +286,15 @@ class ApiClient:
         return self._get(list[ScoreRecord], "/api/scores", {"trace": trace_id, "rubric": rubric,
                                                             "failing": "true" if failing else None, "limit": limit})
 
-    def issues(self, include_resolved: bool = True) -> IssueList:
-        return self._get(IssueList, "/api/issues", {"resolved": "true" if include_resolved else "false"})
+    def issues(self, include_resolved: bool = True, include_hidden: bool = False) -> IssueList:
+        return self._get(IssueList, "/api/issues", {"resolved": "true" if include_resolved else "false",
+                                                    "hidden": "true" if include_hidden else None})
+
+    def triage(self, issue_id: str, action: str, *, by: str, value: str | None = None) -> TriageAnswer:
+        """One triage event (``action`` as :class:`~sumwatch.monitor.issues.triage.TriageAction`); a refusal is a
+        ClientError whose ``reason`` is the server's one line."""
+        return self._post(TriageAnswer, f"/api/issues/{parse_issue_id(issue_id)}/triage",
+                          {"action": action, "by": by, "value": value})
 
     def issue(self, issue_id: str) -> IssueDetail | None:
         return self._get_or_none(IssueDetail, f"/api/issues/{parse_issue_id(issue_id)}")

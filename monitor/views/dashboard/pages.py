@@ -112,10 +112,11 @@ _SORT_KEYS: dict[str, Any] = {
 }
 
 
-def issues_page(store: Store, q: IssueQuery, rubrics: tuple[str, ...] = RUBRICS) -> dict[str, Any]:
+def issues_page(store: Store, q: IssueQuery, rubrics: tuple[str, ...] = RUBRICS, *, hidden: bool = False
+                ) -> dict[str, Any]:
     """The issues of the last finished run, filtered and sorted as asked; ``rubrics`` are the filter's
-    choices (the database's: ``known_rubrics(store)``)."""
-    listing = issue_list(store, include_resolved=q.status in ("all", "resolved"))
+    choices (the database's: ``known_rubrics(store)``); ``hidden`` adds ignored, muted and merged issues."""
+    listing = issue_list(store, include_resolved=q.status in ("all", "resolved"), include_hidden=hidden)
     rows = listing.issues
     if q.status not in ("open", "all"):
         rows = [r for r in rows if r.status == q.status]
@@ -128,7 +129,7 @@ def issues_page(store: Store, q: IssueQuery, rubrics: tuple[str, ...] = RUBRICS)
         rows = [r for r in rows if needle in f"{r.issue_id} {r.title} {' '.join(r.keywords)}".lower()]
     rows = sorted(rows, key=_SORT_KEYS[q.sort], reverse=q.descending)
     return {"q": q, "run": listing.run, "rows": rows, "total": len(listing.issues), "rubrics": rubrics,
-            "trend": {r.issue_id: trend_label(r.trend) for r in rows}}
+            "trend": {r.issue_id: trend_label(r.trend) for r in rows}, "hidden": hidden}
 
 
 @dataclass

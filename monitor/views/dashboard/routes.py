@@ -25,11 +25,12 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ...issues.triage import TriageError, UnknownIssue
 from ...settings import Settings
 from ...store.connection import Store
 from ...store.judges import known_rubrics
 from ..auth import csrf_token, form_fields
-from . import judges, pages
+from . import judges, pages, triage
 from .figures import figure_json
 from .labelling import label, queue_page
 from .query import BadRequest, filter_choice, issue_query, run_id_param
@@ -195,10 +196,30 @@ def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
 
     def issues(request: Request) -> dict[str, Any]:
         rubrics = known_rubrics(store)
-        return pages.issues_page(store, issue_query(request.query_params, rubrics), rubrics)
+        return pages.issues_page(store, issue_query(request.query_params, rubrics), rubrics,
+                                 hidden=request.query_params.get("hidden") == "1")
 
     def issue(request: Request) -> dict[str, Any] | None:
-        return pages.issue_page(store, settings, request.path_params["issue_id"])
+        context = pages.issue_page(store, settings, request.path_params["issue_id"])
+        if context is not None:
+            context.update(triage.triage_context(store, request, context["detail"]))
+        return context
+
+    async def triage_action(request: Request) -> Response:
+        """POST /issues/{issue_id}/triage from the issue page's form (the CSRF check ran in the auth middleware):
+        back to the issue, or to the one it was merged into."""
+        fields = await form_fields(request)
+        try:
+            answer = await run_in_threadpool(triage.triage_from_form, store, request.path_params["issue_id"],
+                                             fields, request)
+        except UnknownIssue as exc:
+            return problem(request, 404, str(exc))
+        except TriageError as exc:
+            return problem(request, 400, str(exc))
+        target = f"SW-{answer.value}" if answer.action == "merge" else answer.issue_id
+        back = RedirectResponse(f"/issues/{target}", status_code=303)
+        back.headers.append("set-cookie", triage.name_cookie(answer.by))
+        return back
 
     def cluster_map(request: Request) -> dict[str, Any]:
         return pages.map_page(store, run_id_param(request.query_params), map_cache)
@@ -259,6 +280,7 @@ def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
         Route("/", page("overview.html", overview)),
         Route("/issues", page("issues.html", issues)),
         Route("/issues/{issue_id}", page("issue.html", issue, "There is no issue {issue_id} in the last run.")),
+        Route("/issues/{issue_id}/triage", triage_action, methods=["POST"]),
         Route("/map", page("map.html", cluster_map)),
         Route("/traces/{trace_id}", page("trace.html", trace, "There is no trace {trace_id}.")),
         Route("/labelling", page("labelling.html", labelling)),

@@ -14,7 +14,8 @@ from . import (
     scores,
     status,
     traces,
+    triage,
 )
 
-ROUTERS = [traces.router, scores.router, runs.router, issues.router, exports.router, corpus.router,
+ROUTERS = [traces.router, scores.router, runs.router, issues.router, triage.router, exports.router, corpus.router,
            calibration.router, judge_definitions.router, actions.router, status.router, score_sends.router]

@@ -15,9 +15,10 @@ router = APIRouter(prefix="/api/issues", tags=["issues"], responses=error_respon
 
 
 @router.get("", summary="Issues as the last clustering run left them")
-def issues(s: ServicesDep, resolved: Annotated[bool, Query(description="Include resolved issues")] = True
+def issues(s: ServicesDep, resolved: Annotated[bool, Query(description="Include resolved issues")] = True,
+           hidden: Annotated[bool, Query(description="Include ignored, muted and merged issues")] = False
            ) -> IssueList:
-    return issue_list(s.store, include_resolved=resolved)
+    return issue_list(s.store, include_resolved=resolved, include_hidden=hidden)
 
 
 @router.head("/{issue_id}", include_in_schema=False)

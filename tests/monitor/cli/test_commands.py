@@ -9,7 +9,8 @@ from sumwatch.monitor.cli import app
 COMMANDS = ["up", "worker", "ingest", "sample", "scores", "cluster", "calibrate", "demo", "doctor", "judges",
             "export", "db", "traces", "corpus", "issues", "judge"]
 SUBCOMMANDS = {"db": ["migrate", "ddl"], "traces": ["show"], "corpus": ["list", "label", "export", "import"],
-               "issues": ["show"], "judge": ["list", "show", "diff", "history", "test", "promote"]}
+               "issues": ["show", "resolve", "reopen", "ignore", "unignore", "mute", "unmute", "merge", "assign",
+                          "comment"], "judge": ["list", "show", "diff", "history", "test", "promote"]}
 
 
 def test_the_command_tree():

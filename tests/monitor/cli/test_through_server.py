@@ -249,3 +249,22 @@ def test_a_command_that_cannot_go_through_names_the_holders_whole_command_line(s
     holder = shlex.join([Path(sys.argv[0]).name] + sys.argv[1:])
     line = " ".join(result.stderr.split())
     assert line.startswith("error: The embedded database at") and f"(`{holder}`)" in line, line
+
+
+def test_triage_commands_print_the_same_through_the_server(two_stores, tmp_path):
+    here, there, local_b, _ = two_stores
+    backfill = _backfill(tmp_path)
+    for step in (["ingest", str(backfill)], ["sample"], ["cluster", "--window", "3650d"]):
+        here(*step)
+        there(*step)
+    for args in (["issues", "assign", "SW-1", "ana", "--by", "ben"], ["issues", "comment", "SW-1", "same cause",
+                                                                       "--by", "ben"],
+                 ["issues", "resolve", "SW-1", "--by", "ben"], ["issues", "mute", "SW-1", "--for", "soon"],
+                 ["issues", "resolve", "SW-99"], ["issues", "merge", "SW-1", "--into", "SW-1"]):
+        done = _same(here(*args), there(*args), args, mask=True)
+        assert done.exit_code == 0 or done.stderr.count("\n") == 1, (args, done.stderr)
+    listing = _same(here("issues"), there("issues"), "issues", mask=True)
+    assert "resolved @ana" in listing.stdout
+    # trace ids differ between the two databases: `issues show` is read here and through the server on one
+    shown = _same(local_b("issues", "show", "SW-1"), there("issues", "show", "SW-1"), "issues show")
+    assert "same cause" in shown.stdout and "ben" in shown.stdout
