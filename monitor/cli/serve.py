@@ -41,6 +41,8 @@ def up(host: str | None = typer.Option(None, "--host", help="Bind address (defau
         api_auth = "API token required" if settings.receiver.api_token else "API open (set SUMWATCH_API_TOKEN)"
         err.print(f"sumwatch receiving OTLP/HTTP on {endpoint}/v1/traces ({auth}); "
                   f"storing in {settings.store.database} on {settings.safe_url}. Ctrl-C to stop.")
+        err.print(f"also GenAI log records on {endpoint}/v1/logs and the Langfuse SDK's export on "
+                  f"{endpoint}/api/public/otel/v1/traces")
         err.print(f"API on {endpoint}/api (OpenAPI at {endpoint}/api/openapi.json; {api_auth})")
         err.print(f"dashboard on {endpoint}/")
         if jobs is not None:
