@@ -29,6 +29,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from sumwatch.monitor.scoring.recognise import Recognised, recognise  # noqa: E402
 from sumwatch.tracer.otel_traces import attribute_string  # noqa: E402
+from tests.bench.heldout_chat_calls import HELDOUT_OTHERS, HELDOUT_SUMMARIES  # noqa: E402
 from tests.integration.instrumentations import INSTRUMENTATIONS, instrument  # noqa: E402
 from tests.monitor.scoring.chat_calls import OTHERS, SUMMARIES, ChatCall  # noqa: E402
 
@@ -52,13 +53,19 @@ def _records(logs: InMemoryLogRecordExporter) -> list[dict[str, str]]:
 
 
 def main() -> None:
-    which = sys.argv[1] if len(sys.argv) > 1 else "openinference"
+    args = [a for a in sys.argv[1:] if not a.startswith("--calls")]
+    which = args[0] if args else "openinference"
+    heldout = "--calls=heldout" in sys.argv or ("--calls" in sys.argv and "heldout" in sys.argv)
+    summaries, others = (HELDOUT_SUMMARIES, HELDOUT_OTHERS) if heldout else (SUMMARIES, OTHERS)
+    if heldout:
+        args = [a for a in args if a != "heldout"]
+        which = args[0] if args else "openinference"
     if which not in INSTRUMENTATIONS:
         raise SystemExit(f"unknown instrumentation {which!r}; one of {', '.join(INSTRUMENTATIONS)}")
     spans, logs = InMemorySpanExporter(), InMemoryLogRecordExporter()
     live = instrument(which, spans, logs)
     exact = recognised = false = 0
-    calls: list[ChatCall] = [*SUMMARIES, *OTHERS]
+    calls: list[ChatCall] = [*summaries, *others]
     for call in calls:
         messages = ([{"role": "system", "content": call.system}] if call.system else []) + [
             {"role": "user", "content": u} for u in call.users]
@@ -83,8 +90,9 @@ def main() -> None:
                 print(f"inexact: {call.name}: {found.source[:60]!r} / {found.summary[:40]!r}")
         else:
             print(f"missed: {call.name}: {found.reason}")
-    print(json.dumps({"instrumentation": which, "summaries": len(SUMMARIES), "recognised": recognised,
-                      "exact": exact, "other_calls": len(OTHERS), "false_recognitions": false}))
+    print(json.dumps({"instrumentation": which, "calls": "heldout" if heldout else "corpus",
+                      "summaries": len(summaries), "recognised": recognised, "exact": exact,
+                      "other_calls": len(others), "false_recognitions": false}))
 
 
 if __name__ == "__main__":
