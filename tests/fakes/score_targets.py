@@ -27,15 +27,12 @@ from __future__ import annotations
 import base64
 import json
 import re
-import socket
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-import uvicorn
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest, ExportLogsServiceResponse
@@ -43,6 +40,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+
+from .loopback import LoopbackServer
 
 OTLP_TOKEN = "otlp-FAKE-token-12345"
 LANGFUSE_PUBLIC, LANGFUSE_SECRET = "pk-lf-FAKE-public", "sk-lf-FAKE-secret-123"
@@ -72,7 +71,7 @@ class LogSeen:
 
 
 @dataclass
-class FakeScoreTargets:
+class FakeScoreTargets(LoopbackServer):
     fault: Callable[[str], Fault | None] | None = None
     calls: list[tuple[str, str]] = field(default_factory=list)  # (target, path) of every request, answered or not
     problems: list[str] = field(default_factory=list)
@@ -85,19 +84,12 @@ class FakeScoreTargets:
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._socket: socket.socket | None = None
+        LoopbackServer.__init__(self, "the fake score targets")
         self.app = Starlette(routes=[
             Route("/otlp/v1/logs", self._otlp, methods=["POST"]),
             Route("/langfuse/api/public/ingestion", self._langfuse, methods=["POST"]),
             Route("/phoenix/v1/span_annotations", self._phoenix, methods=["POST"]),
         ])
-
-    @property
-    def base(self) -> str:
-        assert self._socket is not None, "not started"
-        return f"http://127.0.0.1:{self._socket.getsockname()[1]}"
 
     def config(self, **overrides: Any) -> Any:
         from sumwatch.monitor.exports.config import ExportConfig
@@ -117,36 +109,6 @@ class FakeScoreTargets:
                 "SUMWATCH_LANGFUSE_HOST": f"{self.base}/langfuse", "SUMWATCH_LANGFUSE_PUBLIC_KEY": LANGFUSE_PUBLIC,
                 "SUMWATCH_LANGFUSE_SECRET_KEY": LANGFUSE_SECRET, "SUMWATCH_PHOENIX_ENDPOINT": f"{self.base}/phoenix",
                 "SUMWATCH_PHOENIX_API_KEY": PHOENIX_KEY, "SUMWATCH_EXPORT_BACKOFF_S": "0.01"}
-
-    def start(self) -> FakeScoreTargets:
-        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._socket.bind(("127.0.0.1", 0))
-        config = uvicorn.Config(self.app, log_level="warning", access_log=False, lifespan="off",
-                                timeout_graceful_shutdown=1)
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("the fake score targets did not start")
-            time.sleep(0.005)
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        if self._socket is not None:
-            self._socket.close()
-
-    def __enter__(self) -> FakeScoreTargets:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     # -- plumbing ------------------------------------------------------------------------------
     def _begin(self, request: Request, target: str, auth_ok: bool) -> Response | None:

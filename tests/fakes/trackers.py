@@ -21,7 +21,6 @@ import hashlib
 import hmac
 import json
 import re
-import socket
 import threading
 import time
 from collections import Counter
@@ -29,11 +28,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
+
+from .loopback import LoopbackServer
 
 GITHUB_TOKEN = "ghp_FAKEtoken1234567890"
 LINEAR_KEY = "lin_api_FAKEkey1234567890"
@@ -63,7 +63,7 @@ class Seen:
 
 
 @dataclass
-class FakeTrackers:
+class FakeTrackers(LoopbackServer):
     fault: Callable[[str, str], Fault | None] | None = None
     requests: list[Seen] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -79,9 +79,7 @@ class FakeTrackers:
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._socket: socket.socket | None = None
+        LoopbackServer.__init__(self, "the fake trackers")
         self.app = Starlette(routes=[
             Route("/github/repos/{owner}/{repo}/issues", self._gh_create, methods=["POST"]),
             Route("/github/repos/{owner}/{repo}/issues/{number:int}", self._gh_issue, methods=["GET", "PATCH"]),
@@ -98,11 +96,6 @@ class FakeTrackers:
         ])
 
     # -- life ------------------------------------------------------------------------------------
-    @property
-    def base(self) -> str:
-        assert self._socket is not None, "not started"
-        return f"http://127.0.0.1:{self._socket.getsockname()[1]}"
-
     def config(self, **overrides: Any) -> Any:
         from sumwatch.monitor.exports.config import ExportConfig
 
@@ -115,36 +108,6 @@ class FakeTrackers:
                       export_pace="github=60000,linear=60000,jira=60000,slack=60000")
         values.update(overrides)
         return ExportConfig(**values)
-
-    def start(self) -> FakeTrackers:
-        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._socket.bind(("127.0.0.1", 0))
-        config = uvicorn.Config(self.app, log_level="warning", access_log=False, lifespan="off",
-                                timeout_graceful_shutdown=1)
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("the fake trackers did not start")
-            time.sleep(0.005)
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        if self._socket is not None:
-            self._socket.close()
-
-    def __enter__(self) -> FakeTrackers:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def duplicates(self, target: str | None = None) -> int:
         """Tickets beyond the first for one sumwatch issue, in each tracker (or ``target``); repeated webhook
