@@ -2,36 +2,19 @@
 behind its API token."""
 
 import os
-import signal
 import subprocess
-import sys
-import time
-from pathlib import Path
 
 import httpx
 import pytest
 from hang_guard import HANG_GUARD_S
-
-SUMWATCH = str(Path(sys.executable).with_name("sumwatch"))
+from served import SUMWATCH, up_process
 
 
 @pytest.mark.slow
 def test_export_goes_through_the_server_that_holds_the_database(tmp_path):
     env = {**os.environ, "SUMWATCH_HOME": str(tmp_path / "home"), "SUMWATCH_API_TOKEN": "up-token-12345",
            "SUMWATCH_MARKDOWN_DIR": str(tmp_path)}
-    proc = subprocess.Popen([SUMWATCH, "up", "--port", "0", "--no-worker"], env=env, stderr=subprocess.PIPE,
-                            text=True)
-    try:
-        endpoint = proc.stderr.readline().split(" on ", 1)[1].split("/v1/traces", 1)[0]
-        deadline = time.monotonic() + HANG_GUARD_S
-        while True:
-            try:
-                if httpx.get(f"{endpoint}/healthz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, "sumwatch up did not start"
-            time.sleep(0.2)
+    with up_process(env, "--no-worker") as endpoint:
         assert httpx.post(f"{endpoint}/api/issues/SW-1/export", json={"to": "markdown"}).status_code == 401
 
         def export(*args, **more):
@@ -45,6 +28,3 @@ def test_export_goes_through_the_server_that_holds_the_database(tmp_path):
         assert "held by the sumwatch server" in filtered.stderr
         wrong = export("SW-1", "--to", "markdown", SUMWATCH_API_TOKEN="not-the-token")
         assert wrong.returncode == 3 and "refused the export (401 unauthorized)" in wrong.stderr
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=HANG_GUARD_S)
