@@ -43,6 +43,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from sumwatch.clustering.vocabulary import Severity
 
+from .alert_rules import parse_alert_rules
 from .selectors import SELECTOR_VARIABLE_PREFIX, SelectorEntry, SelectorError, entries_of, read_selectors
 from .values import (
     _CHECKS,
@@ -323,6 +324,8 @@ class ExportSettings(_Concern):
     # alerts (slack, webhook) after each run: new and regressed issues at or above this severity
     alert_targets: str = ""
     alert_min_severity: Severity = Severity.HIGH
+    # threshold alerts after each sampler pass (sumwatch.monitor.exports.alerts): "groundedness<90%/1h/min50@slack"
+    alert_rules: str = ""
     # pacing and faults
     export_pace: str = ""  # content-creating requests per minute per target: "github=80,jira=100"
     export_timeout_s: float = 10.0
@@ -354,6 +357,12 @@ class ExportSettings(_Concern):
     @classmethod
     def _score_verdicts(cls, value: str) -> str:
         parse_score_verdicts(value)
+        return value
+
+    @field_validator("alert_rules")
+    @classmethod
+    def _alert_rules(cls, value: str) -> str:
+        parse_alert_rules(value)
         return value
 
     @field_validator("scores_window")
