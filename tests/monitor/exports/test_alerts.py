@@ -26,10 +26,10 @@ _seq = iter(range(1, 1_000_000))
 
 
 def judge(store, passed: int, failed: int, *, service: str = "api", rubric: str = "groundedness",
-          ago: timedelta = timedelta(minutes=10), model: str = "") -> None:
-    """``passed`` + ``failed`` spans judged on ``rubric``, ``ago`` before NOW (with a stored span when ``model``)."""
+          ago: timedelta = timedelta(minutes=10), model: str = "", now: datetime = NOW) -> None:
+    """``passed`` + ``failed`` spans judged on ``rubric``, ``ago`` before ``now`` (stored spans too, with ``model``)."""
     good, bad = ("supported", "contradicted") if rubric == "groundedness" else ("correct", "numerically_wrong")
-    at = NOW - ago
+    at = now - ago
     scored, spans = [], []
     for ok in [True] * passed + [False] * failed:
         i = next(_seq)
@@ -151,3 +151,48 @@ def test_a_rule_naming_a_target_not_configured_is_refused_in_one_line(store, fak
     config = fake.config(alert_rules="groundedness<90%/1h@webhook", webhook_url=None)
     with pytest.raises(ValueError, match=r"^SUMWATCH_ALERT_RULES: SUMWATCH_WEBHOOK_URL is not set"):
         check_alerts(store, config, now=NOW)
+
+
+def test_the_worker_checks_the_rules_after_each_sampler_pass_and_a_failing_check_never_fails_the_pass(
+        store, settings, fake, caplog):
+    from fakes.trackers import Fault
+
+    from sumwatch.monitor.jobs.worker import SAMPLER_JOB, Worker
+
+    config = fake.config(alert_rules="groundedness<90%/1h/min5@slack", export_max_attempts=1)
+    worker = Worker(store, settings.with_(cluster_cron="0 0 1 1 *"), exports=config,
+                    cascade=build_rules_cascade(settings))
+    run_pass = worker._run_sampler  # the scheduled job itself, in this thread
+    judge(store, 1, 9, now=datetime.now(timezone.utc))
+    fake.fault = lambda target, op: Fault(503)
+    run_pass()
+    assert worker.stats[SAMPLER_JOB].failures == 0 and fake.slack == []
+    assert worker.stats[SAMPLER_JOB].last_summary.endswith("; alert failed: groundedness<0.9/1h/min5@slack")
+
+    fake.fault = None
+    run_pass()
+    run_pass()  # the breach was sent: nothing more
+    assert len(fake.slack) == 1 and fake.slack[0]["text"].startswith("Alert: groundedness")
+    assert worker.stats[SAMPLER_JOB].last_summary.startswith("sampler: scored 0 spans")
+
+    store.command("DROP TABLE sumwatch_alert_states")  # the check cannot read its state
+    with caplog.at_level("WARNING", logger="sumwatch.monitor.jobs.worker"):
+        run_pass()
+    stats = worker.stats[SAMPLER_JOB]
+    assert stats.failures == 0 and stats.runs == 4
+    assert stats.last_summary.endswith("; checking alert rules failed (see the log)")
+    assert any("checking alert rules failed" in r.getMessage() for r in caplog.records)
+
+
+def build_rules_cascade(settings):
+    from sumwatch.monitor.scoring.judges import build_cascade
+
+    return build_cascade(settings.with_(embeddings=False), mode="off")
+
+
+def test_the_worker_refuses_a_rule_whose_target_is_not_configured(store, settings, fake):
+    from sumwatch.monitor.jobs.worker import Worker
+
+    with pytest.raises(ValueError, match="SUMWATCH_ALERT_RULES: SUMWATCH_SLACK_WEBHOOK_URL is not set"):
+        Worker(store, settings, exports=fake.config(alert_rules="groundedness<90%/1h@slack", slack_webhook_url=None),
+               cascade=build_rules_cascade(settings))
