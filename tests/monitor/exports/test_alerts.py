@@ -196,3 +196,42 @@ def test_the_worker_refuses_a_rule_whose_target_is_not_configured(store, setting
     with pytest.raises(ValueError, match="SUMWATCH_ALERT_RULES: SUMWATCH_SLACK_WEBHOOK_URL is not set"):
         Worker(store, settings, exports=fake.config(alert_rules="groundedness<90%/1h@slack", slack_webhook_url=None),
                cascade=build_rules_cascade(settings))
+
+
+def test_the_alerts_command_lists_rates_and_check_sends_once_through_the_api(store, fake, cli_env):
+    import json
+
+    from fakes.trackers import SLACK_PATH
+    from typer.testing import CliRunner
+
+    from sumwatch.monitor.cli import app
+
+    env = {**cli_env, "SUMWATCH_SLACK_WEBHOOK_URL": fake.base + SLACK_PATH,
+           "SUMWATCH_ALERT_RULES": "groundedness<90%/1h/min5@slack; groundedness<50%/1h/min500@slack"}
+    judge(store, 2, 8, now=datetime.now(timezone.utc))
+    listed = CliRunner().invoke(app, ["alerts", "--json"], env=env)
+    assert listed.exit_code == 0, listed.output
+    assert [(r["rule"], r["rate"], r["judged"], r["state"], r["sent"]) for r in json.loads(listed.stdout)] == [
+        ("groundedness<0.9/1h/min5@slack", 0.2, 10, FIRING, ""),
+        ("groundedness<0.5/1h/min500@slack", 0.2, 10, NOT_ENOUGH_DATA, "")]
+    assert fake.slack == []
+
+    dry = CliRunner().invoke(app, ["alerts", "check", "--dry-run"], env=env)
+    assert dry.exit_code == 0 and "would fire" in dry.stdout and '"blocks"' in dry.stdout and fake.slack == []
+    sent = CliRunner().invoke(app, ["alerts", "check"], env=env)
+    assert sent.exit_code == 0 and "fired" in sent.stdout and len(fake.slack) == 1
+    table = CliRunner().invoke(app, ["alerts"], env=env)
+    assert "not enough data" in table.stdout and "firing" in table.stdout
+    CliRunner().invoke(app, ["alerts", "check"], env=env)
+    assert len(fake.slack) == 1
+
+
+def test_the_alerts_command_names_a_bad_rule_in_one_line(store, cli_env):
+    from typer.testing import CliRunner
+
+    from sumwatch.monitor.cli import app
+
+    bad = CliRunner().invoke(app, ["alerts"], env={**cli_env, "SUMWATCH_ALERT_RULES": "groundedness<90%@slack"})
+    assert bad.exit_code == 2 and "Traceback" not in bad.output
+    assert bad.output.strip() == ("error: SUMWATCH_ALERT_RULES rule 1 'groundedness<90%@slack': window: missing; "
+                                  "give one after the rate, like <90%/1h")
