@@ -324,8 +324,7 @@ class ExportSettings(_Concern):
     # alerts (slack, webhook) after each run: new and regressed issues at or above this severity
     alert_targets: str = ""
     alert_min_severity: Severity = Severity.HIGH
-    # threshold alerts after each sampler pass (sumwatch.monitor.exports.alerts): "groundedness<90%/1h/min50@slack"
-    alert_rules: str = ""
+    alert_rules: str = ""  # threshold alerts after each sampler pass: "groundedness<90%/1h/min50@slack"
     # pacing and faults
     export_pace: str = ""  # content-creating requests per minute per target: "github=80,jira=100"
     export_timeout_s: float = 10.0
@@ -359,16 +358,10 @@ class ExportSettings(_Concern):
         parse_score_verdicts(value)
         return value
 
-    @field_validator("alert_rules")
+    @field_validator("scores_window", "alert_rules")
     @classmethod
-    def _alert_rules(cls, value: str) -> str:
-        parse_alert_rules(value)
-        return value
-
-    @field_validator("scores_window")
-    @classmethod
-    def _score_window(cls, value: str) -> str:
-        parse_duration(value)
+    def _parsed(cls, value: str, info: ValidationInfo) -> str:
+        (parse_alert_rules if info.field_name == "alert_rules" else parse_duration)(value)
         return value
 
     @field_validator("scores_otlp_headers")
