@@ -11,6 +11,7 @@ import typer
 
 from . import (
     _shared,
+    alerts,
     calibration,
     db,
     demo,
@@ -55,6 +56,7 @@ app.command()(doctor.doctor)
 app.command()(judges.judges)
 app.command()(export.export)
 app.command(name="send-scores")(send_scores.send_scores)
+app.add_typer(alerts.alerts_app, name="alerts")
 
 
 def main() -> None:

@@ -21,7 +21,7 @@ SECTION_LIMIT = 3000
 _EVENTS = {"new": "New issue", "regressed": "Regressed", "export": "Issue", "resolved": "Resolved"}
 
 
-def _mrkdwn(text: str) -> str:
+def mrkdwn(text: str) -> str:
     # Slack mrkdwn needs &, < and > escaped; links are written <url|label> by us only
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
@@ -30,15 +30,15 @@ def blocks(payload: IssuePayload, event: str) -> list[dict[str, Any]]:
     heading = clip(f"{_EVENTS.get(event, event)}: {payload.issue_id} {payload.title}", HEADER_LIMIT)
     out: list[dict[str, Any]] = [
         {"type": "header", "text": {"type": "plain_text", "text": heading, "emoji": False}},
-        {"type": "section", "text": {"type": "mrkdwn", "text": clip(_mrkdwn(
+        {"type": "section", "text": {"type": "mrkdwn", "text": clip(mrkdwn(
             f"*{payload.severity}* · {payload.rubric} / {payload.failure_mode} · {payload.counts_line()}\n"
             f"{payload.description}"), SECTION_LIMIT)}},
-        {"type": "section", "text": {"type": "mrkdwn", "text": clip(_mrkdwn(
+        {"type": "section", "text": {"type": "mrkdwn", "text": clip(mrkdwn(
             f"*Root cause:* {payload.root_cause}\n*Fix:* {payload.fix}"), SECTION_LIMIT)}},
     ]
     if payload.representatives:
         rep = payload.representatives[0]
-        out.append({"type": "context", "elements": [{"type": "mrkdwn", "text": clip(_mrkdwn(
+        out.append({"type": "context", "elements": [{"type": "mrkdwn", "text": clip(mrkdwn(
             f"{rep.rubric} / {rep.verdict}: {rep.evidence}"), SECTION_LIMIT)}]})
     if payload.issue_url:
         out.append({"type": "actions", "elements": [{"type": "button", "text": {"type": "plain_text",
@@ -63,5 +63,8 @@ class Slack(Tracker):
                 "json": {"text": text, "blocks": blocks(payload, event)}}
 
     def send(self, payload: IssuePayload, event: str) -> None:
-        self.http.request("POST", reveal(self.config.slack_webhook_url), creates=True,
-                          json=self.preview(payload, event)["json"])
+        self.post(self.preview(payload, event)["json"])
+
+    def post(self, message: dict[str, Any]) -> None:
+        """One message (``{"text": ..., "blocks": [...]}``) to the hook: issue alerts and threshold alerts alike."""
+        self.http.request("POST", reveal(self.config.slack_webhook_url), creates=True, json=message)

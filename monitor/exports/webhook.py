@@ -35,6 +35,11 @@ def signature(secret: str, timestamp: str, body: bytes) -> str:
     return "sha256=" + hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
 
 
+def delivery_id(about: str) -> str:
+    """A new delivery id for one message about ``about`` (like ``sumwatch:SW-3:new``)."""
+    return str(uuid.uuid5(_NAMESPACE, f"{about}:{time.time_ns()}"))
+
+
 def message(payload: IssuePayload, event: str) -> dict[str, Any]:
     return {"event": event, "issue": payload.to_json(), "sent_at": now_iso()}
 
@@ -48,8 +53,11 @@ class Webhook(Tracker):
         return {"method": "POST", "url": "$SUMWATCH_WEBHOOK_URL", "json": message(payload, event)}
 
     def send(self, payload: IssuePayload, event: str, delivery: str = "") -> None:
-        body = json.dumps(message(payload, event), ensure_ascii=False, separators=(",", ":")).encode()
-        delivery = delivery or str(uuid.uuid5(_NAMESPACE, f"{payload.marker}:{event}:{time.time_ns()}"))
+        self.post(message(payload, event), delivery or delivery_id(f"{payload.marker}:{event}"))
+
+    def post(self, data: dict[str, Any], delivery: str) -> None:
+        """``data`` as signed JSON, under one delivery id for every attempt: issue and threshold alerts alike."""
+        body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
         # the timestamp is signed once per message, so a receiver can tell a retry (same delivery) from a replay
         ts = str(int(time.time()))
         headers = {"content-type": "application/json", TIMESTAMP_HEADER: ts, DELIVERY_HEADER: delivery,

@@ -26,6 +26,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
+from ..exports import alerts
 from ..exports.config import ExportConfig
 from ..exports.registry import rule_problems
 from ..exports.score_sends import after_sampling, score_rule_problems
@@ -98,7 +99,8 @@ class Worker:
         self._clusterer = clusterer if clusterer is not None else build_clusterer(settings)
         # tracker rules (SUMWATCH_EXPORT_TARGETS, SUMWATCH_ALERT_TARGETS), run after each clustering run
         self._exports = exports if exports is not None else ExportConfig.from_env()
-        problems = rule_problems(self._exports) + score_rule_problems(self._exports)
+        problems = (rule_problems(self._exports) + score_rule_problems(self._exports)
+                    + alerts.alert_rule_problems(self._exports))
         if problems:
             raise ValueError("; ".join(problems))
         self._stats = {SAMPLER_JOB: JobStats(), CLUSTERING_JOB: JobStats()}
@@ -187,7 +189,7 @@ class Worker:
         def run() -> str:
             r = self._sampler.run_pass(on_progress=progress)
             return (f"sampler: scored {r.scored_spans} spans ({r.score_rows} rubric scores, {r.failing} failing, "
-                    f"{r.errors} judge errors) in {r.seconds:.2f}s" + self._send_scores())
+                    f"{r.errors} judge errors) in {r.seconds:.2f}s" + self._send_scores() + self._check_alerts())
 
         self._run(SAMPLER_JOB, run, lambda: f"sampler: stopped after scoring {seen['spans']} spans; anything "
                                             f"left waits for the next start")
@@ -201,6 +203,15 @@ class Worker:
             return "; sending scores failed (see the log)"
         return "".join(f"; scores to {r.target}: {r.sent} sent" + (f", {r.failed} failed" if r.failed else "")
                        for r in results if r.sent or r.failed)
+
+    def _check_alerts(self) -> str:
+        """SUMWATCH_ALERT_RULES after a pass; a failure is in the log, never the pass's (the next pass checks again)."""
+        try:
+            statuses = alerts.after_sampling(self._store, self._exports)
+        except Exception as exc:
+            _log.warning("checking alert rules failed: %s: %s", type(exc).__name__, exc)
+            return "; checking alert rules failed (see the log)"
+        return "".join(f"; alert {s.action}: {s.rule}" for s in statuses if s.action)
 
     def _run_clustering(self) -> None:
         def run() -> str:

@@ -31,6 +31,7 @@ from pydantic import (
     PrivateAttr,
     SecretStr,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -39,6 +40,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from sumwatch.clustering.vocabulary import Severity
 
+from .alert_rules import parse_alert_rules
 from .concern import _Concern, _raw, _setting, reveal
 from .selectors import SELECTOR_VARIABLE_PREFIX, SelectorEntry, SelectorError, read_selectors
 from .values import (
@@ -232,6 +234,7 @@ class ExportSettings(_Concern):
     # alerts (slack, webhook) after each run: new and regressed issues at or above this severity
     alert_targets: str = ""
     alert_min_severity: Severity = Severity.HIGH
+    alert_rules: str = ""  # threshold alerts after each sampler pass: "groundedness<90%/1h/min50@slack"
     # pacing and faults
     export_pace: str = ""  # content-creating requests per minute per target: "github=80,jira=100"
     export_timeout_s: float = 10.0
@@ -265,10 +268,10 @@ class ExportSettings(_Concern):
         parse_score_verdicts(value)
         return value
 
-    @field_validator("scores_window")
+    @field_validator("scores_window", "alert_rules")
     @classmethod
-    def _score_window(cls, value: str) -> str:
-        parse_duration(value)
+    def _parsed(cls, value: str, info: ValidationInfo) -> str:
+        (parse_alert_rules if info.field_name == "alert_rules" else parse_duration)(value)
         return value
 
     @field_validator("scores_otlp_headers")

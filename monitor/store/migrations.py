@@ -13,6 +13,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .alert_states import ALERT_STATES
 from .baselines import BASELINES
 from .connection import Store, StoreError
 from .corpus import CORPUS, corpus_example_ddl
@@ -78,6 +79,9 @@ MIGRATIONS: tuple[Migration, ...] = (
               _tables(SCORE_SENDS)),
     Migration(13, "triage: an append-only log of what people (and trackers) did to each issue",
               _tables(ISSUE_EVENTS)),
+    # 14, 15 and 17 are taken by other branches; versions are applied by number, whatever order they merge in
+    Migration(16, "threshold alerts: the state each rule last sent (firing or ok), so a breach is sent once",
+              _tables(ALERT_STATES)),
 )
 
 

@@ -30,6 +30,7 @@ from pydantic import TypeAdapter
 
 from ..calibration.gate import CalibrationReport
 from ..calibration.judges import CandidateReport, PromotionReport
+from ..exports.alerts import RuleStatus
 from ..exports.score_sends import ScoreSendResult
 from ..exports.sync import ExportResult
 from ..issues.job import ClusterRunReport
@@ -40,6 +41,7 @@ from ..store.corpus import CorpusItem
 from ..store.scores import Agreement, ScoreRecord
 from ..store.traces import SpanDetail, TraceRow, normalize_trace_id
 from .routers.actions import IngestAnswer
+from .routers.alerts import AlertAnswer
 from .routers.corpus import CorpusPage, ImportAnswer
 from .routers.exports import ExportAnswer, TicketList
 from .routers.judge_definitions import JudgeDefinitionView, JudgeDiff, JudgeHistory, JudgeSummary
@@ -67,7 +69,7 @@ _POSTS = (("/api/actions/score", "the scoring"), ("/api/actions/cluster", "the c
           ("/api/actions/calibrate", "the calibration"), ("/api/ingest", "the ingest"),
           ("/api/corpus/import", "the corpus import"), ("/label", "the label"), ("/export", "the export"),
           ("/api/exports", "the export"), ("/api/actions/judge_test", "the judge test"),
-          ("/api/actions/judge_promote", "the promotion"))
+          ("/api/actions/judge_promote", "the promotion"), ("/api/alerts/check", "the alert check"))
 
 
 def request_name(method: str, path: str) -> str:
@@ -418,6 +420,12 @@ class ApiClient:
             "to": to, "since": since, "failing_only": failing_only, "dry_run": dry_run,
             "retry_given_up": retry_given_up})
         return answer.results
+
+    def alerts(self) -> list[RuleStatus]:
+        return self._get(AlertAnswer, "/api/alerts").results
+
+    def check_alerts(self, *, dry_run: bool = False) -> list[RuleStatus]:
+        return self._post(AlertAnswer, "/api/alerts/check", {"dry_run": dry_run}).results
 
 
 def _transport_problem(exc: httpx.TransportError) -> str:

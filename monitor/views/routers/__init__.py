@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import (
     actions,
+    alerts,
     calibration,
     corpus,
     exports,
@@ -18,4 +19,5 @@ from . import (
 )
 
 ROUTERS = [traces.router, scores.router, runs.router, issues.router, triage.router, exports.router, corpus.router,
-           calibration.router, judge_definitions.router, actions.router, status.router, score_sends.router]
+           calibration.router, judge_definitions.router, actions.router, status.router, score_sends.router,
+           alerts.router]
