@@ -2,6 +2,8 @@
 
 import base64
 import json
+import threading
+import time
 
 import httpx
 import pytest
@@ -21,7 +23,7 @@ from test_receiver import PB
 
 from sumwatch.monitor.ingest.receiver import LOGS_PATH, ReceiverServer
 from sumwatch.monitor.scoring.sampler import Sampler
-from sumwatch.monitor.store.genai_events import GENAI_EVENTS_TABLE, genai_events
+from sumwatch.monitor.store.genai_events import GENAI_EVENTS_TABLE, GenAiEvent, genai_events
 from tests.monitor.scoring.chat_calls import OTHERS, SUMMARIES, gen_ai_events, gen_ai_span_without_content
 
 JSON_TYPE = {"content-type": "application/json"}
@@ -150,3 +152,69 @@ def test_other_log_records_are_accepted_and_not_kept_and_the_ingest_token_applie
         assert rows(store) == []
     finally:
         server.stop()
+
+
+def small_log_export(n: int) -> bytes:
+    """One gen_ai.choice record of its own call, as a batch log processor flushing one record sends it."""
+    record = {"eventName": "gen_ai.choice", "timeUnixNano": str(1_700_000_000_000_000_000 + n),
+              "traceId": f"{n + 1:032x}", "spanId": f"{n + 1:016x}",
+              "body": {"stringValue": f'{{"message": {{"content": "answer {n}"}}}}'}}
+    return json.dumps({"resourceLogs": [{"scopeLogs": [{"logRecords": [record]}]}]}).encode()
+
+
+def test_concurrent_log_requests_are_grouped_into_fewer_inserts_and_each_record_is_stored_once(settings, store):
+    # a linger as under load, so the group is certain in the test, not left to thread timing
+    server = ReceiverServer(settings.with_(insert_batch_wait_ms=200), store).start()
+    try:
+        with httpx.Client() as client:
+            answers: list[int] = []
+            threads = [threading.Thread(target=lambda n=n: answers.append(client.post(
+                server.endpoint + LOGS_PATH, content=small_log_export(n), headers=JSON_TYPE).status_code))
+                for n in range(24)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        assert answers == [200] * 24
+        assert server.log_writer.rows_written == 24 and server.log_writer.inserts < 24
+        assert server.writer.inserts == 0  # the spans' group commit is another one
+    finally:
+        server.stop()
+    stored = store.query_rows(f"SELECT TraceId, count() FROM {GENAI_EVENTS_TABLE} GROUP BY TraceId")
+    assert sorted(stored) == [(f"{n + 1:032x}", 1) for n in range(24)]
+
+
+def test_database_failure_answers_503_with_retry_after_and_the_exporter_retries_until_stored(settings, store):
+    server = ReceiverServer(settings.with_(retry_after_seconds=1), store).start()
+    try:
+        url = server.endpoint + LOGS_PATH
+        store.command(f"RENAME TABLE {GENAI_EVENTS_TABLE} TO genai_away")  # the database loses the table
+        r = httpx.post(url, content=small_log_export(1), headers=JSON_TYPE)
+        assert r.status_code == 503 and r.headers["retry-after"] == "1"
+        assert r.json()["message"] == "database unavailable, retry later"
+
+        _, records, ids = contrib_calls([SUMMARIES[0]])
+        result = {}
+        worker = threading.Thread(target=lambda: result.setdefault(
+            "r", OTLPLogExporter(endpoint=url, timeout=20).export(records)))
+        worker.start()
+        time.sleep(0.5)
+        assert "r" not in result  # still retrying: nothing acknowledged yet
+        store.command(f"RENAME TABLE genai_away TO {GENAI_EVENTS_TABLE}")
+        worker.join(30)
+        assert result["r"].name == "SUCCESS"
+    finally:
+        server.stop()
+    # only what was acknowledged, exactly once: not the record answered 503, each of the exporter's once
+    assert len(genai_events(store, ids)[ids[0]]) == len(rows(store)) == len(records)
+
+
+def test_stopping_the_receiver_writes_the_records_it_queued(settings, store):
+    server = ReceiverServer(settings.with_(insert_batch_wait_ms=300), store).start()
+    with httpx.Client() as client:
+        r = client.post(server.endpoint + LOGS_PATH, content=small_log_export(7), headers=JSON_TYPE)
+    futures = [server.log_writer.submit([GenAiEvent(1_700_000_000_000_000_000, f"{n:032x}", f"{n:016x}",
+                                                    "gen_ai.choice", "{}")]) for n in range(100, 110)]
+    server.stop()  # before the linger is over: queued records are written, not dropped
+    assert r.status_code == 200 and [f.exception(timeout=0) for f in futures] == [None] * 10
+    assert len(rows(store)) == 11
