@@ -1,9 +1,13 @@
 """``POST /v1/logs``: the GenAI content records the contrib instrumentations log, joined to their spans."""
 
 import base64
+import copy
 import json
+import random
 import threading
 import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
@@ -19,8 +23,10 @@ from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogR
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace.export import SpanExportResult
 from opentelemetry.trace import SpanKind
+from test_fuzz import SEED, mutate_bytes, mutate_json
 from test_receiver import PB
 
+from sumwatch.monitor.ingest.logs import decode_logs
 from sumwatch.monitor.ingest.receiver import LOGS_PATH, ReceiverServer
 from sumwatch.monitor.scoring.sampler import Sampler
 from sumwatch.monitor.store.genai_events import GENAI_EVENTS_TABLE, GenAiEvent, genai_events
@@ -218,3 +224,34 @@ def test_stopping_the_receiver_writes_the_records_it_queued(settings, store):
     server.stop()  # before the linger is over: queued records are written, not dropped
     assert r.status_code == 200 and [f.exception(timeout=0) for f in futures] == [None] * 10
     assert len(rows(store)) == 11
+
+
+def test_mutated_log_exports_never_get_a_5xx_and_the_store_holds_exactly_what_was_acknowledged(receiver, store):
+    """Seeded mutations of real exports (protobuf bytes, JSON structure), four clients at once, so requests share
+    INSERTs: a refused body stores nothing, an acknowledged one all of its kept records."""
+    rng = random.Random(SEED)
+    _, records, _ = contrib_calls(SUMMARIES[:2] + OTHERS[:1])
+    pb_seed, json_seed = encode_logs(records).SerializeToString(), json.loads(otlp_json_logs(records))
+    bodies = []
+    for _ in range(400):
+        if rng.random() < 0.5:
+            bodies.append((mutate_bytes(rng, pb_seed), PB["content-type"]))
+        else:
+            payload = copy.deepcopy(json_seed)
+            mutate_json(rng, payload)
+            bodies.append((json.dumps(payload).encode(), JSON_TYPE["content-type"]))
+
+    def send(body: bytes, ctype: str) -> int:
+        return client.post(LOGS_PATH, content=body, headers={"content-type": ctype}).status_code
+
+    with httpx.Client(base_url=receiver.endpoint, timeout=20) as client, ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda b: send(*b), bodies))
+    assert set(answers) <= {200, 400} and answers.count(200) > 40 and answers.count(400) > 40, Counter(answers)
+    # what each acknowledged body holds, read again with the receiver's decoder, is what the store gained (the
+    # same record sent by several bodies is one row once merged: compared by the table's key, less the time, which
+    # is the time of decoding for a record that has none)
+    kept = [r for (body, ctype), status in zip(bodies, answers) if status == 200
+            for r in decode_logs(body, content_type=ctype, content_encoding=None, max_bytes=1 << 20).rows]
+    assert len(kept) == receiver.log_writer.rows_written
+    held = store.query_rows(f"SELECT DISTINCT TraceId, SpanId, Position, EventName FROM {GENAI_EVENTS_TABLE}")
+    assert {tuple(k) for k in held} == {(r.trace_id, r.span_id, r.position, r.name) for r in kept}
