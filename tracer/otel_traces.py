@@ -184,11 +184,11 @@ def encode_columns(rows: Sequence[Row]) -> list[bytes]:
 
 
 def join_columns(parts: Sequence[Sequence[bytes]]) -> bytes:
-    """Merge encodings of several row sets into one INSERT body."""
+    """Merge encodings of several row sets (of one table, whichever) into one INSERT body."""
     if len(parts) == 1:
         return b"[" + b",".join(parts[0]) + b"]"
     merged = []
-    for col in range(len(COLUMNS)):
+    for col in range(len(parts[0])):
         inner = [p[col][1:-1] for p in parts if len(p[col]) > 2]
         merged.append(b"[" + b",".join(inner) + b"]")
     return b"[" + b",".join(merged) + b"]"

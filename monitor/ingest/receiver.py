@@ -25,7 +25,8 @@ never fail another request's INSERT. Answers:
 is the same route with the same token rules. ``POST /v1/logs`` takes OTLP log exports with the same checks and
 answers, and keeps their GenAI content records (``gen_ai.user.message``, ``gen_ai.choice`` ...), which the
 contrib instrumentations log instead of putting on the span, for the sampler to join to their spans
-(:mod:`.logs`, :mod:`..store.genai_events`).
+(:mod:`.logs`, :mod:`..store.genai_events`); they go through a group commit of their own, with the spans'
+guarantees (acknowledged once stored, 503 with Retry-After when the database fails, drained on shutdown).
 
 Connections whose request headers take longer than ``header_timeout_s`` are closed. Beyond
 ``max_connections`` open connections the longest idle are closed; beyond ``max_connections`` requests in
@@ -43,7 +44,7 @@ import logging
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from starlette.applications import Starlette
@@ -53,7 +54,6 @@ from starlette.routing import Route
 
 from ..settings import Settings, reveal
 from ..store.connection import Store
-from ..store.genai_events import write_genai_events
 from .logs import decode_logs, encode_logs_response
 from .otlp import (
     JSON,
@@ -66,7 +66,7 @@ from .otlp import (
     safe_text,
 )
 from .timeouts import BodyTimeout, guarded_protocol, read_body
-from .writer import SpanEncodeError, SpanWriter
+from .writer import GENAI_EVENTS, SPANS, GroupWriter, RowEncodeError
 
 _log = logging.getLogger(__name__)
 _D = TypeVar("_D")
@@ -115,9 +115,10 @@ def ingest_token_problem(authorization: str, token: str) -> str | None:
     return None if whole or part else "wrong basic credentials"
 
 
-def receiver_routes(settings: Settings, writer: SpanWriter, store: Store) -> list[Route]:
-    """``POST /v1/traces`` (and its Langfuse path), ``POST /v1/logs``, ``/healthz`` and ``/readyz``: plain
-    Starlette routes, so the OTLP hot path pays no parameter parsing or validation of the API's framework."""
+def receiver_routes(settings: Settings, writer: GroupWriter, store: Store, log_writer: GroupWriter) -> list[Route]:
+    """``POST /v1/traces`` (and its Langfuse path) into ``writer``, ``POST /v1/logs`` into ``log_writer``,
+    ``/healthz`` and ``/readyz``: plain Starlette routes, so the OTLP hot path pays no parameter parsing or
+    validation of the API's framework."""
     token = reveal(settings.receiver.ingest_token)
     limit, body_timeout = settings.receiver.max_body_bytes, settings.receiver.body_timeout_s
 
@@ -152,6 +153,21 @@ def receiver_routes(settings: Settings, writer: SpanWriter, store: Store) -> lis
         return _status_body(503, "database unavailable, retry later", content_type,
                             settings.receiver.retry_after_seconds)
 
+    async def stored(into: GroupWriter, rows: Sequence[Any], content_type: str | None) -> Response | None:
+        """None once ``rows`` are stored by a group commit, else the error answer."""
+        if not rows:
+            return None
+        try:
+            done = into.submit(rows)
+        except RowEncodeError as exc:
+            _log.warning("answering 400: %s", exc)
+            return _status_body(400, f"{into.noun} could not be encoded for the store", content_type)
+        try:
+            await asyncio.wrap_future(done)
+        except Exception as exc:  # nothing acknowledged that was not stored
+            return unavailable(exc, content_type)
+        return None
+
     async def traces(request: Request) -> Response:
         content_type = request.headers.get("content-type")
         spans = await decoded(request, decode_traces, "trace")
@@ -159,16 +175,9 @@ def receiver_routes(settings: Settings, writer: SpanWriter, store: Store) -> lis
             return spans
         if spans.rejected.count and not spans.rows:
             return _status_body(400, spans.rejected.message(spans.total), content_type)
-        if spans.rows:
-            try:
-                stored = writer.submit(spans.rows)
-            except SpanEncodeError as exc:
-                _log.warning("answering 400: %s", exc)
-                return _status_body(400, "spans could not be encoded for the store", content_type)
-            try:
-                await asyncio.wrap_future(stored)
-            except Exception as exc:  # nothing acknowledged that was not stored
-                return unavailable(exc, content_type)
+        failed = await stored(writer, spans.rows, content_type)
+        if failed is not None:
+            return failed
         body, out_type = encode_response(content_type, spans)
         return Response(body, media_type=out_type)
 
@@ -179,11 +188,9 @@ def receiver_routes(settings: Settings, writer: SpanWriter, store: Store) -> lis
             return records
         if records.rejected.count and not records.rows and not records.skipped:
             return _status_body(400, records.rejected.message(records.total), content_type)
-        if records.rows:
-            try:  # GenAI content records are few beside spans: one INSERT per request, off the event loop
-                await asyncio.to_thread(write_genai_events, store, records.rows)
-            except Exception as exc:  # nothing acknowledged that was not stored
-                return unavailable(exc, content_type)
+        failed = await stored(log_writer, records.rows, content_type)
+        if failed is not None:
+            return failed
         body, out_type = encode_logs_response(content_type, records)
         return Response(body, media_type=out_type)
 
@@ -225,21 +232,29 @@ def _uvicorn_server(config: Any) -> Any:
     return _Server(config)
 
 
-def span_writer(settings: Settings, store: Store) -> SpanWriter:
+def span_writer(settings: Settings, store: Store) -> GroupWriter:
     receiver = settings.receiver
-    return SpanWriter(store, max_rows=receiver.insert_batch_rows, linger_ms=receiver.insert_batch_wait_ms)
+    return GroupWriter(store, SPANS, max_rows=receiver.insert_batch_rows, linger_ms=receiver.insert_batch_wait_ms)
+
+
+def log_writer(settings: Settings, store: Store) -> GroupWriter:
+    """GenAI log records' group commit: the spans' batch settings (a request's records are fewer than its spans)."""
+    receiver = settings.receiver
+    return GroupWriter(store, GENAI_EVENTS, max_rows=receiver.insert_batch_rows,
+                       linger_ms=receiver.insert_batch_wait_ms)
 
 
 def receiver_app(settings: Settings, store: Store) -> Starlette:
-    """The receiver alone (OTLP and probes), for a process that serves nothing else; ``app.state.writer``."""
-    writer = span_writer(settings, store)
-    app = Starlette(routes=receiver_routes(settings, writer, store))
-    app.state.writer = writer
+    """The receiver alone (OTLP and probes), for a process that serves nothing else; ``app.state.writer`` and
+    ``app.state.log_writer``."""
+    writer, logs = span_writer(settings, store), log_writer(settings, store)
+    app = Starlette(routes=receiver_routes(settings, writer, store, logs))
+    app.state.writer, app.state.log_writer = writer, logs
     return app
 
 
 class ReceiverServer:
-    """An app on uvicorn, in a background thread or in the foreground, with its span writer started and
+    """An app on uvicorn, in a background thread or in the foreground, with its span and log writers started and
     drained around it: the whole server (``views.app.create_app``), or the receiver alone when no app is given.
 
         ReceiverServer(settings, app=create_app(settings, store)).start()
@@ -255,7 +270,8 @@ class ReceiverServer:
             app = receiver_app(settings, store)
         self.settings = settings
         self.app = app
-        self.writer: SpanWriter = app.state.writer
+        self.writer: GroupWriter = app.state.writer
+        self.log_writer: GroupWriter = app.state.log_writer
         config = uvicorn.Config(app, host=settings.receiver.host, port=settings.receiver.port, log_level="warning",
                                 access_log=False, lifespan="off", timeout_keep_alive=keep_alive_s,
                                 http=guarded_protocol(settings.receiver.header_timeout_s,
@@ -274,6 +290,7 @@ class ReceiverServer:
 
     def start(self, timeout: float = 15.0) -> ReceiverServer:
         self.writer.start()
+        self.log_writer.start()
         self._thread = threading.Thread(target=self._server.run, name="sumwatch-receiver", daemon=True)
         self._thread.start()
         deadline = time.monotonic() + timeout
@@ -294,10 +311,12 @@ class ReceiverServer:
 
         previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
         self.writer.start()
+        self.log_writer.start()
         try:
             self._server.run()
         finally:
             self.writer.stop()
+            self.log_writer.stop()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
 
@@ -306,3 +325,4 @@ class ReceiverServer:
         if self._thread is not None:
             self._thread.join(10)
         self.writer.stop()
+        self.log_writer.stop()

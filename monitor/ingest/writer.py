@@ -1,7 +1,8 @@
-"""Group-commit writer: spans from concurrent requests go into ClickHouse as one INSERT.
+"""Group-commit writer: rows from concurrent requests go into ClickHouse as one INSERT.
 
-    writer = SpanWriter(store).start()
+    writer = GroupWriter(store).start()                 # spans into otel_traces
     writer.submit(rows).result()     # returns once the rows are stored; raises if the INSERT failed
+    logs = GroupWriter(store, GENAI_EVENTS).start()     # GenAI log records into sumwatch_genai_events
 
 A submitter's future resolves only after the INSERT holding its rows succeeded, so nothing is
 acknowledged that was not stored. Submitters encode their own rows (in their thread), the writer only
@@ -17,12 +18,15 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import Any
 
 from sumwatch.tracer.otel_traces import COLUMNS, INSERT_FORMAT, TRACES_TABLE, encode_columns, join_columns
 
 from ..store.connection import Store, StoreError, StoreUnavailableError
+from ..store.genai_events import GENAI_EVENT_COLUMNS, GENAI_EVENTS_TABLE, encode_genai_events
 
 _log = logging.getLogger(__name__)
 _STOP = object()
@@ -32,28 +36,45 @@ class WriterStopped(StoreError):
     """The writer is shutting down and takes no more rows."""
 
 
-class SpanEncodeError(ValueError):
+class RowEncodeError(ValueError):
     """Rows that cannot be encoded for an INSERT (a value the validation let through)."""
 
 
-class SpanWriter:
-    def __init__(self, store: Store, *, max_rows: int = 20_000, linger_ms: int = 0) -> None:
-        self._store = store
+@dataclass(frozen=True)
+class InsertTable:
+    """Where a writer's rows go: the table, its columns, and how a request's rows become one JSON array per
+    column (``JSONCompactColumns``), so blocks from several requests join into one INSERT body."""
+
+    table: str
+    columns: tuple[str, ...]
+    encode: Callable[[Sequence[Any]], list[bytes]]
+    noun: str
+
+
+SPANS = InsertTable(TRACES_TABLE, COLUMNS, encode_columns, "spans")
+GENAI_EVENTS = InsertTable(GENAI_EVENTS_TABLE, GENAI_EVENT_COLUMNS, encode_genai_events, "GenAI log records")
+
+
+class GroupWriter:
+    def __init__(self, store: Store, into: InsertTable = SPANS, *, max_rows: int = 20_000,
+                 linger_ms: int = 0) -> None:
+        self._store, self._into = store, into
         self._max_rows, self._linger = max_rows, linger_ms / 1000.0
         self._queue: queue.Queue[Any] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._stopping = False
+        self.noun = into.noun
         self.inserts = 0  # INSERT statements issued, for tests and stats
         self.rows_written = 0
 
-    def start(self) -> SpanWriter:
-        self._thread = threading.Thread(target=self._run, name="sumwatch-writer", daemon=True)
+    def start(self) -> GroupWriter:
+        self._thread = threading.Thread(target=self._run, name=f"sumwatch-writer-{self._into.table}", daemon=True)
         self._thread.start()
         return self
 
-    def submit(self, rows: list[tuple[Any, ...]]) -> Future[int]:
-        """Queue rows (``otel_traces`` order); the future resolves when they are stored.
-        Raises :class:`SpanEncodeError` at once for rows that cannot be encoded."""
+    def submit(self, rows: Sequence[Any]) -> Future[int]:
+        """Queue rows (as the table's ``encode`` takes them); the future resolves when they are stored.
+        Raises :class:`RowEncodeError` at once for rows that cannot be encoded."""
         fut: Future[int] = Future()
         if self._stopping:
             fut.set_exception(WriterStopped("the receiver is shutting down"))
@@ -61,9 +82,9 @@ class SpanWriter:
             fut.set_result(0)
         else:
             try:
-                encoded = encode_columns(rows)
+                encoded = self._into.encode(rows)
             except Exception as exc:  # orjson's and the formatter's errors: the rows, not the database
-                raise SpanEncodeError(f"spans could not be encoded: {exc}") from exc
+                raise RowEncodeError(f"{self._into.noun} could not be encoded: {exc}") from exc
             self._queue.put((encoded, len(rows), fut))
         return fut
 
@@ -95,14 +116,15 @@ class SpanWriter:
         """One INSERT for the batch; if the database refuses it (and is not down), each submitter's rows
         again on their own, so rows the engine cannot take fail only the request that sent them."""
         try:
-            self._store.insert_encoded(TRACES_TABLE, COLUMNS, join_columns([b[0] for b in batch]), INSERT_FORMAT)
+            into = self._into
+            self._store.insert_encoded(into.table, into.columns, join_columns([b[0] for b in batch]), INSERT_FORMAT)
         except Exception as exc:
             if len(batch) > 1 and not isinstance(exc, StoreUnavailableError):
                 _log.warning("insert of %d requests refused, inserting them one by one: %s", len(batch), exc)
                 for item in batch:
                     self._insert([item])
                 return
-            _log.error("insert of %d spans failed: %s", sum(b[1] for b in batch), exc)
+            _log.error("insert of %d %s failed: %s", sum(b[1] for b in batch), self._into.noun, exc)
             for item in batch:
                 item[2].set_exception(exc)
         else:

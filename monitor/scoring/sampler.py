@@ -7,8 +7,9 @@ A pass has two steps. **Recognition** reads every untagged candidate span (an LL
 instrumentation, or one a configured selector matches, see :mod:`.selectors`) newer than its own watermark
 minus a look-back and not yet in ``sumwatch_recognised``; the first selector that matches reads it, else
 :func:`.recognise.recognise` does (its content may be in its GenAI log records, joined by trace and span id,
-see :mod:`..store.genai_events`; a span whose records are newer than that bound is read again however old it
-is, so content logged late is still joined). Each summarization call found is written to
+see :mod:`..store.genai_events`; a span whose records arrived since the step last drained, less the look-back,
+is read again however old it and its records' own times are, so content an exporter sends late is still
+joined). Each summarization call found is written to
 ``sumwatch_recognised`` once; other calls are stored and left alone. This step is not sampled: every
 recognised call is listed and counted, not only the share that is scored (shards still split it).
 **Scoring** selects, in ClickHouse, spans carrying sumwatch's own tag in ``otel_traces`` and recognised spans
@@ -42,7 +43,7 @@ from ..rubrics.verdicts import ERROR, RubricResult, SummaryCase
 from ..settings import Settings, parse_span_filter
 from ..settings.selectors import read_selectors
 from ..store.connection import Store, quote_ident
-from ..store.genai_events import GENAI_EVENTS_TABLE, genai_events
+from ..store.genai_events import genai_events, spans_with_records_arrived
 from ..store.judges import active_definitions
 from ..store.recognised import RECOGNISED_TABLE, RecognisedSpan, write_recognised
 from ..store.scores import SCORES_TABLE, ScoredSpan, SpanRef, write_scores
@@ -239,8 +240,12 @@ class Sampler:
         candidates = self.selector.candidates(params)
         if not candidates:
             return 0
+        started_ns = time.time_ns()
+        # arrival is stamped by the store's clock, the mark by ours: the look-back covers a skew between them
+        arrived_mark = f"{self.recognition_watermark}/arrived"
         since = 0 if all_spans else max(0, read_watermark(self.store, self.recognition_watermark) - self.lookback_ns)
-        params["since"] = since
+        arrived = 0 if all_spans else max(0, read_watermark(self.store, arrived_mark) - self.lookback_ns)
+        params["since"], params["arrived"] = since, arrived
         shard = self._shard(params)
         a = "SpanAttributes"
         cursor, written = (0, ""), 0
@@ -252,13 +257,14 @@ class Sampler:
                 FROM {TRACES_TABLE}
                 WHERE {candidates} AND {shard}
                   AND (Timestamp > fromUnixTimestamp64Nano({{since:Int64}})
-                       OR (TraceId, SpanId) IN (SELECT TraceId, SpanId FROM {quote_ident(GENAI_EVENTS_TABLE)}
-                                                WHERE Timestamp > fromUnixTimestamp64Nano({{since:Int64}})))
+                       OR (TraceId, SpanId) IN ({spans_with_records_arrived("arrived")}))
                   AND (ts, SpanId) > ({{cur_ts:Int64}}, {{cur_span:String}})
                   AND (TraceId, SpanId) NOT IN (SELECT TraceId, SpanId FROM {quote_ident(RECOGNISED_TABLE)})
                 ORDER BY ts, SpanId LIMIT {{prefix:UInt64}}""",
                 {**params, "cur_ts": cursor[0], "cur_span": cursor[1]}, self.batch, fill=False)
             if not rows:
+                # drained: every record that arrived before this step began has been joined
+                advance_watermark(self.store, arrived_mark, started_ns, written)
                 return written
             cursor = (int(rows[-1][2]), rows[-1][1])
             # the content the contrib instrumentations log instead of putting on the span (POST /v1/logs)

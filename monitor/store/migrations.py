@@ -20,7 +20,7 @@ from .corpus import CORPUS, corpus_example_ddl
 from .ddl import MIGRATIONS_TABLE, Table, Target, migrations_table_ddl, tables_ddl
 from .embeddings import EMBEDDINGS
 from .exports import EXPORTS
-from .genai_events import GENAI_EVENTS
+from .genai_events import GENAI_EVENTS, genai_events_arrival_ddl
 from .issue_events import ISSUE_EVENTS
 from .issue_members import ISSUE_MEMBERS
 from .issues import ISSUES
@@ -79,7 +79,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _tables(SCORE_SENDS)),
     Migration(13, "triage: an append-only log of what people (and trackers) did to each issue",
               _tables(ISSUE_EVENTS)),
-    # 14, 15 and 17 are taken by other branches; versions are applied by number, whatever order they merge in
+    Migration(14, "GenAI log records: when each arrived, so content an exporter sends late is still joined",
+              genai_events_arrival_ddl),
     Migration(16, "threshold alerts: the state each rule last sent (firing or ok), so a breach is sent once",
               _tables(ALERT_STATES)),
 )

@@ -21,7 +21,7 @@ from fastapi.openapi.utils import get_openapi
 from starlette.routing import BaseRoute
 
 from ..exports.config import ExportConfig
-from ..ingest.receiver import receiver_routes, span_writer
+from ..ingest.receiver import log_writer, receiver_routes, span_writer
 from ..settings import Settings
 from ..store.connection import Store
 from ..store.job_locks import job_locks
@@ -40,13 +40,13 @@ def create_app(settings: Settings, store: Store, *, judges: Judges | None = None
     ``export_config`` to the tracker settings of the environment."""
     app = FastAPI(title="sumwatch", version=_version(), openapi_url=OPENAPI_PATH, docs_url="/api/docs",
                   redoc_url=None, description=_DESCRIPTION)
-    writer = span_writer(settings, store)
-    app.state.writer = writer
+    writer, logs = span_writer(settings, store), log_writer(settings, store)
+    app.state.writer, app.state.log_writer = writer, logs
     app.state.services = Services(settings, store, judges or settings_judges(settings), ActionRunner(job_locks(store)),
                                   export_config if export_config is not None else ExportConfig.from_env(),
                                   threading.Lock())
     install_error_handlers(app)
-    app.router.routes.extend(receiver_routes(settings, writer, store))
+    app.router.routes.extend(receiver_routes(settings, writer, store, logs))
     for router in ROUTERS:
         app.include_router(router)
     app.router.routes.extend(login_routes(settings) + dashboard_routes(store, settings))

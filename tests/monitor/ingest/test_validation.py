@@ -18,7 +18,7 @@ from test_receiver import PB, make_spans, stored
 
 from sumwatch.monitor.ingest.receiver import ReceiverServer
 from sumwatch.monitor.ingest.validate import MAX_TIME_NS, MIN_TIME_NS
-from sumwatch.monitor.ingest.writer import SpanWriter
+from sumwatch.monitor.ingest.writer import GroupWriter
 from sumwatch.monitor.settings import Settings
 from sumwatch.monitor.store.connection import Store
 from sumwatch.monitor.store.migrations import migrate
@@ -238,7 +238,7 @@ def test_a_failing_database_answers_503_without_its_error_text(receiver, store, 
 
 def test_rows_the_database_refuses_fail_only_the_request_that_sent_them(store):
     """Should a value pass the checks and still be refused, the writer retries each request alone."""
-    writer = SpanWriter(store, linger_ms=300).start()
+    writer = GroupWriter(store, linger_ms=300).start()
     try:
         good = encode_spans(make_spans(1))
         from sumwatch.monitor.ingest.otlp import request_to_rows

@@ -189,3 +189,21 @@ def test_content_logged_after_the_look_back_is_still_joined(store, rules_cascade
     assert second.recognised == 1 and second.scored_spans == 1
     assert recognised_rows(store)[1][1:3] == (call.document, call.answer)
     assert sampler.run_pass().scored_spans == 0
+
+
+def test_records_sent_late_with_their_own_old_time_are_joined_on_the_next_pass(store, rules_cascade):
+    call = SUMMARIES[0]
+    old = span(1, "chat gpt-4o-mini", gen_ai_span_without_content(call))
+    hour_later = span(3601, "chat gpt-4o-mini", {"gen_ai.operation.name": "chat"})  # moves the watermark on
+    store.insert_spans([old, hour_later])
+    sampler = Sampler(store, rules_cascade)  # the default 10-minute look-back: the old span is far behind it
+    first = sampler.run_pass()
+    assert first.recognised == 0 and first.scored_spans == 0
+    assert read_watermark(store, sampler.recognition_watermark) == hour_later[0]
+    # an exporter's batch log processor flushes the call's records an hour later, stamped with the call's time
+    write_genai_events(store, [GenAiEvent(old[0] + i, old[1], old[2], e["event.name"], e["body"], i)
+                               for i, e in enumerate(gen_ai_events(call))])
+    second = sampler.run_pass()
+    assert second.recognised == 1 and second.scored_spans == 1
+    assert recognised_rows(store)[1][1:3] == (call.document, call.answer)
+    assert sampler.run_pass().scored_spans == 0
