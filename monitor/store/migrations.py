@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from .baselines import BASELINES
 from .connection import Store, StoreError
 from .corpus import CORPUS, corpus_example_ddl
+from .corpus_labels import CORPUS_LABELS, corpus_span_ddl
 from .ddl import MIGRATIONS_TABLE, Table, Target, migrations_table_ddl, tables_ddl
 from .embeddings import EMBEDDINGS
 from .exports import EXPORTS
@@ -78,6 +79,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _tables(SCORE_SENDS)),
     Migration(13, "triage: an append-only log of what people (and trackers) did to each issue",
               _tables(ISSUE_EVENTS)),
+    Migration(15, "labelling: every labeller's label of a corpus item and resolutions; the span an item came from",
+              lambda t: tables_ddl(t, CORPUS_LABELS) + corpus_span_ddl(t)),
 )
 
 
