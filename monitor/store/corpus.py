@@ -6,7 +6,8 @@
 A corpus item is (rubric, source, summary or claim, human verdict, failure-mode bucket, origin, status).
 Only ``labelled`` items count in calibration; promoted examples wait as ``needs_label`` until a person
 labels them, and an item whose labellers disagree waits as ``disputed`` until someone resolves it (the
-labels themselves are in :mod:`.corpus_labels`). The table is a ReplacingMergeTree on (rubric, item id): saving an item again replaces it.
+labels themselves are in :mod:`.corpus_labels`). The table is a ReplacingMergeTree on (rubric, item id):
+saving an item again replaces it.
 """
 
 from __future__ import annotations
