@@ -2,7 +2,7 @@
 kappa between labellers, and a disagreement resolved before calibration counts it."""
 
 import pytest
-from fakes.tracing import memory_provider
+from labelled_trace import SOURCE, store_trace
 
 from sumwatch.monitor.calibration.gate import calibrate
 from sumwatch.monitor.calibration.labels import (
@@ -15,24 +15,6 @@ from sumwatch.monitor.calibration.labels import (
 )
 from sumwatch.monitor.store.corpus import CorpusItem, load_items, save_items
 from sumwatch.monitor.store.corpus_labels import labels_of
-from sumwatch.tracer import summarization
-from sumwatch.tracer.otel_traces import spans_to_rows
-
-SOURCE = "The city council approved a 12% increase in the parks budget on Tuesday, the mayor said."
-
-
-def store_trace(store, summary: str = "The council raised the parks budget by 21%.") -> tuple[str, str]:
-    """One tagged summarization span in the store: its (trace id, span id)."""
-    provider, memory = memory_provider("digest")
-
-    @summarization(band="tldr", tracer_provider=provider)
-    def summarize(text: str) -> str:
-        return summary
-
-    summarize(SOURCE)
-    rows = spans_to_rows(memory.get_finished_spans())
-    store.insert_spans(rows)
-    return rows[0][1], rows[0][2]
 
 
 def test_a_trace_is_labelled_into_a_corpus_with_its_provenance_and_labeller(store):
