@@ -178,7 +178,7 @@ def _settle(store: Store, item: CorpusItem, labels: ItemLabels, **changes: objec
             "human_verdict": human}
     if status != LABELLED:
         data["example"] = False
-    settled = CorpusItem(**data)  # type: ignore[arg-type]
+    settled = CorpusItem(**data)
     save_items(store, [settled])
     return settled
 

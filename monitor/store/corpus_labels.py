@@ -89,7 +89,8 @@ def save_label(store: Store, label: CorpusLabel) -> None:
 def labels_of(store: Store, item_ids: Sequence[str] | None = None, *, rubric: str | None = None
               ) -> dict[str, list[CorpusLabel]]:
     """The labels and resolutions of the given items (every item: None), per item, oldest first."""
-    where, params = ["1"], {}
+    where: list[str] = ["1"]
+    params: dict[str, Any] = {}
     if item_ids is not None:
         if not item_ids:
             return {}
