@@ -290,8 +290,7 @@ def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
             return problem(request, 404, f"There is no corpus item {item_id}.")
         answer: Response
         if wants_json:
-            answer = JSONResponse({"item_id": item.item_id, "status": item.status, "verdict": item.human_verdict,
-                                   "by": by})
+            answer = JSONResponse({"item_id": item.item_id, "status": item.status, "verdict": item.human_verdict})
         else:
             rubric = fields.get("rubric", "")
             answer = RedirectResponse("/labelling" + (f"?rubric={rubric}" if rubric in known_rubrics(store) else ""),
