@@ -14,8 +14,8 @@ from pathlib import Path
 
 from ..rubrics.verdicts import RUBRICS
 from ..store.connection import Store
-from ..store.corpus import LABELLED, REJECTED, CorpusItem, existing_ids, load_items, save_items
-from ..store.judges import active_definitions
+from ..store.corpus import CorpusItem, existing_ids, save_items
+from .labels import record_label
 
 STARTER_DIR = Path(__file__).parent / "corpora"
 
@@ -72,24 +72,8 @@ def seed_starter_corpora(store: Store, rubrics: Sequence[str] = RUBRICS) -> dict
 
 
 def label_item(store: Store, item_id: str, verdict: str, *, bucket: str | None = None,
-               note: str | None = None, example: bool | None = None) -> CorpusItem:
-    """A person's verdict on a promoted item: it becomes ``labelled`` and counts in calibration. ``example``
-    marks it (or, False, unmarks it) as a hard case to offer a judge definition as a few-shot example."""
-    found = load_items(store, item_id=item_id)
-    if not found:
-        raise KeyError(f"no corpus item {item_id!r}")
-    item = found[0]
-    definition = active_definitions(store).get(item.rubric)
-    if verdict != REJECTED and definition is not None and verdict not in definition.overall:
-        # a custom rubric's verdicts are its active definition's (a built-in one's are also checked by CorpusItem)
-        raise ValueError(f"{verdict[:40]!r} is not a {item.rubric} verdict (one of {', '.join(definition.overall)}, "
-                         f"or {REJECTED})")
-    status = REJECTED if verdict == REJECTED else LABELLED
-    if example and status == REJECTED:
-        raise ValueError("a rejected item cannot be a few-shot example: give it a verdict")
-    labelled = CorpusItem(**{**item.to_json(), "expected_facts": item.expected_facts,
-                             "human_verdict": item.human_verdict if status == REJECTED else verdict,
-                             "status": status, "bucket": bucket or item.bucket, "note": note or item.note,
-                             "example": (item.example if example is None else example) and status != REJECTED})
-    save_items(store, [labelled])
-    return labelled
+               note: str | None = None, example: bool | None = None, by: str = "") -> CorpusItem:
+    """``by``'s verdict on an item: once its labellers agree it is ``labelled`` and counts in calibration
+    (see :func:`.labels.record_label`). ``example`` marks it (or, False, unmarks it) as a hard case to offer a
+    judge definition as a few-shot example. KeyError: no such item; ValueError: a verdict it cannot have."""
+    return record_label(store, item_id, verdict, by=by, bucket=bucket, note=note, example=example)

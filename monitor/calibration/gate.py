@@ -3,7 +3,9 @@
     report = calibrate(store, cascade, "factuality")          # Cohen's kappa, overall and per bucket
     report.gate.passed                                        # False: kappa fell vs the baseline
 
-Only ``labelled`` corpus items count (see :mod:`sumwatch.monitor.store.corpus`). Each calibration run
+Only ``labelled`` corpus items count (see :mod:`sumwatch.monitor.store.corpus`): an item its labellers
+disagree on counts with its resolved label once someone resolved it, and is left out (counted in the
+report's ``disputed``) until then. Each calibration run
 is compared with the stored baseline of the rubric (the latest recorded, any judge version) and fails
 when overall kappa drops by more than 0.05 or a bucket's by more than 0.10; a passing run becomes the
 new baseline for its judge version.
@@ -27,7 +29,7 @@ from ..rubrics.verdicts import PASSING
 from ..store.baselines import latest_baseline
 from ..store.baselines import record_baseline as store_baseline
 from ..store.connection import Store
-from ..store.corpus import LABELLED, CorpusItem, load_items
+from ..store.corpus import DISPUTED, LABELLED, CorpusItem, load_items
 from ..store.judges import active_definitions, check_rubric
 
 OVERALL_DROP, BUCKET_DROP = 0.05, 0.10
@@ -78,6 +80,7 @@ class CalibrationReport:
     gate: GateResult | None = None
     recorded: bool = False
     warnings: list[str] = field(default_factory=list)
+    disputed: int = 0  # items left out because their labellers disagree and nobody resolved it
 
 
 
@@ -177,6 +180,10 @@ def calibrate(store: Store, cascade: Any, rubric: str, *, judge_version: str | N
     verdicts = [r[rubric].verdict for r in results]
     report = agreement(rubric, items, verdicts, judge_version or cascade.version,
                        passing=definitions[rubric].passing)
+    report.disputed = len(load_items(store, rubric=rubric, status=DISPUTED))
+    if report.disputed:
+        report.warnings.append(f"{report.disputed} item(s) left out: their labellers disagree and nobody resolved "
+                               f"them (`sumwatch corpus agreement --rubric {rubric}`)")
     report.gate = gate(report, latest_baseline(store, rubric))
     if record and report.gate.passed:
         record_baseline(store, report, items)

@@ -1,5 +1,5 @@
 """`sumwatch calibrate` (kappa against human verdicts, the gate) and `sumwatch corpus`
-(review, label, import, export)."""
+(review, label, label a trace, agreement between labellers, resolve, import, export)."""
 
 from __future__ import annotations
 
@@ -45,6 +45,15 @@ def _check_status(status: str | None) -> None:
 
     if status is not None and status not in STATUSES:
         fail(f"status must be one of {', '.join(STATUSES)}, got {status!r}")
+
+
+BY_HELP = "Who labels (default: your OS user name)."
+
+
+def _labeller(by: str | None) -> str:
+    from .issues import _os_user  # noqa: PLC0415 - start-up: a command imports what it runs
+
+    return by or _os_user()
 
 
 def _fmt(value: float | None) -> str:
@@ -114,11 +123,12 @@ def corpus_label(item_id: str = typer.Argument(..., help="Item id (from `corpus 
                  example: bool | None = flag(None, "--example/--no-example",
                                              help="Offer this hard case to the rubric's judge as a few-shot example "
                                                   "(`sumwatch judge show RUBRIC` lists the line to paste)."),
+                 by: str | None = typer.Option(None, "--by", help=BY_HELP),
                  db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
-    """Label a corpus item; labelled items count in `calibrate`."""
+    """Label a corpus item; labelled items count in `calibrate` (once its labellers agree or it is resolved)."""
     with open_client(load_settings(db, home), note="labelling through it") as client:
         try:
-            item = client.label(item_id, verdict, bucket=bucket, note=note, example=example)
+            item = client.label(item_id, verdict, bucket=bucket, note=note, example=example, by=_labeller(by))
         except (KeyError, ValueError) as exc:
             fail(str(exc.args[0] if exc.args else exc))
     if json_:
@@ -126,6 +136,70 @@ def corpus_label(item_id: str = typer.Argument(..., help="Item id (from `corpus 
     else:
         out.print(f"{item.item_id}: {item.status}" + (f" as {item.human_verdict}" if item.status == "labelled" else "")
                   + (", offered as a few-shot example" if item.example else ""))
+
+
+@corpus_app.command("add")
+def corpus_add(trace: str = typer.Option(..., "--trace", help="Trace id (32 hex characters)."),
+               rubric: str = RubricOption,
+               verdict: str = typer.Option(..., "--verdict",
+                                           help="pass, fail (the judge's failing verdict if it failed the span) or "
+                                                "one of the rubric's verdicts."),
+               span: str | None = typer.Option(None, "--span", help="The summarization span, when the trace has "
+                                                                     "several."),
+               note: str | None = typer.Option(None, "--note", help="Free text kept with the label."),
+               by: str | None = typer.Option(None, "--by", help=BY_HELP),
+               db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
+    """Label a trace's summarization span into a rubric's corpus (its source and summary become an item)."""
+    check_rubric_name(rubric)
+    with open_client(load_settings(db, home), note="labelling through it") as client:
+        try:
+            item = client.label_trace(trace, rubric, verdict, span_id=span, note=note, by=_labeller(by))
+        except (KeyError, ValueError) as exc:
+            fail(str(exc.args[0] if exc.args else exc))
+    if json_:
+        print_json(item)
+    else:
+        out.print(f"{item.item_id}: {item.rubric} {item.status}"
+                  + (f" as {item.human_verdict}" if item.status == "labelled" else "")
+                  + f" (trace {item.trace_id}, span {item.span_id})", highlight=False)
+
+
+@corpus_app.command("agreement")
+def corpus_agreement(rubric: str | None = RubricFilter,
+                     db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
+    """Cohen's kappa between each pair of labellers, over the items both labelled, and the items they disagree
+    on (resolve them with `corpus resolve`)."""
+    check_rubric_name(rubric)
+    with open_client(load_settings(db, home)) as client, rubric_read():
+        report = client.labeller_agreement(rubric)
+    if json_:
+        print_json(report)
+        return
+    out.print(table("Agreement between labellers", ["labellers", "items both labelled", "agreed", "kappa"],
+                     [(f"{escape(p.a)} · {escape(p.b)}", p.items, p.agreed, _fmt(p.kappa)) for p in report.pairs],
+                     caption="" if report.pairs else "no item was labelled by two people yet"))
+    if report.disagreements:
+        out.print(table(f"{report.unresolved} unresolved disagreement(s)", ["item\nrubric", "labels", "resolved"],
+                         [(f"{d.item_id}\n{d.rubric}", escape(", ".join(f"{k}: {v}" for k, v in d.labels.items())),
+                           f"{d.resolved} by {escape(d.resolved_by)}" if d.resolved else "-")
+                          for d in report.disagreements]))
+
+
+@corpus_app.command("resolve")
+def corpus_resolve(item_id: str = typer.Argument(..., help="Item id (from `corpus agreement`)."),
+                   verdict: str = typer.Argument(..., help="The item's final verdict, or 'rejected'."),
+                   by: str | None = typer.Option(None, "--by", help="Who resolves (default: your OS user name)."),
+                   db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
+    """Settle what an item's labellers disagree on: the verdict calibration uses for it."""
+    with open_client(load_settings(db, home), note="resolving through it") as client:
+        try:
+            item = client.resolve_label(item_id, verdict, by=_labeller(by))
+        except (KeyError, ValueError) as exc:
+            fail(str(exc.args[0] if exc.args else exc))
+    if json_:
+        print_json(item)
+    else:
+        out.print(f"{item.item_id}: {item.status} as {item.human_verdict or verdict}", highlight=False)
 
 
 @corpus_app.command("export")

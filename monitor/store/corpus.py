@@ -5,7 +5,9 @@
 
 A corpus item is (rubric, source, summary or claim, human verdict, failure-mode bucket, origin, status).
 Only ``labelled`` items count in calibration; promoted examples wait as ``needs_label`` until a person
-labels them. The table is a ReplacingMergeTree on (rubric, item id): saving an item again replaces it.
+labels them, and an item whose labellers disagree waits as ``disputed`` until someone resolves it (the
+labels themselves are in :mod:`.corpus_labels`). The table is a ReplacingMergeTree on (rubric, item id):
+saving an item again replaces it.
 """
 
 from __future__ import annotations
@@ -33,13 +35,14 @@ class CorpusStatus(Choice):
     LABELLED = "labelled"
     NEEDS_LABEL = "needs_label"
     REJECTED = "rejected"
+    DISPUTED = "disputed"  # labellers disagree and nobody resolved it: left out of calibration
 
 
-LABELLED, NEEDS_LABEL, REJECTED = CorpusStatus.values()
+LABELLED, NEEDS_LABEL, REJECTED, DISPUTED = CorpusStatus.values()
 STATUSES: tuple[str, ...] = CorpusStatus.values()
 PASS_BUCKET = "pass"
 CORPUS_COLUMNS = ("ItemId", "Rubric", "Source", "Summary", "Claim", "HumanVerdict", "ProposedVerdict", "Bucket",
-                  "Origin", "Status", "Band", "ExpectedFacts", "TraceId", "Note", "Example", "UpdatedAt")
+                  "Origin", "Status", "Band", "ExpectedFacts", "TraceId", "SpanId", "Note", "Example", "UpdatedAt")
 
 
 def _create(t: Target) -> str:
@@ -90,6 +93,7 @@ class CorpusItem:
     band: str = ""
     expected_facts: tuple[str, ...] = ()
     trace_id: str = ""
+    span_id: str = ""  # with trace_id: the span an item was labelled from
     note: str = ""
     item_id: str = ""
     example: bool = False  # a labelled hard case offered to the judge as a few-shot example
@@ -152,7 +156,7 @@ class CorpusItem:
 def _row(item: CorpusItem, at: datetime) -> tuple[Any, ...]:
     return (item.item_id, item.rubric, item.source, item.summary, item.claim, item.human_verdict,
             item.proposed_verdict, item.bucket, item.origin, item.status, item.band, list(item.expected_facts),
-            item.trace_id, item.note, item.example, at)
+            item.trace_id, item.span_id, item.note, item.example, at)
 
 
 def save_items(store: Store, items: Sequence[CorpusItem]) -> int:
@@ -190,8 +194,8 @@ def load_items(store: Store, rubric: str | None = None, status: str | None = Non
 def _items(rows: Sequence[Sequence[Any]]) -> list[CorpusItem]:
     return [CorpusItem(rubric=r, source=src, summary=summ, claim=claim, human_verdict=hv, proposed_verdict=pv,
                        bucket=bucket, origin=origin, status=status_, band=band, expected_facts=tuple(facts),
-                       trace_id=tid, note=note, item_id=iid, example=bool(example))
-            for iid, r, src, summ, claim, hv, pv, bucket, origin, status_, band, facts, tid, note, example in rows]
+                       trace_id=tid, span_id=sid, note=note, item_id=iid, example=bool(example))
+            for iid, r, src, summ, claim, hv, pv, bucket, origin, status_, band, facts, tid, sid, note, example in rows]
 
 
 def next_corpus_cursor(page: Sequence[CorpusItem], limit: int) -> str | None:

@@ -17,6 +17,7 @@ from .alert_states import ALERT_STATES
 from .baselines import BASELINES
 from .connection import Store, StoreError
 from .corpus import CORPUS, corpus_example_ddl
+from .corpus_labels import CORPUS_LABELS, corpus_span_ddl
 from .ddl import MIGRATIONS_TABLE, Table, Target, migrations_table_ddl, tables_ddl
 from .embeddings import EMBEDDINGS
 from .exports import EXPORTS
@@ -81,6 +82,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _tables(ISSUE_EVENTS)),
     Migration(14, "GenAI log records: when each arrived, so content an exporter sends late is still joined",
               genai_events_arrival_ddl),
+    Migration(15, "labelling: every labeller's label of a corpus item and resolutions; the span an item came from",
+              lambda t: tables_ddl(t, CORPUS_LABELS) + corpus_span_ddl(t)),
     Migration(16, "threshold alerts: the state each rule last sent (firing or ok), so a breach is sent once",
               _tables(ALERT_STATES)),
 )

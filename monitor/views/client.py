@@ -30,6 +30,7 @@ from pydantic import TypeAdapter
 
 from ..calibration.gate import CalibrationReport
 from ..calibration.judges import CandidateReport, PromotionReport
+from ..calibration.labels import LabellerAgreement
 from ..exports.alerts import RuleStatus
 from ..exports.score_sends import ScoreSendResult
 from ..exports.sync import ExportResult
@@ -67,7 +68,8 @@ class ClientError(RuntimeError):
 # what a POST asks of the server, by the end of its path (anything else is "the request")
 _POSTS = (("/api/actions/score", "the scoring"), ("/api/actions/cluster", "the clustering run"),
           ("/api/actions/calibrate", "the calibration"), ("/api/ingest", "the ingest"),
-          ("/api/corpus/import", "the corpus import"), ("/label", "the label"), ("/export", "the export"),
+          ("/api/corpus/import", "the corpus import"), ("/label", "the label"), ("/resolve", "the resolution"),
+          ("/api/corpus/from-trace", "the label"), ("/export", "the export"),
           ("/api/exports", "the export"), ("/api/actions/judge_test", "the judge test"),
           ("/api/actions/judge_promote", "the promotion"), ("/api/alerts/check", "the alert check"))
 
@@ -308,11 +310,29 @@ class ApiClient:
         return self._get(CorpusPage, "/api/corpus", {"rubric": rubric, "status": status, "limit": limit})
 
     def label(self, item_id: str, verdict: str, *, bucket: str | None = None, note: str | None = None,
-              example: bool | None = None) -> CorpusItem:
+              example: bool | None = None, by: str | None = None) -> CorpusItem:
         """As the store's ``label_item``: KeyError for an unknown item, ValueError for a bad verdict."""
+        return self._corpus_post(f"/api/corpus/{quote(item_id, safe='')}/label",
+                                 {"verdict": verdict, "bucket": bucket, "note": note, "example": example, "by": by})
+
+    def label_trace(self, trace_id: str, rubric: str, verdict: str, *, span_id: str | None = None,
+                    note: str | None = None, by: str | None = None) -> CorpusItem:
+        """A trace's summarization span labelled into ``rubric``'s corpus: KeyError for an unknown trace or span,
+        ValueError for a bad rubric or verdict."""
+        return self._corpus_post("/api/corpus/from-trace", {"trace_id": trace_id, "span_id": span_id,
+                                                            "rubric": rubric, "verdict": verdict, "note": note,
+                                                            "by": by})
+
+    def resolve_label(self, item_id: str, verdict: str, *, by: str | None = None) -> CorpusItem:
+        """The final verdict of an item its labellers disagree on: KeyError, ValueError as :meth:`label`."""
+        return self._corpus_post(f"/api/corpus/{quote(item_id, safe='')}/resolve", {"verdict": verdict, "by": by})
+
+    def labeller_agreement(self, rubric: str | None = None) -> LabellerAgreement:
+        return self._get(LabellerAgreement, "/api/corpus/agreement", {"rubric": rubric})
+
+    def _corpus_post(self, path: str, body: dict[str, Any]) -> CorpusItem:
         try:
-            return self._post(CorpusItem, f"/api/corpus/{quote(item_id, safe='')}/label",
-                              {"verdict": verdict, "bucket": bucket, "note": note, "example": example})
+            return self._post(CorpusItem, path, body)
         except ClientError as exc:
             if exc.status == 404:
                 raise KeyError(exc.reason) from None

@@ -25,14 +25,14 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ...issues.triage import TriageError, UnknownIssue
+from ...issues.triage import MAX_NAME, TriageError, UnknownIssue
 from ...settings import Settings
 from ...store.connection import Store
 from ...store.judges import known_rubrics
 from ..auth import csrf_token, form_fields
 from . import judges, pages, triage
 from .figures import figure_json
-from .labelling import label, queue_page
+from .labelling import label, label_from_trace, page_number, queue_page, resolve, trace_label_context
 from .query import BadRequest, filter_choice, issue_query, run_id_param
 
 HERE = Path(__file__).parent
@@ -225,7 +225,28 @@ def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
         return pages.map_page(store, run_id_param(request.query_params), map_cache)
 
     def trace(request: Request) -> dict[str, Any] | None:
-        return pages.trace_page(store, request.path_params["trace_id"])
+        context = pages.trace_page(store, request.path_params["trace_id"])
+        if context is not None:
+            context.update(trace_label_context(store, request.query_params.get("labelled")),
+                           actor=triage.actor(request))
+        return context
+
+    async def trace_label_action(request: Request) -> Response:
+        """POST /traces/{trace_id}/label from the trace page's form: the span into a rubric's corpus, labelled by
+        the name given (kept in the session's cookie); back to the trace, saying so."""
+        fields = await form_fields(request)
+        by = (fields.get("by") or triage.actor(request) or triage.DASHBOARD_ACTOR).strip()
+        trace_id = request.path_params["trace_id"]
+        try:
+            item = await run_in_threadpool(label_from_trace, store, trace_id, fields, by)
+        except BadRequest as exc:
+            return problem(request, 400, str(exc))
+        except KeyError as exc:
+            return problem(request, 404, str(exc.args[0] if exc.args else exc))
+        back = RedirectResponse(f"/traces/{item.trace_id}?labelled={item.item_id}#span-{item.span_id}",
+                                status_code=303)
+        back.headers.append("set-cookie", triage.name_cookie(by))
+        return back
 
     def compare(request: Request) -> dict[str, Any]:
         return pages.compare_page(store, filter_choice(request.query_params))
@@ -241,7 +262,9 @@ def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
         return judges.judge_diff(store, request.path_params["rubric"], q.get("from", ""), q.get("to", ""))
 
     def labelling(request: Request) -> dict[str, Any]:
-        return queue_page(store, request.query_params.get("rubric") or None)
+        q = request.query_params
+        context = queue_page(store, q.get("rubric") or None, q.get("show") or "waiting", page_number(q.get("page")))
+        return {**context, "actor": triage.actor(request)}
 
     def calibration_table(request: Request) -> dict[str, Any]:
         return {"calibration": queue_page(store, None)["calibration"]}
@@ -252,8 +275,11 @@ def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
         item_id = request.path_params["item_id"]
         fields = await form_fields(request)
         wants_json = "application/json" in request.headers.get("accept", "")
+        by = (fields.get("by") or triage.actor(request) or triage.DASHBOARD_ACTOR).strip()
+        resolving = request.url.path.endswith("/resolve")
         try:
-            item = await run_in_threadpool(label, store, item_id, fields.get("verdict", ""))
+            item = await run_in_threadpool(resolve if resolving else label, store, item_id, fields.get("verdict", ""),
+                                           by)
         except BadRequest as exc:
             if wants_json:
                 return JSONResponse({"error": str(exc)}, status_code=400)
@@ -262,11 +288,16 @@ def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
             if wants_json:
                 return JSONResponse({"error": f"no corpus item {item_id}"}, status_code=404)
             return problem(request, 404, f"There is no corpus item {item_id}.")
+        answer: Response
         if wants_json:
-            return JSONResponse({"item_id": item.item_id, "status": item.status, "verdict": item.human_verdict})
-        rubric = fields.get("rubric", "")
-        return RedirectResponse("/labelling" + (f"?rubric={rubric}" if rubric in known_rubrics(store) else ""),
-                                status_code=303)
+            answer = JSONResponse({"item_id": item.item_id, "status": item.status, "verdict": item.human_verdict})
+        else:
+            rubric = fields.get("rubric", "")
+            answer = RedirectResponse("/labelling" + (f"?rubric={rubric}" if rubric in known_rubrics(store) else ""),
+                                      status_code=303)
+        if len(by) <= MAX_NAME:
+            answer.headers.append("set-cookie", triage.name_cookie(by))
+        return answer
 
     plotly = plotly_asset_file()
 
@@ -283,9 +314,11 @@ def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
         Route("/issues/{issue_id}/triage", triage_action, methods=["POST"]),
         Route("/map", page("map.html", cluster_map)),
         Route("/traces/{trace_id}", page("trace.html", trace, "There is no trace {trace_id}.")),
+        Route("/traces/{trace_id}/label", trace_label_action, methods=["POST"]),
         Route("/labelling", page("labelling.html", labelling)),
         Route("/labelling/table", page("calibration.html", calibration_table)),
         Route("/labelling/{item_id}", label_action, methods=["POST"]),
+        Route("/labelling/{item_id}/resolve", label_action, methods=["POST"]),
         Route("/compare", page("compare.html", compare)),
         Route("/judges", page("judges.html", judges_index)),
         Route("/judges/{rubric}/diff", page("judge_diff.html", judge_diff,

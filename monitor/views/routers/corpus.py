@@ -1,5 +1,13 @@
 """Calibration corpora: items per rubric and status (``status=needs_label`` is the labelling queue), a
-person's label, and imports of JSON Lines."""
+person's label, a trace labelled into a corpus, agreement between labellers and resolving their
+disagreements, and imports of JSON Lines.
+
+    POST /api/corpus/from-trace {"trace_id": "5b8e...", "rubric": "factuality", "verdict": "fail", "by": "ana"}
+    GET  /api/corpus/agreement?rubric=factuality                 -> kappa per pair of labellers, disagreements
+    POST /api/corpus/3f2a.../resolve {"verdict": "correct", "by": "lead"}
+
+``by`` names the labeller; without it the label is the API token's (``api``).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +18,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from ...calibration.corpus import import_jsonl, label_item, seed_starter_corpora
+from ...calibration.labels import (
+    MAX_LABELLER,
+    LabelError,
+    LabellerAgreement,
+    UnknownItem,
+    label_trace,
+    labeller_agreement,
+    resolve_item,
+)
 from ...store.corpus import REJECTED, STATUSES, CorpusItem, load_items
 from ..errors import ApiError, error_responses
 from ..services import ServicesDep
@@ -22,6 +39,7 @@ if TYPE_CHECKING:
     ItemStatus: TypeAlias = str
 else:
     ItemStatus = Literal[STATUSES]
+API_LABELLER = "api"  # who a label is by when a request names nobody: the holder of the API token
 ItemIdPath = Annotated[str, Path(max_length=200, description="Item id (from the listing)")]
 
 
@@ -38,6 +56,26 @@ class LabelBody(BaseModel):
     note: str | None = Field(None, max_length=10_000, description="kept with the label")
     example: bool | None = Field(None, description="offer this hard case to judge definitions as a few-shot "
                                                    "example (false: stop offering it)")
+    by: str | None = Field(None, max_length=MAX_LABELLER, description="who labels (default: the API token, 'api')")
+
+
+class TraceLabelBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    trace_id: str = Field(min_length=1, max_length=100, description="the trace (32 hex characters)")
+    span_id: str | None = Field(None, max_length=100, description="its summarization span (needed when it has "
+                                                                  "several)")
+    rubric: str = Field(min_length=1, max_length=100, description="the corpus the span goes into")
+    verdict: str = Field(min_length=1, max_length=100,
+                         description="pass, fail (the judge's failing verdict when it failed the span) or one of "
+                                     "the rubric's verdicts")
+    note: str | None = Field(None, max_length=10_000, description="kept with the label")
+    by: str | None = Field(None, max_length=MAX_LABELLER, description="who labels (default: the API token, 'api')")
+
+
+class ResolveBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    verdict: str = Field(min_length=1, max_length=100, description="the item's final verdict (or 'rejected')")
+    by: str | None = Field(None, max_length=MAX_LABELLER, description="who resolves (default: the API token, 'api')")
 
 
 class ImportAnswer(BaseModel):
@@ -72,6 +110,26 @@ async def import_items(s: ServicesDep, request: Request) -> ImportAnswer:
     return await run_in_threadpool(run)
 
 
+@router.post("/from-trace", summary="Label a trace's summarization span into a rubric's corpus",
+             responses=error_responses(404))
+def from_trace(s: ServicesDep, body: TraceLabelBody) -> CorpusItem:
+    try:
+        return label_trace(s.store, body.trace_id, body.rubric, body.verdict, by=body.by or API_LABELLER,
+                           span_id=body.span_id, note=body.note)
+    except UnknownItem as exc:
+        raise ApiError(404, str(exc.args[0])) from None
+    except LabelError as exc:
+        raise ApiError(400, str(exc)) from None
+
+
+@router.get("/agreement", summary="Cohen's kappa between each pair of labellers, and the items they disagree on")
+def agreement(s: ServicesDep, rubric: RubricQuery = None) -> LabellerAgreement:
+    try:
+        return labeller_agreement(s.store, rubric)
+    except ValueError as exc:
+        raise ApiError(400, str(exc)) from None
+
+
 @router.get("/{item_id}", summary="One corpus item", responses=error_responses(404))
 def item(s: ServicesDep, item_id: ItemIdPath) -> CorpusItem:
     found = load_items(s.store, item_id=item_id)
@@ -85,8 +143,19 @@ def item(s: ServicesDep, item_id: ItemIdPath) -> CorpusItem:
 def label(s: ServicesDep, item_id: ItemIdPath, body: LabelBody) -> CorpusItem:
     try:
         return label_item(s.store, item_id, body.verdict, bucket=body.bucket, note=body.note,
-                          example=body.example)
+                          example=body.example, by=body.by or API_LABELLER)
     except KeyError as exc:
         raise ApiError(404, str(exc.args[0] if exc.args else exc)) from None
     except ValueError as exc:
+        raise ApiError(400, str(exc)) from None
+
+
+@router.post("/{item_id}/resolve", summary="Settle a disagreement between labellers: the item's final verdict",
+             responses=error_responses(404))
+def resolve(s: ServicesDep, item_id: ItemIdPath, body: ResolveBody) -> CorpusItem:
+    try:
+        return resolve_item(s.store, item_id, body.verdict, by=body.by or API_LABELLER)
+    except UnknownItem as exc:
+        raise ApiError(404, str(exc.args[0])) from None
+    except LabelError as exc:
         raise ApiError(400, str(exc)) from None

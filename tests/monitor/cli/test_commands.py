@@ -8,7 +8,8 @@ from sumwatch.monitor.cli import app
 
 COMMANDS = ["up", "worker", "ingest", "sample", "scores", "cluster", "calibrate", "demo", "doctor", "judges",
             "export", "db", "traces", "corpus", "issues", "judge"]
-SUBCOMMANDS = {"db": ["migrate", "ddl"], "traces": ["show"], "corpus": ["list", "label", "export", "import"],
+SUBCOMMANDS = {"db": ["migrate", "ddl"], "traces": ["show"],
+               "corpus": ["list", "label", "add", "agreement", "resolve", "export", "import"],
                "issues": ["show", "resolve", "reopen", "ignore", "unignore", "mute", "unmute", "merge", "assign",
                           "comment"], "judge": ["list", "show", "diff", "history", "test", "promote"]}
 

@@ -28,14 +28,16 @@ TOKEN = "s3cret-token"  # the api fixture's
 # listing's cursor is one the server gave (it carries a checksum); a judge definition is TOML checked as it is
 # parsed; a rubric is one the database knows (built in, or a promoted definition), of which the schema can only
 # state the form; a triage action names an issue that exists, does not merge one into itself, and mutes for a
-# duration parse_duration takes.
+# duration parse_duration takes; a trace to label has a summarization span, and a resolution's verdict is one of
+# the item's rubric.
 STATE_OR_RELATION_CHECKED = ["POST /api/actions/score", "POST /api/actions/cluster",
                              "POST /api/corpus/{item_id}/label", "POST /api/exports",
                              "POST /api/issues/{issue_id}/export", "GET /api/traces", "GET /api/scores",
                              "POST /api/actions/judge_test", "POST /api/actions/judge_promote",
                              "GET /api/scores/export", "GET /api/traces/{trace_id}/scores", "GET /api/corpus",
                              "GET /api/calibration/{rubric}", "POST /api/actions/calibrate", "POST /api/scores/send",
-                             "POST /api/issues/{issue_id}/triage"]
+                             "POST /api/issues/{issue_id}/triage", "POST /api/corpus/from-trace",
+                             "GET /api/corpus/agreement", "POST /api/corpus/{item_id}/resolve"]
 LONG_ACTIONS = ["POST /api/actions/score", "POST /api/actions/cluster", "POST /api/actions/calibrate",
                 "POST /api/ingest", "POST /api/actions/judge_test", "POST /api/actions/judge_promote"]
 CASES_PER_OPERATION = 20

@@ -64,7 +64,10 @@
     function label(item, verdict) {
       var status = item.querySelector(".status");
       status.textContent = "saving…";
-      post("/labelling/" + encodeURIComponent(item.dataset.item), {verdict: verdict}).then(function (r) {
+      var labeller = document.getElementById("labeller");  // who labels: kept in the session's cookie
+      var fields = {verdict: verdict};
+      if (labeller && labeller.value.trim()) fields.by = labeller.value.trim();
+      post("/labelling/" + encodeURIComponent(item.dataset.item), fields).then(function (r) {
         return r.json().catch(function () { return {error: "HTTP " + r.status}; }).then(function (body) {
           if (!r.ok) { status.textContent = body.error || ("HTTP " + r.status); return; }
           item.classList.add("done");

@@ -16,6 +16,7 @@ from sumwatch.monitor.store.runs import RunRow, save_run
 from sumwatch.monitor.store.scores import list_scores
 from sumwatch.monitor.views.dashboard.labelling import QUEUE_PAGE, queue_page
 from sumwatch.monitor.views.dashboard.pages import MapCache, map_page
+from sumwatch.monitor.views.dashboard.query import BadRequest
 from sumwatch.monitor.views.dashboard.routes import plotly_js
 
 PAGES = ["/", "/issues", "/issues?status=all", "/map", "/labelling", "/compare", "/?range=24h&service=digest",
@@ -165,14 +166,21 @@ def test_the_map_of_the_latest_run_is_built_once_and_a_new_run_replaces_it(store
     assert map_page(store, "run-a", cache)["points"] == 3  # an older run, asked for by id
 
 
-def test_the_queue_shows_the_first_hundred_waiting_items_and_counts_them_all(store):
+def test_the_queue_pages_through_the_waiting_items_and_counts_them_all(store):
     save_items(store, [CorpusItem(rubric="factuality", source=f"Revenue rose {i}% in May.",
                                   summary=f"Revenue fell {i}%.", status=NEEDS_LABEL, proposed_verdict="polarity_wrong")
-                       for i in range(105)])
+                       for i in range(25)])
     context = queue_page(store, "factuality")
-    assert (len(context["items"]), context["waiting"]) == (QUEUE_PAGE, 105)
+    assert (len(context["items"]), context["waiting"], context["pages"]) == (QUEUE_PAGE, 25, 3)
     first = context["items"][0]
     assert first.verdicts[0] == "correct" and first.fail_verdict == "polarity_wrong"
+    pages = [[q.item.item_id for q in queue_page(store, "factuality", page=n)["items"]] for n in (1, 2, 3)]
+    assert [len(p) for p in pages] == [10, 10, 5]
+    assert len({i for p in pages for i in p}) == 25  # every item once, on one page
+    with pytest.raises(BadRequest, match="page must be between 1 and 3, got 4"):
+        queue_page(store, "factuality", page=4)
+    with pytest.raises(BadRequest, match="show must be one of"):
+        queue_page(store, "factuality", show="everything")
     assert queue_page(store, "conciseness")["waiting"] == 0
 
 

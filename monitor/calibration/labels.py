@@ -1,0 +1,273 @@
+"""Labelling as a team: every labeller's verdict on an item, their agreement, and resolving disagreements.
+
+    record_label(store, "3f2a...", "numerically_wrong", by="ana")      # ana's label; the item's status follows
+    label_trace(store, trace_id, "factuality", "fail", by="ana")         # a trace's span becomes a labelled item
+    report = labeller_agreement(store)        # Cohen's kappa per pair of labellers, and the open disagreements
+    resolve_item(store, "3f2a...", "correct", by="lead")                # settles a disagreement
+
+An item's verdict folds its labels (the latest of each labeller): a resolution, when there is one, is the final
+word; else the labellers' verdict when they agree; else the item is ``disputed`` and calibration leaves it out.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ..rubrics.definition import JudgeDefinition
+from ..store.connection import Store
+from ..store.corpus import DISPUTED, LABELLED, PASS_BUCKET, REJECTED, CorpusItem, load_items, save_items
+from ..store.corpus_labels import LABEL, RESOLUTION, CorpusLabel, labels_of, save_label
+from ..store.judges import active_definitions, check_rubric
+from ..store.scores import ScoreRecord, list_scores
+from ..store.traces import get_trace, normalize_trace_id, span_texts
+from .gate import cohen_kappa
+
+TRACE_ORIGIN = "trace"  # an item a person labelled from a trace's page
+PASS, FAIL = "pass", "fail"  # shorthands for a rubric's passing verdict and the failing verdict the judge gave
+UNNAMED = "unnamed"  # who a label is by when nobody was named
+MAX_LABELLER = 100
+
+
+class LabelError(ValueError):
+    """A label that cannot be given; the message is one line naming what was wrong."""
+
+
+class UnknownItem(KeyError):
+    """No such corpus item, or no such trace to label."""
+
+
+@dataclass(frozen=True)
+class ItemLabels:
+    """The latest label of each labeller of an item, oldest first, and its latest resolution."""
+
+    labels: tuple[CorpusLabel, ...]
+    resolution: CorpusLabel | None = None
+
+    @property
+    def verdicts(self) -> set[str]:
+        return {label.verdict for label in self.labels}
+
+    @property
+    def verdict(self) -> str | None:
+        """The item's verdict: the resolution's, else the one every labeller gave; None while they disagree."""
+        if self.resolution is not None:
+            return self.resolution.verdict
+        return next(iter(self.verdicts)) if len(self.verdicts) == 1 else None
+
+    @property
+    def disputed(self) -> bool:
+        return self.resolution is None and len(self.verdicts) > 1
+
+
+def fold(rows: Iterable[CorpusLabel]) -> ItemLabels:
+    """One item's rows (oldest first) as its labels: a labeller's later label replaces their earlier one."""
+    latest: dict[str, CorpusLabel] = {}
+    resolution = None
+    for row in rows:
+        if row.kind == RESOLUTION:
+            resolution = row
+        else:
+            latest.pop(row.labeller, None)
+            latest[row.labeller] = row
+    return ItemLabels(tuple(latest.values()), resolution)
+
+
+@dataclass(frozen=True)
+class PairAgreement:
+    """Two labellers over the items both labelled: how many, how many the same, and Cohen's kappa (None when
+    undefined: both gave one verdict throughout)."""
+
+    a: str
+    b: str
+    items: int
+    agreed: int
+    kappa: float | None
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """An item its labellers disagree on: each labeller's verdict, and the resolution if someone gave one."""
+
+    item_id: str
+    rubric: str
+    labels: dict[str, str]
+    resolved: str = ""
+    resolved_by: str = ""
+
+
+@dataclass(frozen=True)
+class LabellerAgreement:
+    pairs: list[PairAgreement]
+    disagreements: list[Disagreement]  # unresolved first
+
+    @property
+    def unresolved(self) -> int:
+        return sum(1 for d in self.disagreements if not d.resolved)
+
+
+def pair_agreement(items: dict[str, ItemLabels]) -> list[PairAgreement]:
+    """Cohen's kappa between each pair of labellers over the items both labelled (pure).
+
+        pair_agreement({"i1": fold([CorpusLabel("i1", "factuality", "ana", "correct"), ...]), ...})
+    """
+    by_labeller: dict[str, dict[str, str]] = {}
+    for item_id, labels in items.items():
+        for label in labels.labels:
+            by_labeller.setdefault(label.labeller, {})[item_id] = label.verdict
+    out = []
+    for a, b in itertools.combinations(sorted(by_labeller), 2):
+        common = sorted(set(by_labeller[a]) & set(by_labeller[b]))
+        if not common:
+            continue
+        va, vb = [by_labeller[a][i] for i in common], [by_labeller[b][i] for i in common]
+        kappa = cohen_kappa(va, vb)
+        out.append(PairAgreement(a, b, len(common), sum(x == y for x, y in zip(va, vb)),
+                                 None if kappa is None else round(kappa, 4)))
+    return out
+
+
+def labeller_agreement(store: Store, rubric: str | None = None) -> LabellerAgreement:
+    """Agreement between the people who labelled ``rubric``'s items (every rubric: None), and the items they
+    disagree on, unresolved first."""
+    if rubric is not None:
+        check_rubric(store, rubric)
+    rows = labels_of(store, rubric=rubric)
+    folded = {item_id: fold(labels) for item_id, labels in rows.items()}
+    disagreements = [Disagreement(item_id, labels.labels[0].rubric, {x.labeller: x.verdict for x in labels.labels},
+                                  labels.resolution.verdict if labels.resolution else "",
+                                  labels.resolution.labeller if labels.resolution else "")
+                     for item_id, labels in folded.items() if len(labels.verdicts) > 1]
+    disagreements.sort(key=lambda d: (bool(d.resolved), d.rubric, d.item_id))
+    return LabellerAgreement(pair_agreement(folded), disagreements)
+
+
+# -- giving labels ------------------------------------------------------------------------------------
+
+def _labeller(by: str) -> str:
+    name = " ".join((by or "").split())
+    if len(name) > MAX_LABELLER:
+        raise LabelError(f"a labeller's name is at most {MAX_LABELLER} characters")
+    return name or UNNAMED
+
+
+def _item(store: Store, item_id: str) -> CorpusItem:
+    found = load_items(store, item_id=item_id)
+    if not found:
+        raise UnknownItem(f"no corpus item {item_id[:80]!r}")
+    return found[0]
+
+
+def _check_verdict(item: CorpusItem, verdict: str, definition: JudgeDefinition | None) -> None:
+    if verdict != REJECTED and definition is not None and verdict not in definition.overall:
+        raise LabelError(f"{verdict[:40]!r} is not a {item.rubric} verdict (one of {', '.join(definition.overall)}, "
+                         f"or {REJECTED})")
+
+
+def _settle(store: Store, item: CorpusItem, labels: ItemLabels, **changes: object) -> CorpusItem:
+    """Store ``item`` with the status and verdict its labels give it."""
+    verdict = labels.verdict
+    if verdict is None:
+        status, human = DISPUTED, ""
+    elif verdict == REJECTED:
+        status, human = REJECTED, item.human_verdict
+    else:
+        status, human = LABELLED, verdict
+    data = {**item.to_json(), "expected_facts": item.expected_facts, **changes, "status": status,
+            "human_verdict": human}
+    if status != LABELLED:
+        data["example"] = False
+    settled = CorpusItem(**data)
+    save_items(store, [settled])
+    return settled
+
+
+def record_label(store: Store, item_id: str, verdict: str, *, by: str = "", bucket: str | None = None,
+                 note: str | None = None, example: bool | None = None) -> CorpusItem:
+    """``by``'s verdict (or ``rejected``) on an item, kept beside the other labellers'; the item becomes
+    ``labelled`` when they agree (or it was resolved) and ``disputed`` when they do not. UnknownItem, LabelError."""
+    labeller = _labeller(by)
+    item = _item(store, item_id)
+    _check_verdict(item, verdict, active_definitions(store).get(item.rubric))
+    if example and verdict == REJECTED:
+        raise LabelError("a rejected item cannot be a few-shot example: give it a verdict")
+    save_label(store, CorpusLabel(item.item_id, item.rubric, labeller, verdict, LABEL, note or ""))
+    labels = fold(labels_of(store, [item.item_id]).get(item.item_id, []))
+    changes: dict[str, object] = {"bucket": bucket or item.bucket, "note": note or item.note}
+    if example is not None:
+        changes["example"] = example
+    return _settle(store, item, labels, **changes)
+
+
+def resolve_item(store: Store, item_id: str, verdict: str, *, by: str = "") -> CorpusItem:
+    """``by`` settles what the labellers disagree on: ``verdict`` becomes the item's, whatever they said."""
+    labeller = _labeller(by)
+    item = _item(store, item_id)
+    _check_verdict(item, verdict, active_definitions(store).get(item.rubric))
+    save_label(store, CorpusLabel(item.item_id, item.rubric, labeller, verdict, RESOLUTION))
+    return _settle(store, item, fold(labels_of(store, [item.item_id]).get(item.item_id, [])))
+
+
+def item_labels(store: Store, item_ids: Sequence[str]) -> dict[str, ItemLabels]:
+    return {item_id: fold(rows) for item_id, rows in labels_of(store, list(item_ids)).items()}
+
+
+# -- labelling a trace ------------------------------------------------------------------------------
+
+def _latest_score(store: Store, trace_id: str, span_id: str, rubric: str) -> ScoreRecord | None:
+    return next((s for s in list_scores(store, trace_id=trace_id, rubric=rubric, limit=100) if s.span_id == span_id),
+                None)
+
+
+def _pick_verdict(verdict: str, definition: JudgeDefinition, judged: ScoreRecord | None) -> str:
+    failing = [v for v in definition.overall if v not in definition.passing]
+    if verdict == PASS:
+        return definition.overall[0]
+    if verdict == FAIL:
+        # the failing verdict the judge gave, else the rubric's first: as the queue's f key
+        return judged.verdict if judged is not None and judged.verdict in failing else failing[0]
+    if verdict not in definition.overall:
+        raise LabelError(f"verdict must be pass, fail or a {definition.name} verdict "
+                         f"({', '.join(definition.overall)}), got {verdict[:40]!r}")
+    return verdict
+
+
+def label_trace(store: Store, trace_id: str, rubric: str, verdict: str, *, by: str = "", span_id: str | None = None,
+                note: str | None = None) -> CorpusItem:
+    """A trace's summarization span (the only one, or ``span_id``) becomes an item of ``rubric``'s corpus with
+    ``by``'s label; ``verdict`` is ``pass``, ``fail`` (the judge's failing verdict if it failed the span) or one
+    of the rubric's verdicts. Labelling the same span again adds a label to the same item."""
+    labeller = _labeller(by)
+    try:
+        tid = normalize_trace_id(trace_id)
+        check_rubric(store, rubric)
+    except ValueError as exc:
+        raise LabelError(str(exc)) from None
+    definition = active_definitions(store).get(rubric)
+    if definition is None:
+        raise LabelError(f"no active {rubric} definition can be read by this version of sumwatch")
+    spans = [s for s in get_trace(store, tid) if s.summarization or s.recognised]
+    if not spans:
+        raise UnknownItem(f"no trace {tid} with a summarization span")
+    if span_id is None:
+        if len(spans) > 1:
+            raise LabelError(f"trace {tid} has {len(spans)} summarization spans: name one with a span id "
+                             f"({', '.join(s.span_id for s in spans[:5])})")
+        span_id = spans[0].span_id
+    if span_id not in {s.span_id for s in spans}:
+        raise UnknownItem(f"trace {tid} has no summarization span {span_id[:40]!r}")
+    texts = span_texts(store, [(tid, span_id)]).get((tid, span_id))
+    if texts is None:
+        raise LabelError(f"span {span_id} of trace {tid} recorded no source or summary (text capture off)")
+    source, summary, band, facts = texts
+    judged = _latest_score(store, tid, span_id, rubric)
+    chosen = _pick_verdict(verdict, definition, judged)
+    bucket = PASS_BUCKET if chosen in definition.passing else ((judged.failure_mode if judged else "") or chosen)
+    fresh = CorpusItem(rubric=rubric, source=source, summary=summary, status=LABELLED, human_verdict=chosen,
+                       proposed_verdict=judged.verdict if judged and judged.verdict in definition.overall else "",
+                       bucket=bucket, origin=TRACE_ORIGIN, band=band, expected_facts=facts, trace_id=tid,
+                       span_id=span_id, note=note or "")
+    if not load_items(store, item_id=fresh.item_id):
+        save_items(store, [fresh])
+    return record_label(store, fresh.item_id, chosen, by=labeller, note=note)

@@ -1,0 +1,57 @@
+"""`sumwatch corpus add --trace`, `corpus agreement` and `corpus resolve` through the API client: a trace labelled
+by two people, their kappa, the disagreement resolved, and one-line refusals."""
+
+import json
+
+from labelled_trace import store_trace
+from typer.testing import CliRunner
+
+from sumwatch.monitor.cli import app
+
+runner = CliRunner()
+
+
+def run(env, *args):
+    return runner.invoke(app, list(args), env=env, catch_exceptions=False)
+
+
+def test_label_a_trace_from_the_cli_by_two_people_then_agree_and_resolve(cli_env, store):
+    trace_id, span_id = store_trace(store)
+    added = run(cli_env, "corpus", "add", "--trace", trace_id, "--rubric", "factuality", "--verdict", "fail",
+                "--by", "ana", "--json")
+    assert added.exit_code == 0, added.output
+    item = json.loads(added.stdout)
+    assert (item["trace_id"], item["span_id"], item["status"], item["origin"]) == (trace_id, span_id, "labelled",
+                                                                                  "trace")
+    second = run(cli_env, "corpus", "add", "--trace", trace_id, "--rubric", "factuality", "--verdict", "pass",
+                 "--by", "ben")
+    assert second.exit_code == 0 and f"{item['item_id']}: factuality disputed" in second.stdout
+
+    agreement = json.loads(run(cli_env, "corpus", "agreement", "--json").stdout)
+    assert [(p["a"], p["b"], p["items"], p["agreed"]) for p in agreement["pairs"]] == [("ana", "ben", 1, 0)]
+    (d,) = agreement["disagreements"]
+    assert d["labels"] == {"ana": item["human_verdict"], "ben": "correct"} and d["resolved"] == ""
+    assert "1 unresolved disagreement(s)" in run(cli_env, "corpus", "agreement").stdout
+
+    resolved = run(cli_env, "corpus", "resolve", item["item_id"], "correct", "--by", "lead")
+    assert resolved.exit_code == 0 and resolved.stdout == f"{item['item_id']}: labelled as correct\n"
+    (d,) = json.loads(run(cli_env, "corpus", "agreement", "--rubric", "factuality", "--json").stdout)["disagreements"]
+    assert (d["resolved"], d["resolved_by"]) == ("correct", "lead")
+
+
+def test_labelling_a_trace_refuses_in_one_line(cli_env, store):
+    trace_id, _ = store_trace(store)
+    cases = [(("--trace", "0" * 32), "no trace 00000000000000000000000000000000 with a summarization span"),
+             (("--trace", trace_id, "--verdict", "awful"), "verdict must be pass, fail or a factuality verdict"),
+             (("--trace", trace_id, "--rubric", "tonality"), "rubric must be one of"),
+             (("--trace", trace_id, "--span", "f" * 16), "has no summarization span")]
+    for args, message in cases:
+        defaults = {"--rubric": "factuality", "--verdict": "fail"}
+        given = dict(zip(args[::2], args[1::2]))
+        argv = [x for k, v in {**defaults, **given}.items() for x in (k, v)]
+        result = run(cli_env, "corpus", "add", *argv)
+        assert result.exit_code == 2, (args, result.output)
+        assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr
+        assert message in result.stderr, (message, result.stderr)
+    refused = run(cli_env, "corpus", "resolve", "nosuchitem", "correct")
+    assert refused.exit_code == 2 and "no corpus item 'nosuchitem'" in refused.stderr
