@@ -7,11 +7,12 @@ from typer.testing import CliRunner
 from sumwatch.monitor.cli import app
 
 COMMANDS = ["up", "worker", "ingest", "sample", "scores", "cluster", "calibrate", "demo", "doctor", "judges",
-            "export", "db", "traces", "corpus", "issues", "judge"]
+            "export", "send-scores", "db", "traces", "corpus", "issues", "judge", "alerts"]
 SUBCOMMANDS = {"db": ["migrate", "ddl"], "traces": ["show"],
                "corpus": ["list", "label", "add", "agreement", "resolve", "export", "import"],
                "issues": ["show", "resolve", "reopen", "ignore", "unignore", "mute", "unmute", "merge", "assign",
-                          "comment"], "judge": ["list", "show", "diff", "history", "test", "promote"]}
+                          "comment"], "judge": ["list", "show", "diff", "history", "test", "promote"],
+               "alerts": ["check"]}
 
 
 def test_the_command_tree():
