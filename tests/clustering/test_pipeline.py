@@ -88,7 +88,8 @@ def test_representatives_are_confident_members_and_boundary_is_weakest(fitted):
         assert len(set(c.representatives)) == len(c.representatives)
         assert set(c.representatives) <= set(c.members)
         membership = dict(zip(c.members, c.probabilities))
-        assert all(membership[i] >= CORE_MEMBERSHIP for i in c.representatives) or max(c.probabilities) < CORE_MEMBERSHIP
+        core = max(c.probabilities) >= CORE_MEMBERSHIP  # without a core the best are shown, as boundary cases
+        assert all(membership[i] >= CORE_MEMBERSHIP for i in c.representatives) or not core
         assert set(c.boundary) <= set(c.members) - set(c.representatives)
         if c.boundary:
             assert min(membership[i] for i in c.boundary) == pytest.approx(min(c.probabilities))

@@ -7,11 +7,10 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 from collections import Counter
 
 import pytest
+from few_documents import few_document_failures, purity
 
 from sumwatch.clustering import FailureClusterer
 from sumwatch.clustering.embedder import Embedder
-
-from .few_documents import few_document_failures, purity
 
 
 @pytest.fixture(scope="module")
