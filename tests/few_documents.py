@@ -37,8 +37,9 @@ def few_document_failures(documents: int = 3, per_kind: int = 6) -> tuple[list[s
     for company, site, person, metric, figure, city in _DOCUMENTS[:documents]:
         sentences = _sentences(company, site, person, metric, figure, city)
         for i in range(per_kind):
-            quote = sentences[i % len(sentences)]
-            other = sentences[(i + 2) % len(sentences)]
+            # judges quote generously: two or three sentences of the document in each failure
+            quote = " ".join(sentences[(i + k) % len(sentences)] for k in range(2))
+            other = " ".join(sentences[(i + k) % len(sentences)] for k in range(2, 5))
             changed = f"{figure + 1 + i:.1f}"
             kinds = [
                 FailingScore("factuality", "numerically_wrong", 0.2, "numerically_wrong", "rules",
