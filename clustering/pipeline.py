@@ -100,7 +100,7 @@ class FailureClusterer:
     def __init__(self, embedder: EmbedderStage | None = None, reducer: ReducerStage | None = None,
                  clusterer: ClustererStage | None = None, representer: RepresenterStage | None = None,
                  namer: NamerStage | None = None, tracker: TrackerStage | None = None,
-                 noise_threshold: float = 0.5, n_contrast: int = 5, kind_weight: float = 1.0) -> None:
+                 noise_threshold: float = 0.5, n_contrast: int = 5, kind_weight: float = 0.0) -> None:
         self._embedder: EmbedderStage | None = embedder
         self.reducer: ReducerStage = reducer if reducer is not None else UmapReducer()
         self.clusterer: ClustererStage = clusterer if clusterer is not None else HdbscanClusterer()
@@ -235,7 +235,8 @@ def _with_kinds(vectors: Vectors, points: Sequence[PointMeta], weight: float) ->
     failure mode), scaled by ``weight``. Two failures of one kind then share that part, and failures of
     different kinds that quote the same document (same names, numbers and sentences in their evidence) are
     pulled apart, so clusters follow the failure, not the document. Centroids, tracking and representatives
-    stay in text space; with one kind (or none given) the vectors go through unchanged."""
+    stay in text space; with one kind (or none given) the vectors go through unchanged. Off by default
+    (``weight`` 0): on the workloads of ``tests/bench/cluster_purity.py`` it has not yet changed purity."""
     kinds = sorted({(p.rubric, p.failure_mode) for p in points})
     if weight <= 0 or len(kinds) < 2:
         return vectors

@@ -3,8 +3,8 @@
     python tests/bench/cluster_purity.py [--documents 3] [--per-kind 6] [--n 120] [--seed 11]
 
 Purity is the share of clustered failures whose cluster's most common failure kind is their own. Two
-workloads, each clustered by the default pipeline with ``kind_weight=0`` (the text vector alone, as before)
-and with the default weight:
+workloads, each clustered by the default pipeline with ``kind_weight=0`` (the text vector alone, the
+default: "before") and ``kind_weight=1`` (the kind joined in: "after"):
 
 - few documents: ``--documents`` long documents, each failing four ways (changed number, swapped entity,
   filler padding, too short) ``--per-kind`` times, every failure quoting its document;
