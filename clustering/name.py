@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 _TOKEN = re.compile(r"[a-z][a-z_]+")
 _STOP_WORDS = """
@@ -31,6 +31,8 @@ these they this those through to too under until up very was we were what when w
 why will with would you your says said say source summary
 """
 _STOP = frozenset(_STOP_WORDS.split())
+_FIGURES = re.compile(r"^\d[\d,]* failing summar(?:y|ies) (?:mostly )?on [^()]*?\(\d+%\)\.")
+_COUNT = re.compile(r"\b\d[\d,]*\s+(failing\s+)?(?:summar(?:y|ies)|failures?|spans?|traces?)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -238,12 +240,8 @@ class KeywordNamer:
             words = label.split() + (["-"] + ", ".join(extra).split() if extra else [])
             title = " ".join(words[:10]).capitalize()
 
-        share = _share(failure_mode_counts, mode) if mode else _share(rubric_counts, rubric)
         terms = ", ".join(keywords[:5]) or "no distinctive terms"
-        description = (f"{size} failing {_plural(size, 'summary', 'summaries')} "
-                       f"{'mostly ' if share < 0.999 else ''}on {rubric or 'an unknown rubric'}"
-                       f"{f' with failure mode {mode}' if mode else ''} ({share:.0%}). "
-                       f"Typical terms: {terms}.")
+        description = f"{figures_sentence(size, rubric_counts, failure_mode_counts)} Typical terms: {terms}."
         meaning = (meanings or {}).get(mode, "") if mode not in _REMEDIES else ""
         root_cause = remedy.root_cause
         if meaning:  # a team's own failure mode: what its definition says it is beats a generic cause
@@ -261,6 +259,32 @@ class KeywordNamer:
 
     def __repr__(self) -> str:
         return f"KeywordNamer(top_n={self.top_n})"
+
+
+def figures_sentence(size: int, rubric_counts: dict[str, int], failure_mode_counts: dict[str, int]) -> str:
+    """The sentence of a description that carries the cluster's figures, from one run's counts:
+    ``figures_sentence(13, {"factuality": 13}, {"numerically_wrong": 12})`` ->
+    ``"13 failing summaries mostly on factuality with failure mode numerically_wrong (92%)."``"""
+    rubric, mode = _dominant(rubric_counts), _dominant(failure_mode_counts)
+    share = _share(failure_mode_counts, mode) if mode else _share(rubric_counts, rubric)
+    return (f"{size} failing {_plural(size, 'summary', 'summaries')} "
+            f"{'mostly ' if share < 0.999 else ''}on {rubric or 'an unknown rubric'}"
+            f"{f' with failure mode {mode}' if mode else ''} ({share:.0%}).")
+
+
+def with_figures(name: ClusterName, size: int, rubric_counts: dict[str, int],
+                 failure_mode_counts: dict[str, int]) -> ClusterName:
+    """``name`` with the figures of its description taken from this run's counts, whoever wrote it and when:
+    the keyword namer's figures sentence is written again, and a count of failing summaries (or failures,
+    spans, traces) in a model's words becomes this run's ``size``. An issue keeps its name across runs, so
+    without this its description would keep the counts of the run that named it."""
+    text = _FIGURES.sub(figures_sentence(size, rubric_counts, failure_mode_counts), name.description, count=1)
+
+    def count(match: re.Match[str]) -> str:
+        failing = "failing " if match.group(1) else ""
+        return f"{size} {failing}{_plural(size, 'summary', 'summaries')}"
+    text = _COUNT.sub(count, text)
+    return name if text == name.description else replace(name, description=text)
 
 
 def _sentence(text: str) -> str:

@@ -29,6 +29,7 @@ combined), in which case they join that cluster; set it above 1 to never reassig
 
 from __future__ import annotations
 
+import zlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,7 +39,7 @@ import numpy as np
 from .arrays import Floats, Indices, Labels, Memberships, Vectors
 from .cluster import HdbscanClusterer
 from .embedder import Embedder
-from .name import ClusterName, KeywordNamer, NameRequest, glossary_key
+from .name import ClusterName, KeywordNamer, NameRequest, glossary_key, with_figures
 from .reduce import UmapReducer
 from .represent import Representer
 from .stages import (
@@ -99,7 +100,7 @@ class FailureClusterer:
     def __init__(self, embedder: EmbedderStage | None = None, reducer: ReducerStage | None = None,
                  clusterer: ClustererStage | None = None, representer: RepresenterStage | None = None,
                  namer: NamerStage | None = None, tracker: TrackerStage | None = None,
-                 noise_threshold: float = 0.5, n_contrast: int = 5) -> None:
+                 noise_threshold: float = 0.5, n_contrast: int = 5, kind_weight: float = 0.0) -> None:
         self._embedder: EmbedderStage | None = embedder
         self.reducer: ReducerStage = reducer if reducer is not None else UmapReducer()
         self.clusterer: ClustererStage = clusterer if clusterer is not None else HdbscanClusterer()
@@ -108,6 +109,7 @@ class FailureClusterer:
         self.tracker: TrackerStage = tracker if tracker is not None else IssueTracker()
         self.noise_threshold = noise_threshold
         self.n_contrast = n_contrast
+        self.kind_weight = kind_weight
 
     @property
     def embedder(self) -> EmbedderStage:
@@ -135,7 +137,7 @@ class FailureClusterer:
             raise ValueError(f"{len(meta)} meta entries but {n} points")
         points = [_as_meta(m) for m in meta] if meta is not None else [PointMeta()] * n
 
-        low = self.reducer.fit_transform(vectors)
+        low = self.reducer.fit_transform(_with_kinds(vectors, points, self.kind_weight))
         fitted = self.clusterer.fit(low)
         labels = np.asarray(fitted.labels, dtype=np.intp).copy()
         probs = np.asarray(fitted.probabilities, dtype=np.float64).reshape(n, -1)
@@ -183,6 +185,7 @@ class FailureClusterer:
             members = np.sort(groups[k])
             membership = probs[members, column[k]] if column[k] < probs.shape[1] else np.ones(len(members))
             reps, boundary = self.representer.select(vectors, members, membership)
+            reps = _lead_with_kind(reps, members, membership, points, self.representer, vectors)
             centroid = _centroid(vectors[members])
             contrast = _nearest_outside(unit, centroid, members, self.n_contrast)
             chosen = set(reps)
@@ -203,8 +206,10 @@ class FailureClusterer:
         if len(names) != len(todo):
             raise ValueError(f"namer {self.namer!r} returned {len(names)} names for {len(todo)} clusters")
         fresh = dict(zip(todo, names))
-        for i, (cluster, issue) in enumerate(zip(clusters, issues)):
-            cluster.name = fresh[i] if i in fresh else names_of[issue.number]
+        for i, (cluster, issue, request) in enumerate(zip(clusters, issues, requests)):
+            named = fresh[i] if i in fresh else names_of[issue.number]
+            cluster.name = with_figures(named, len(cluster.members), request.rubric_counts,
+                                        request.failure_mode_counts)
         return ClusterResult(clusters=clusters, labels=labels, probabilities=probs,
                              noise=np.flatnonzero(labels < 0).tolist(), tracking=tracking,
                              reduced=np.asarray(low, dtype=np.float32))
@@ -213,6 +218,62 @@ class FailureClusterer:
         return (f"FailureClusterer(embedder={self._embedder!r}, reducer={self.reducer!r}, "
                 f"clusterer={self.clusterer!r}, representer={self.representer!r}, namer={self.namer!r}, "
                 f"tracker={self.tracker!r})")
+
+
+def dominant_kind(points: Sequence[PointMeta]) -> PointMeta:
+    """The most common (rubric, failure mode) of ``points``, ties to the alphabetically first: the kind an
+    issue is named and listed by, and the kind its lead example must show."""
+    counts = Counter((p.rubric, p.failure_mode) for p in points)
+    if not counts:
+        return PointMeta()
+    rubric, mode = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+    return PointMeta(rubric, mode)
+
+
+def _with_kinds(vectors: Vectors, points: Sequence[PointMeta], weight: float) -> Vectors:
+    """The vectors the reducer sees: each text vector joined by a fixed unit vector of its point's (rubric,
+    failure mode), scaled by ``weight``. Two failures of one kind then share that part, and failures of
+    different kinds that quote the same document (same names, numbers and sentences in their evidence) are
+    pulled apart, so clusters follow the failure, not the document. Centroids, tracking and representatives
+    stay in text space; with one kind (or none given) the vectors go through unchanged. Off by default
+    (``weight`` 0): on the workloads of ``tests/bench/cluster_purity.py`` it has not yet changed purity."""
+    kinds = sorted({(p.rubric, p.failure_mode) for p in points})
+    if weight <= 0 or len(kinds) < 2:
+        return vectors
+    dim = vectors.shape[1]
+    basis = {k: _kind_vector(k, dim) for k in kinds}
+    extra = np.stack([basis[(p.rubric, p.failure_mode)] for p in points]) * np.float32(weight)
+    joined = np.hstack([_unit(vectors), extra])
+    return np.asarray(joined / np.sqrt(1.0 + weight * weight), dtype=np.float32)
+
+
+def _kind_vector(kind: tuple[str, str], dim: int) -> Vectors:
+    # seeded by the kind's name, so a kind lands in the same place in every run and every process
+    rng = np.random.default_rng(zlib.crc32("/".join(kind).encode()))
+    v = rng.standard_normal(dim)
+    return np.asarray(v / np.linalg.norm(v), dtype=np.float32)
+
+
+def _lead_with_kind(reps: list[int], members: Indices, membership: Memberships, points: Sequence[PointMeta],
+                    representer: object, vectors: Vectors) -> list[int]:
+    """Representatives of the cluster's own kind first, then by membership: the first example a person sees
+    shows what the issue is named after. When none shows it, the most certain member that does leads."""
+    if not reps:
+        return reps
+    kind = dominant_kind([points[i] for i in members])
+    of = dict(zip((int(i) for i in members), (float(p) for p in membership)))
+
+    def shows(i: int) -> bool:
+        return (points[i].rubric, points[i].failure_mode) == (kind.rubric, kind.failure_mode)
+    if not any(shows(i) for i in reps):
+        unit = _unit(vectors[list(reps)])
+        limit = float(getattr(representer, "duplicate_similarity", 1.0))
+        for i in sorted((int(m) for m in members if shows(int(m))), key=lambda m: (-of[m], m)):
+            if float((unit @ _unit(vectors[[i]])[0]).max()) <= limit:
+                full = len(reps) >= int(getattr(representer, "n_representatives", len(reps)))
+                reps = [i, *reps[:-1]] if full else [i, *reps]
+                break
+    return sorted(reps, key=lambda i: (not shows(i), -of[i], i))
 
 
 def _meanings(points: Sequence[PointMeta], glossary: Mapping[str, str]) -> dict[str, str]:

@@ -80,7 +80,7 @@ def print_run(report: ClusterRunReport) -> None:
     if report.resolved:
         out.print(f"resolved: {', '.join(report.resolved)}")
     if report.issues:
-        out.print(issue_table("issues in this run", [IssueRow.of_view(view) for view in report.issues]))
+        out.print(issue_table("issues in this run", report.issues))
 
 
 def issue_table(title: str, rows: Sequence[IssueRow], caption: str = "") -> Table:
@@ -156,7 +156,7 @@ def issues_show(ctx: typer.Context, issue_id: str = typer.Argument(..., help="Is
               f"{trend_label(detail.trend)} · first seen {s.first_seen.isoformat()[:16]}", highlight=False)
     for label, text in (("description", s.description), ("probable root cause", s.root_cause), ("fix", s.fix)):
         out.print(f"[bold]{label}:[/bold] {text}", highlight=False)
-    examples = ([("representative", e) for e in detail.representatives]
+    examples = ([("representative" if e.core else "boundary case", e) for e in detail.representatives]
                 + [("boundary", e) for e in detail.boundary])
     if examples:
         out.print(table(f"examples from run {detail.seen_in_run}", ["role\nmembership", "rubric\nverdict",

@@ -60,7 +60,8 @@ def adf_document(payload: IssuePayload, excerpt: int | None = None) -> dict[str,
         content.append(_para(_text(f"Open {payload.issue_id} in sumwatch", href=payload.issue_url)))
     if excerpt != 0:
         for i, rep in enumerate(payload.representatives, 1):
-            content.append(_heading(f"Example {i}: {rep.rubric} / {rep.verdict}"))
+            where = f"membership {rep.membership:.2f}" + ("" if rep.core else ", boundary case")
+            content.append(_heading(f"Example {i}: {rep.rubric} / {rep.verdict} ({where})"))
             content.append(_para(_text("Trace ", bold=True), _text(rep.trace_id, href=rep.trace_url)))
             content.append(_para(_text("Judge's evidence: ", bold=True), _text(cut(rep.evidence))))
             if rep.summary:

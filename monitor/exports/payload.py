@@ -47,6 +47,8 @@ class Representative:
     summary: str
     source: str  # "" when source text is not exported
     trace_url: str
+    membership: float = 1.0  # the clusterer's soft membership of the example in the issue
+    core: bool = True  # False: shown although the clustering was unsure of it (a boundary case)
 
 
 @dataclass
@@ -117,7 +119,8 @@ class IssuePayload:
         if excerpt != 0:
             for i, rep in enumerate(self.representatives, 1):
                 link = f" · [trace]({rep.trace_url})" if rep.trace_url else ""
-                lines += [f"### Example {i}: {rep.rubric} / {rep.verdict} (`{rep.trace_id}`){link}", "",
+                where = f"membership {rep.membership:.2f}" + ("" if rep.core else ", boundary case")
+                lines += [f"### Example {i}: {rep.rubric} / {rep.verdict} ({where}, `{rep.trace_id}`){link}", "",
                           f"**Judge's evidence:** {cut(rep.evidence)}", ""]
                 if rep.summary:
                     lines += ["**Summary:**", "", _quote(cut(rep.summary)), ""]
@@ -158,7 +161,7 @@ def build_payload(store: Store | None, detail: IssueDetail, config: ExportConfig
         representatives.append(Representative(
             e.trace_id, e.rubric, e.verdict, clip(redact(e.evidence), chars), clip(redact(summary), chars),
             clip(redact(source), chars) if config.export_source_text else "",
-            config.dashboard_link(f"/traces/{e.trace_id}")))
+            config.dashboard_link(f"/traces/{e.trace_id}"), e.membership, e.core))
     trend = list(detail.trend or [s.members])
     definition = active_definitions(store).get(s.rubric) if store is not None else None
     custom = definition is not None and not definition.builtin

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -24,7 +23,7 @@ import numpy as np
 
 from sumwatch.clustering import FailureClusterer, HdbscanClusterer, IssueTracker, LLMNamer, UmapReducer, glossary_key
 from sumwatch.clustering.name import ClusterName
-from sumwatch.clustering.pipeline import PointMeta
+from sumwatch.clustering.pipeline import PointMeta, dominant_kind
 from sumwatch.clustering.track import RESOLVED, KnownIssue
 
 from ..remote.llm import LitellmModel
@@ -41,7 +40,7 @@ from ..store.projections import ProjectionPoint, save_projection
 from ..store.runs import RunRow, latest_run_id, save_run
 from ..store.traces import span_texts
 from .failures import Failure, embed_failures, load_failures
-from .reads import IssueView
+from .reads import IssueRow, list_issues
 from .triage import fold, merged_numbers
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -58,7 +57,7 @@ class ClusterRunReport:
     embedded: int  # failure texts embedded in this run (the rest came from the store)
     clustered: int
     noise: int
-    issues: list[IssueView]  # issues seen in this run, largest first
+    issues: list[IssueRow]  # issues seen in this run, largest first, as `sumwatch issues` lists them
     new_issues: int
     resolved: list[str]  # issue ids that became resolved in this run
     promoted: int
@@ -214,9 +213,11 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
         run_id, started_at, datetime.now(timezone.utc), start_ns, end_ns, failures=len(failures),
         clustered=clustered, noise=noise, issues=len(seen), new_issues=new_issues, embedded=embedded,
         promoted=promoted, namer=namer, embedding_model=model_name, seconds=seconds))
+    # the run's issues as the list reads them back (status, triage, counts and trend): one source for both
+    seen_numbers = {s.number for s in seen}
+    _, rows = list_issues(store)
     return ClusterRunReport(run_id, datetime.fromtimestamp(start_ns / 1e9, timezone.utc), end, len(failures),
-                            embedded, clustered, noise,
-                            [IssueView.of(s) for s in sorted(seen, key=lambda s: (-s.members, s.number))],
+                            embedded, clustered, noise, [r for r in rows if r.number in seen_numbers],
                             new_issues, resolved_now, promoted, namer, seconds, map_seconds)
 
 
@@ -281,9 +282,9 @@ def _absent(p: IssueState, status: str, missed: int) -> IssueState:
 
 
 def _dominant_pair(members: Sequence[Failure]) -> tuple[str, str]:
-    # the most common (rubric, failure mode) pair, ties to the alphabetically first: names stay consistent
-    counts = Counter((f.rubric, f.failure_mode) for f in members)
-    return min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0] if counts else ("", "")
+    # the pipeline's definition, so the issue's kind is the kind its lead representative shows
+    kind = dominant_kind([PointMeta(f.rubric, f.failure_mode) for f in members])
+    return kind.rubric, kind.failure_mode
 
 
 # -- promotion ------------------------------------------------------------------------------------------

@@ -269,10 +269,17 @@ def get_issue(store: Store, issue_id: str, *, trend_runs: int = 8, max_traces: i
                        for h in history] + [TimelineEntry.of_event(e) for e in events_of(store, part_of)],
                       key=lambda e: e.at)
     return IssueDetail(**{f.name: getattr(row, f.name) for f in fields(IssueRow)}, seen_in_run=seen_in,
-                       representatives=[e for e in examples if e.role == REPRESENTATIVE],
+                       representatives=lead_with_kind([e for e in examples if e.role == REPRESENTATIVE], row),
                        boundary=[e for e in examples if e.role == BOUNDARY], trace_ids=trace_ids, history=history,
                        exports=[IssueTicket.of(r) for r in exports_of(store, number)], timeline=timeline,
                        asked_as=issue_label(asked) if asked != number else "")
+
+
+def lead_with_kind(examples: list[Example], issue: IssueView) -> list[Example]:
+    """Examples of the issue's own rubric and failure mode first, then by membership: the lead example shows
+    the kind the issue is named after (the order the clustering job chose, read back the same way)."""
+    return sorted(examples, key=lambda e: ((e.rubric, e.failure_mode) != (issue.rubric, issue.failure_mode),
+                                           -e.membership, e.trace_id))
 
 
 def sparkline(values: list[int]) -> str:

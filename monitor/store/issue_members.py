@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from sumwatch.clustering.represent import is_core
+
 from .connection import Store, quote_ident
 from .ddl import Table, TableRow, Target
 
@@ -77,6 +79,7 @@ class Example:
     role: str
     evidence: str
     failure_text: str
+    core: bool = True  # membership reaches the core; a shown example that does not is a boundary case
 
 
 
@@ -90,4 +93,5 @@ def members_of(store: Store, run_id: str, number: int) -> list[Example]:
         f"""SELECT TraceId, SpanId, Rubric, Verdict, FailureMode, Membership, Role, Evidence, FailureText
         FROM {quote_ident(ISSUE_MEMBERS_TABLE)} FINAL WHERE RunId = {{run:String}} AND Number = {{n:UInt32}}
         ORDER BY Membership DESC, TraceId""", {"run": run_id, "n": number})
-    return [Example(t, s, r, v, m, round(float(p), 3), role, ev, text) for t, s, r, v, m, p, role, ev, text in rows]
+    return [Example(t, s, r, v, m, round(float(p), 3), role, ev, text, is_core(float(p)))
+            for t, s, r, v, m, p, role, ev, text in rows]

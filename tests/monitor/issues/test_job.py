@@ -2,6 +2,7 @@
 UMAP and HDBSCAN, tracked across runs, promoted into the corpora, read back as issues."""
 
 import json
+import re
 import uuid
 from collections import Counter
 from datetime import datetime, timedelta, timezone
@@ -248,3 +249,17 @@ def test_a_run_whose_llm_naming_failed_says_so(scored, settings):
     assert report.issues and report.namer.startswith("keywords (LLM failed: ")
     assert "llm:" not in report.namer and "test-key" not in report.namer
     assert all(i.namer == report.namer for i in report.issues)
+
+
+def test_cluster_prints_the_status_counts_and_trend_that_issues_lists(scored, cli_env):
+    """A second `sumwatch cluster` shows its issues as ongoing with their trend, exactly as `sumwatch issues`."""
+    runner.invoke(app, ["cluster", "--window", "7d", "--json"], env=cli_env, catch_exceptions=False)
+    second = runner.invoke(app, ["cluster", "--window", "7d", "--json"], env=cli_env, catch_exceptions=False)
+    report = json.loads(second.stdout)
+    listed = json.loads(runner.invoke(app, ["issues", "--json"], env=cli_env, catch_exceptions=False).stdout)
+    fields = ("issue_id", "status", "trend", "members", "traces", "share")
+    assert [tuple(str(i[f]) for f in fields) for i in report["issues"]] == [
+        tuple(str(i[f]) for f in fields) for i in listed["issues"]]
+    assert report["issues"] and all(i["status"] == "ongoing" and len(i["trend"]) == 2 for i in report["issues"])
+    text = runner.invoke(app, ["cluster", "--window", "7d"], env=cli_env, catch_exceptions=False).stdout
+    assert "ongoing" in text and "(0 new)" in text and len(re.findall(r"\bnew\b", text)) == 1, text

@@ -1,0 +1,76 @@
+"""A workload of a few long documents, each failing several ways, as the judges would write the failures.
+
+    texts, meta = few_document_failures(documents=3, per_kind=6)   # failure texts and their (rubric, mode)
+    purity(labels, [m.failure_mode for m in meta])                  # 1.0: no cluster mixes failure kinds
+
+Every failure of one document quotes that document in its explanation and evidence (the same names,
+figures and sentences), so text alone pulls a document's failures together whatever their kind.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from sumwatch.clustering.pipeline import PointMeta
+from sumwatch.monitor.issues.failures import FailingScore, failure_text
+
+_DOCUMENTS = [
+    ("Northwind Logistics", "Harbor Street depot", "Maria Okafor", "freight volume", 4.2, "Rotterdam"),
+    ("Bluefin Pharmaceuticals", "Cambridge trial site", "Tomas Lindqvist", "enrolment", 37.5, "Basel"),
+    ("Helios Solar Cooperative", "Valencia array", "Priya Raman", "generation output", 12.8, "Seville"),
+    ("Kestrel Aerospace", "Toulouse hangar", "Jonas Meyer", "delivery backlog", 61.0, "Hamburg"),
+]
+
+
+def _sentences(company: str, site: str, person: str, metric: str, figure: float, city: str) -> list[str]:
+    return [f"{company} reported that {metric} at the {site} rose {figure}% in the third quarter.",
+            f"{person}, who leads the {site}, said the {city} expansion would follow in spring.",
+            f"The board of {company} approved a budget for the {city} office after {person} presented it.",
+            f"Analysts expect {metric} at {company} to stay above {figure + 3:.1f}% through next year.",
+            f"The {site} added two shifts, and {person} credited the {city} suppliers for the growth."]
+
+
+def few_document_failures(documents: int = 3, per_kind: int = 6) -> tuple[list[str], list[PointMeta]]:
+    """``per_kind`` failures of each of four kinds for each of ``documents`` long documents."""
+    texts, meta = [], []
+    for company, site, person, metric, figure, city in _DOCUMENTS[:documents]:
+        sentences = _sentences(company, site, person, metric, figure, city)
+        for i in range(per_kind):
+            # judges quote generously: two or three sentences of the document in each failure
+            quote = " ".join(sentences[(i + k) % len(sentences)] for k in range(2))
+            other = " ".join(sentences[(i + k) % len(sentences)] for k in range(2, 5))
+            changed = f"{figure + 1 + i:.1f}"
+            kinds = [
+                FailingScore("factuality", "numerically_wrong", 0.2, "numerically_wrong", "rules",
+                             f'source: "{quote}" summary: "{quote.replace(str(figure), changed)}"',
+                             f"The summary gives {changed}% where the source says {figure}% ({metric}, {company}).",
+                             quote.replace(str(figure), changed)),
+                FailingScore("factuality", "entity_wrong", 0.2, "entity_swap", "rules",
+                             f'source: "{quote}" summary: "{quote.replace(person, "the " + city + " mayor")}"',
+                             f"The summary attributes to the {city} mayor what the source says of {person} at "
+                             f"{company}.", other.replace(person, f"the {city} mayor")),
+                FailingScore("conciseness", "padded", 0.3, "filler_padding", "rules",
+                             f'summary: "It is important to note that {quote}"',
+                             f"Filler phrases pad the summary of {company}: {other}", quote),
+                FailingScore("conciseness", "under_compressed", 0.3, "under_band_length", "rules",
+                             f'summary: "{company} {metric} rose."',
+                             f"The summary of {company} ({site}, {person}, {city}) has 4 words; the band asks for "
+                             f"40 to 80. {quote}", f"{company} {metric} rose."),
+            ]
+            for score in kinds:
+                texts.append(failure_text(score))
+                meta.append(PointMeta(score.rubric, score.failure_mode))
+    return texts, meta
+
+
+def purity(labels: Sequence[int], kinds: Sequence[str]) -> float:
+    """The share of clustered points whose cluster's most common kind is their own (noise left out)."""
+    groups: dict[int, list[str]] = {}
+    for label, kind in zip(labels, kinds):
+        if label >= 0:
+            groups.setdefault(int(label), []).append(kind)
+    clustered = sum(len(g) for g in groups.values())
+    if not clustered:
+        return 0.0
+    return sum(Counter(g).most_common(1)[0][1] for g in groups.values()) / clustered
