@@ -176,6 +176,19 @@ GROUP BY TraceId"""
 
 
 UNSURE_PREFIX = "Unsure"  # how the cascade begins the explanation of a result it is not confident of (cascade.unsure)
+PASS, FAIL, UNSURE, CONFIDENT = "pass", "fail", "unsure", "confident"  # a row's verdicts; what filters pick
+VERDICT_CHOICES = (PASS, FAIL)
+CERTAINTY_CHOICES = (CONFIDENT, UNSURE)
+
+
+def choice_flag(value: str | None, yes: str, no: str, name: str) -> bool | None:
+    """A two-way choice as a filter: True for ``yes``, False for ``no``, None when not given; ValueError
+    (naming ``name``) for anything else: ``choice_flag("fail", PASS, FAIL, "verdict")`` is False."""
+    if not value:
+        return None
+    if value not in (yes, no):
+        raise ValueError(f"{name} must be {yes} or {no}, got {value[:40]!r}")
+    return value == yes
 
 
 @dataclass(frozen=True)
@@ -374,7 +387,7 @@ def latest_verdicts(store: Store, keys: Sequence[tuple[str, str]]) -> dict[tuple
     out: dict[tuple[str, str], dict[str, str]] = {}
     for tid, sid, rubric, passed, unsure in rows:
         if (tid, sid) in wanted:
-            out.setdefault((tid, sid), {})[rubric] = "unsure" if passed and unsure else "pass" if passed else "fail"
+            out.setdefault((tid, sid), {})[rubric] = UNSURE if passed and unsure else PASS if passed else FAIL
     return {k: dict(sorted(v.items())) for k, v in out.items()}
 
 
