@@ -16,7 +16,9 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .connection import Store, quote_ident
+from .score_facts import SPAN_KEY
 from .scores import SCORES_TABLE
+from .span_keys import SPAN_KEYS_TABLE
 from .traces import UNSURE_PREFIX
 
 SUSPICION = "suspicion"  # the key of the details row an unsure result's suspicion is in (cascade.unsure)
@@ -44,7 +46,8 @@ class UnsureKind:
 
 
 def unsure_kinds(store: Store, *, since: datetime | None = None, rubric: str | None = None,
-                 service: str | None = None, per_kind: int = 20) -> list[UnsureKind]:
+                 service: str | None = None, model: str | None = None, prompt_version: str | None = None,
+                 per_kind: int = 20) -> list[UnsureKind]:
     """The unsure results with a suspicion, of spans from ``since`` on, per kind (most first), each with its
     newest ``per_kind`` spans: ``unsure_kinds(store, rubric="factuality")``."""
     if per_kind < 1:
@@ -53,6 +56,10 @@ def unsure_kinds(store: Store, *, since: datetime | None = None, rubric: str | N
              + (" AND SpanTimestamp >= fromUnixTimestamp64Nano({since:Int64})" if since else "")
              + (" AND Rubric = {rubric:String}" if rubric else "")
              + (" AND ServiceName = {service:String}" if service else ""))
+    if model or prompt_version:  # each span's model and prompt version, under the scores' one-number key
+        where += (f" AND {SPAN_KEY} IN (SELECT SpanKey FROM {quote_ident(SPAN_KEYS_TABLE)} WHERE 1"
+                  + (" AND Model = {model:String}" if model else "")
+                  + (" AND PromptVersion = {prompt:String}" if prompt_version else "") + ")")
     rows = store.query_rows(
         f"""SELECT kind, count(), groupArray({{per:UInt32}})((TraceId, SpanId, Rubric, kept, Tier, Evidence,
                    Explanation, ServiceName, toTimeZone(SpanTimestamp, 'UTC'), JudgeVersion))
@@ -63,7 +70,8 @@ def unsure_kinds(store: Store, *, since: datetime | None = None, rubric: str | N
               LIMIT 1 BY TraceId, SpanId, Rubric, JudgeVersion)
         GROUP BY kind ORDER BY count() DESC, kind""",
         {"prefix": UNSURE_PREFIX, "key": f'"{SUSPICION}"', "suspicion": SUSPICION, "per": per_kind,
-         "since": int(since.timestamp() * 1e9) if since else 0, "rubric": rubric or "", "service": service or ""})
+         "since": int(since.timestamp() * 1e9) if since else 0, "rubric": rubric or "", "service": service or "",
+         "model": model or "", "prompt": prompt_version or ""})
     return [UnsureKind(kind or "unknown", int(n), [_span(s) for s in spans]) for kind, n, spans in rows]
 
 

@@ -120,6 +120,7 @@ def unsure_page(store: Store, params: Mapping[str, str]) -> dict[str, Any]:
     if rubric and rubric not in rubrics:
         raise BadRequest(f"rubric must be one of {', '.join(rubrics)}, got {rubric[:40]!r}")
     kinds = unsure_kinds(store, since=choice.start, service=choice.service or None, rubric=rubric or None,
+                         model=choice.model or None, prompt_version=choice.prompt_version or None,
                          per_kind=UNSURE_PER_KIND)
     return {"choice": choice, "kinds": kinds, "total": sum(k.count for k in kinds), "rubric": rubric,
             "rubrics": rubrics, "options": filter_options(store), "per_kind": UNSURE_PER_KIND,

@@ -120,3 +120,8 @@ def test_unsure_results_group_by_what_was_suspected(store):
         rows[3][1], "factuality", "numerically_wrong", '"3%"')
     assert [len(k.spans) for k in unsure_kinds(store, per_kind=2)] == [2, 1]
     assert [k.kind for k in unsure_kinds(store, rubric="conciseness")] == ["filler_phrase"]
+    # spans 1 and 3 are on model m1, span 2 on m0 and prompt v2
+    assert [(k.kind, k.count) for k in unsure_kinds(store, model="m1")] == [("number_mismatch", 2),
+                                                                             ("filler_phrase", 1)]
+    assert [(k.kind, k.count) for k in unsure_kinds(store, model="m0", prompt_version="v2")] == [
+        ("number_mismatch", 1)]
