@@ -32,12 +32,27 @@ def traces(ctx: typer.Context, limit: int = limit_option(20, "How many spans, ne
            domain: str | None = typer.Option(None, "--domain", help="Only this domain."),
            band: str | None = typer.Option(None, "--band", help="Only this length band (tldr, short, ...)."),
            since: str | None = typer.Option(None, "--since", help="Only spans this recent, like 24h or 7d."),
+           model: str | None = typer.Option(None, "--model", help="Only spans of this model."),
+           prompt_version: str | None = typer.Option(None, "--prompt-version", help="Only this prompt version."),
+           search: str | None = typer.Option(None, "--search", "-q", help="Only spans whose source or summary holds "
+                                                                        "this text (case aside)."),
+           rubric: str | None = typer.Option(None, "--rubric", help="With --verdict: the verdict of this rubric."),
+           verdict: str | None = typer.Option(None, "--verdict", help="pass or fail: the latest judgement."),
+           certainty: str | None = typer.Option(None, "--certainty", help="unsure (a judgement recorded as "
+                                                                            "unsure) or confident."),
+           issue: str | None = typer.Option(None, "--issue", help="Only the members of this issue, like SW-3."),
            output: Path | None = OutputOption, format_: str | None = FormatOption,
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
-    """List recent summarization spans (`traces show ID` for one); `--output F` takes them all out, whole."""
+    """List recent summarization spans, searched and filtered (`traces show ID` for one, `traces unsure` for the
+    suspicions no LLM confirmed); `--output F` takes them all out, whole."""
     if ctx.invoked_subcommand is not None:
         ctx.obj = (db, home)
         return
+    narrowing = {"--model": model, "--prompt-version": prompt_version, "--search": search, "--rubric": rubric,
+                 "--verdict": verdict, "--certainty": certainty, "--issue": issue}
+    if output is not None and any(narrowing.values()):
+        fail("--output takes --service, --domain, --band and --since; not "
+             + ", ".join(k for k, v in narrowing.items() if v), 2)
     from datetime import datetime, timedelta, timezone  # noqa: PLC0415 - start-up: a command imports what it runs
 
     from ..settings import parse_duration  # noqa: PLC0415 - start-up: a command imports what it runs
@@ -52,7 +67,9 @@ def traces(ctx: typer.Context, limit: int = limit_option(20, "How many spans, ne
             download(client, "traces", output, format_, service=service, domain=domain, band=band,
                      since=start.isoformat() if start else None)
             return
-        rows = client.traces(limit=limit, service=service, domain=domain, band=band, since=start)
+        rows = client.traces(limit=limit, service=service, domain=domain, band=band, since=start, model=model,
+                             prompt_version=prompt_version, text=search, rubric=rubric, verdict=verdict,
+                             certainty=certainty, issue=issue)
     if json_:
         print_json(rows)
         return
@@ -70,12 +87,49 @@ def traces(ctx: typer.Context, limit: int = limit_option(20, "How many spans, ne
                        f"\n{r.band}",
                        f"{r.source_words}→{r.summary_words}\n{r.status}\n{r.duration_ms}",
                        f"{r.trace_id}\n{escape(r.model or '–')}, {_count(r.input_tokens)}→{_count(r.output_tokens)}"
-                       f"\n[dim]{escape(r.summary_preview[:140])}"
+                       + (f"  {_verdicts(r.verdicts)}" if r.verdicts else "")
+                       + f"\n[dim]{escape(r.summary_preview[:140])}"
                        f"{'…' if len(r.summary_preview) > 140 else ''}[/dim]") for r in rows], text_width=34))
 
 
 def _count(value: int | None) -> str:
     return "–" if value is None else str(value)
+
+
+def _verdicts(verdicts: dict[str, str]) -> str:
+    return " ".join(f"{rubric[:5]}:{v}" for rubric, v in verdicts.items())
+
+
+@traces_app.command("unsure")
+def traces_unsure(ctx: typer.Context,
+                  since: str | None = typer.Option(None, "--since", help="Only spans this recent, like 24h or 7d."),
+                  rubric: str | None = typer.Option(None, "--rubric", help="Only this rubric."),
+                  per_kind: int = limit_option(5, "Spans shown under each kind"),
+                  db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
+    """The suspicions no LLM confirmed (results recorded as unsure), by what was suspected: what offline mode
+    would have flagged."""
+    from datetime import datetime, timedelta, timezone  # noqa: PLC0415 - start-up: a command imports what it runs
+
+    from ..settings import parse_duration  # noqa: PLC0415 - start-up: a command imports what it runs
+
+    try:
+        start = datetime.now(timezone.utc) - timedelta(seconds=parse_duration(since)) if since else None
+    except ValueError as exc:
+        fail(f"--since: {exc}")
+    parent_db, parent_home = ctx.obj or (None, None)
+    with open_client(load_settings(db or parent_db, home or parent_home)) as client:
+        kinds = client.unsure(since=start, rubric=rubric, per_kind=per_kind)
+    if json_:
+        print_json(kinds)
+        return
+    if not kinds:
+        out.print("no unsure results: every suspicion was confirmed or rejected by the LLM, or none was raised")
+        return
+    for k in kinds:
+        out.print(table(f"{k.kind.replace('_', ' ')}: {k.count} unsure", ["time (UTC)", "rubric\ntier",
+                                                                          "trace id\nevidence"],
+                        [(s.span_time[:19].replace("T", "\n"), f"{s.rubric}\n{s.tier}",
+                          f"{s.trace_id}\n[dim]{escape(s.evidence[:140])}[/dim]") for s in k.spans], text_width=34))
 
 
 @traces_app.command("show")

@@ -41,6 +41,7 @@ from ..scoring.sampler import PassReport
 from ..store.corpus import CorpusItem
 from ..store.scores import Agreement, ScoreRecord
 from ..store.traces import SpanDetail, TraceRow, normalize_trace_id
+from ..store.unsure import UnsureKind
 from .routers.actions import IngestAnswer
 from .routers.alerts import AlertAnswer
 from .routers.corpus import CorpusPage, ImportAnswer
@@ -277,9 +278,21 @@ class ApiClient:
         return parse(kind, state.result)
 
     def traces(self, limit: int = 20, service: str | None = None, *, domain: str | None = None,
-               band: str | None = None, since: datetime | None = None) -> list[TraceRow]:
-        return self._get(list[TraceRow], "/api/traces", {"limit": limit, "service": service, "domain": domain,
-                                                         "band": band, "since": since.isoformat() if since else None})
+               band: str | None = None, since: datetime | None = None, until: datetime | None = None,
+               model: str | None = None, prompt_version: str | None = None, text: str | None = None,
+               rubric: str | None = None, verdict: str | None = None, certainty: str | None = None,
+               issue: str | None = None) -> list[TraceRow]:
+        """Summarization spans, newest first, searched (``text``) and filtered as ``GET /api/traces`` takes them."""
+        return self._get(list[TraceRow], "/api/traces", {
+            "limit": limit, "service": service, "domain": domain, "band": band,
+            "since": since.isoformat() if since else None, "until": until.isoformat() if until else None,
+            "model": model, "prompt_version": prompt_version, "q": text, "rubric": rubric, "verdict": verdict,
+            "certainty": certainty, "issue": issue})
+
+    def unsure(self, *, since: datetime | None = None, rubric: str | None = None, service: str | None = None,
+               per_kind: int = 20) -> list[UnsureKind]:
+        return self._get(list[UnsureKind], "/api/unsure", {"since": since.isoformat() if since else None,
+                                                           "rubric": rubric, "service": service, "per_kind": per_kind})
 
     def trace(self, trace_id: str) -> list[SpanDetail]:
         found = self._get_or_none(list[SpanDetail], f"/api/traces/{normalize_trace_id(trace_id)}")

@@ -1,5 +1,7 @@
 """The dashboard under load: server time of every page and API list call, the cluster map's first render in
-headless Chromium, and the server's memory, with 1M spans, 200k failing scores and 300 issues in chDB.
+headless Chromium, and the server's memory, with 1M spans, 200k failing scores and 300 issues in chDB; also
+the trace explorer's listing with a text search and two filters, a trace of 50 spans, and the listing with
+and without its arm for recognised spans.
 
     python tests/bench/dashboard.py [--spans 1000000] [--failing 200000] [--issues 300] [--points 20000]
 
@@ -46,6 +48,11 @@ MODELS = ("gpt-4o-mini", "gpt-4.1", "claude-haiku")
 PROMPTS = ("v1", "v2", "v3", "v4")
 DAYS = 7
 CHROMIUM = "/usr/bin/chromium"
+BIG_TRACE = "b1" * 16  # the trace of TRACE_SPANS spans the trace view is timed on
+TRACE_SPANS = 50
+UNSURE = 2000  # unsure results (suspicions no LLM confirmed) on unscored spans
+# the Traces page and its API call with a text search (a source word in about 3% of spans) and two filters
+SEARCH = {"q": "w1234", "service": SERVICES[0], "model": MODELS[0]}
 
 
 def log(msg: str) -> None:
@@ -115,6 +122,33 @@ def fill(settings: Settings, spans: int, failing: int, issues: int, runs: int, p
                if(k % 20 = 0, 0.00017, 0), 3.0
         FROM (SELECT number + {first} AS k, intDiv(k, 4) * 2 AS n, k % 4 AS r, k % {fail_every} = 0 AS f
               FROM numbers({count}))""")
+    # one trace of TRACE_SPANS spans an hour ago: a summarization span and the calls under it, for the trace view
+    store.command(f"""INSERT INTO {TRACES_TABLE} (Timestamp, TraceId, SpanId, ParentSpanId, SpanName, SpanKind,
+            ServiceName, ResourceAttributes, ScopeName, SpanAttributes, Duration, StatusCode)
+        SELECT fromUnixTimestamp64Nano(toInt64({end - 3600}) * 1000000000 + toInt64(number) * 20000000),
+               '{BIG_TRACE}', substring(lower(hex(MD5(concat('{BIG_TRACE}', toString(number))))), 1, 16),
+               -- in groups of 7, each group under the last span of the one before: a tree 8 deep
+               if(number = 0, '', substring(lower(hex(MD5(concat('{BIG_TRACE}',
+                                                                 toString(intDiv(number - 1, 7) * 7))))), 1, 16)),
+               if(number = 0, '{a.SPAN_NAME}', concat('chat gpt-4o-mini ', toString(number))), 'Internal',
+               '{SERVICES[0]}', map('service.name', '{SERVICES[0]}'), '{a.INSTRUMENTATION_NAME}',
+               if(number = 0, map('{a.TASK}', '{a.TASK_SUMMARIZATION}', '{a.INPUT_VALUE}', 'A long source document.',
+                                  '{a.OUTPUT_VALUE}', 'A summary.', '{a.GEN_AI_REQUEST_MODEL}', 'gpt-4o-mini'),
+                  map('{a.GEN_AI_REQUEST_MODEL}', 'gpt-4o-mini', 'gen_ai.usage.input_tokens', toString(400 + number),
+                      'gen_ai.usage.output_tokens', '60', 'gen_ai.operation.name', 'chat')),
+               if(number = 0, {TRACE_SPANS} * 20000000, 15000000), 'Unset'
+        FROM numbers({TRACE_SPANS})""")
+    # suspicions no LLM confirmed, on spans the judges left alone: what the Unsure page lists
+    kinds = _array(("number_mismatch", "entity_swap", "negation_flip", "filler_phrase"))
+    store.command(f"""INSERT INTO {SCORES_TABLE} (TraceId, SpanId, Rubric, JudgeVersion, SpanTimestamp, ScoredAt,
+            ServiceName, Verdict, Score, Passed, FailureMode, Tier, Evidence, Explanation, Details)
+        SELECT {tid}, {sid}, 'factuality', 'cascade-3',
+               fromUnixTimestamp64Nano(toInt64({start}) * 1000000000 + intDiv(toInt64(n) * {DAYS * 86400}, {spans})
+                   * 1000000000 + toInt64(n % 1000) * 1000), now64(6), {_array(SERVICES)}[n % 4 + 1],
+               'correct', 1.0, 1, '', 'rules', concat('"', toString(n % 97), '%"'),
+               'Unsure: the rules tier suspects a mismatch and no LLM is configured to confirm it.',
+               concat('[{{"suspicion": "', {kinds}[n % 4 + 1], '", "verdict": "numerically_wrong", "evidence": ""}}]')
+        FROM (SELECT number * {max(2, spans // UNSURE)} + 1 AS n FROM numbers({min(UNSURE, spans // 2)}))""")
     log(f"  {time.monotonic() - t:.0f} s; issues, runs, members, map ...")
     t = time.monotonic()
     last = f"run-{runs:03d}"
@@ -192,6 +226,56 @@ def get_paths(routes: list[Any], ids: dict[str, str]) -> tuple[dict[str, str], l
             continue
         paths[path] = re.sub(r"{(\w+)(?::\w+)?}", lambda m: ids[m.group(1)], path)
     return paths, skipped
+
+
+def explorer_paths() -> dict[str, str]:
+    """The trace explorer's calls that a route's bare path does not time: a search with two filters, and
+    the trace view of a trace with ``TRACE_SPANS`` spans."""
+    from urllib.parse import urlencode
+
+    query = urlencode(SEARCH)
+    return {"/traces (search + service + model)": f"/traces?{query}",
+            "/api/traces (search + service + model)": f"/api/traces?{query}&limit=50",
+            f"/traces/{{trace_id}} ({TRACE_SPANS} spans)": f"/traces/{BIG_TRACE}",
+            f"/api/traces/{{trace_id}} ({TRACE_SPANS} spans)": f"/api/traces/{BIG_TRACE}"}
+
+
+def recognised_arm(store: Store, repeats: int) -> dict[str, Any]:
+    """The listing with its recognised arm left out (no recognised span stored) and read (one recognised in
+    the listing's window), in turns: the table emptied, then the one row written, before each pair of calls."""
+    from sumwatch.monitor.store.recognised import RECOGNISED_TABLE, RecognisedSpan, write_recognised
+    from sumwatch.monitor.store.traces import TraceFilters, list_traces
+
+    calls = {"list_traces(50)": lambda: list_traces(store, limit=50),
+             "list_traces(50, search + 2 filters)": lambda: list_traces(store, limit=50, filters=TraceFilters(
+                 text=SEARCH["q"], service=SEARCH["service"], model=SEARCH["model"]))}
+    newest = store.query_rows(f"SELECT TraceId, SpanId, toUnixTimestamp64Nano(Timestamp) FROM {TRACES_TABLE} "
+                              "ORDER BY Timestamp DESC LIMIT 1")[0]
+    row = RecognisedSpan(int(newest[2]), newest[0], newest[1], SERVICES[0], "chat", "openinference", "A document.",
+                         "An answer.")
+    times: dict[str, list[float]] = {}
+    for turn in range(repeats + 1):
+        for phase in ("arm left out", "arm read"):
+            if phase == "arm read":
+                write_recognised(store, [row])
+            else:
+                store.command(f"TRUNCATE TABLE {RECOGNISED_TABLE}")
+            for name, call in calls.items():
+                t = time.perf_counter()
+                call()
+                if turn:  # the first turn warms up
+                    times.setdefault(f"{name}, {phase}", []).append((time.perf_counter() - t) * 1000)
+    out: dict[str, Any] = {}
+    for key, values in times.items():
+        values.sort()
+        out[key] = {"p50_ms": round(statistics.median(values), 1),
+                    "p95_ms": round(values[min(len(values) - 1, round(0.95 * (len(values) - 1)))], 1)}
+        log(f"  {key}: {out[key]}")
+    for name in calls:
+        out[f"{name}: read / left out"] = round(out[f"{name}, arm read"]["p50_ms"]
+                                                / out[f"{name}, arm left out"]["p50_ms"], 2)
+        log(f"  {name}: read / left out {out[f'{name}: read / left out']}")
+    return out
 
 
 def time_readers(store: Store, repeats: int) -> dict[str, Any]:
@@ -323,6 +407,8 @@ def main() -> None:
     ap.add_argument("--points", type=int, default=20_000, help="points on the last run's cluster map")
     ap.add_argument("--repeats", type=int, default=20, help="timed requests per route")
     ap.add_argument("--no-browser", action="store_true", help="skip the cluster map render")
+    ap.add_argument("--routes", default="", help="time only the routes this regular expression finds (exports "
+                                                 "stream every row: minutes at 1M)")
     ap.add_argument("--dir", type=Path, default=None, help="chDB folder (default: a temporary one)")
     args = ap.parse_args()
 
@@ -362,6 +448,8 @@ def main() -> None:
 
             app_routes = list(served_routes(server.app.routes))
             paths, skipped = get_paths(app_routes, real_ids(store))
+            paths.update(explorer_paths())
+            paths = {r: p for r, p in paths.items() if re.search(args.routes, r)}
             token = reveal(settings.receiver.ingest_token)
             headers = {"Authorization": f"Bearer {token}"} if token else {}
             log(f"timing {len(paths)} routes on {base} ({len(skipped)} skipped: {skipped})")
@@ -380,13 +468,15 @@ def main() -> None:
                     page_routes.GZIP_PAGE_BYTES = threshold
                 log(f"cluster map, not gzipped: {plain}")
             rss_after, rss_peak = rss_mb()
+            log("the listing's recognised arm:")
+            arm = recognised_arm(store, max(5, args.repeats // 2))
         finally:
             server.stop()
             store.close()
     p95s = [v["p95_ms"] for v in timings.values() if "p95_ms" in v]
     summary = {
         "bench": "dashboard", **counts, "fill_s": round(fill_s, 1),
-        "readers": readers, "routes": timings, "skipped_routes": skipped,
+        "readers": readers, "routes": timings, "skipped_routes": skipped, "recognised_arm": arm,
         "worst_p95_ms": max(p95s) if p95s else None,
         "routes_within_goal": sum(p <= GOAL_P95_MS for p in p95s), "routes_timed": len(p95s),
         "goal_p95_ms": GOAL_P95_MS,

@@ -237,16 +237,34 @@ class TreeLine:
     span: SpanDetail
     kind: str  # "summarization" (tagged), the instrumentation it was recognised in, or ""
     facts: list[tuple[str, str]]
+    start_ms: float = 0.0  # after the trace's first span began
+    bar: tuple[float, float] = (0.0, 100.0)  # where the span lies in the trace's time: left and width, in %
+    attributes: list[tuple[str, str]] = field(default_factory=list)  # every attribute, long values cut
 
 
-def _tree_line(span: SpanDetail) -> TreeLine:
+def _tree_line(span: SpanDetail, begin: datetime, total_ms: float) -> TreeLine:
     kind = span.recognised.instrumentation if span.recognised else ("sumwatch" if span.summarization else "")
     facts = [(k, _short(span.attributes[k])) for k in _TREE_KEYS if span.attributes.get(k)]
     if span.model:
         facts.insert(0, ("model", span.model))
     if span.input_tokens is not None or span.output_tokens is not None:
         facts.insert(1 if span.model else 0, ("tokens", f"{_count(span.input_tokens)} → {_count(span.output_tokens)}"))
-    return TreeLine(span, kind, facts)
+    start = (_at(span.timestamp) - begin).total_seconds() * 1000
+    scale = 100 / total_ms if total_ms > 0 else 0.0
+    bar = (round(start * scale, 2), round(max(span.duration_ms * scale, 0.5), 2)) if scale else (0.0, 100.0)
+    return TreeLine(span, kind, facts, round(start, 3), bar,
+                    [(k, _short(v)) for k, v in sorted(span.attributes.items())])
+
+
+def _at(iso: str) -> datetime:
+    return datetime.fromisoformat(iso.replace("Z", "+00:00"))
+
+
+def _tree(spans: Sequence[SpanDetail]) -> list[TreeLine]:
+    """The trace's spans as tree lines, each placed in the trace's time (start, end of the last to end)."""
+    begin = min(_at(s.timestamp) for s in spans)
+    total = max((_at(s.timestamp) - begin).total_seconds() * 1000 + s.duration_ms for s in spans)
+    return [_tree_line(s, begin, total) for s in spans]
 
 
 def _count(value: int | None) -> str:
@@ -280,7 +298,7 @@ def trace_page(store: Store, trace_id: str) -> dict[str, Any] | None:
             highlight(source, phrases) if source else None, highlight(summary, phrases) if summary else None,
             ordered, earlier, [(k, _short(v)) for k, v in sorted(span.attributes.items()) if k not in text_keys]))
     return {"trace_id": spans[0].trace_id, "spans": views, "semconv": semconv,
-            "tree": [_tree_line(s) for s in spans]}
+            "tree": _tree(spans)}
 
 
 # -- compare ----------------------------------------------------------------------------------------

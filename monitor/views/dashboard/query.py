@@ -61,7 +61,7 @@ class FilterChoice:
         return urlencode({k: v for k, v in values.items() if v})
 
 
-def _text(params: Mapping[str, str], name: str) -> str:
+def text_param(params: Mapping[str, str], name: str) -> str:
     value = (params.get(name) or "").strip()
     if len(value) > _MAX_TEXT or not value.isprintable():
         raise BadRequest(f"{name} must be printable text of at most {_MAX_TEXT} characters")
@@ -78,8 +78,8 @@ def filter_choice(params: Mapping[str, str], now: datetime | None = None) -> Fil
     start = None
     if seconds is not None:
         start = (now or datetime.now(timezone.utc)) - timedelta(seconds=seconds)
-    return FilterChoice(key, start, None, _text(params, "service"), _text(params, "model"),
-                        _text(params, "prompt_version"), _READ_BUCKET[key])
+    return FilterChoice(key, start, None, text_param(params, "service"), text_param(params, "model"),
+                        text_param(params, "prompt_version"), _READ_BUCKET[key])
 
 
 def display_bucket(first: datetime, last: datetime, read_bucket_s: int) -> int:
@@ -134,7 +134,7 @@ def issue_query(params: Mapping[str, str], rubrics: tuple[str, ...]) -> IssueQue
     direction = (params.get("dir") or "desc").strip()
     if direction not in ("asc", "desc"):
         raise BadRequest(f"dir must be asc or desc, got {direction[:40]!r}")
-    return IssueQuery(status, severity, rubric, _text(params, "q"), sort, direction == "desc")
+    return IssueQuery(status, severity, rubric, text_param(params, "q"), sort, direction == "desc")
 
 
 def run_id_param(params: Mapping[str, str]) -> str | None:

@@ -30,7 +30,7 @@ from ...settings import Settings
 from ...store.connection import Store
 from ...store.judges import known_rubrics
 from ..auth import csrf_token, form_fields
-from . import judges, pages, triage
+from . import explorer, judges, pages, triage
 from .figures import figure_json
 from .labelling import label, label_from_trace, page_number, queue_page, resolve, trace_label_context
 from .query import BadRequest, filter_choice, issue_query, run_id_param
@@ -39,7 +39,8 @@ HERE = Path(__file__).parent
 STATIC_PREFIX = "/static/dashboard"
 PLOTLY_PATH = "/static/plotly.min.js"  # revalidated by ETag; pages load the versioned URL below
 IMMUTABLE = "public, max-age=31536000, immutable"
-NAV = (("/", "Overview"), ("/issues", "Issues"), ("/map", "Cluster map"), ("/labelling", "Labelling"),
+NAV = (("/", "Overview"), ("/issues", "Issues"), ("/traces", "Traces"), ("/unsure", "Unsure"),
+       ("/map", "Cluster map"), ("/labelling", "Labelling"),
        ("/compare", "Compare"), ("/judges", "Judges"))
 
 
@@ -159,7 +160,8 @@ def _duration(seconds: int) -> str:
 
 
 def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
-    """The pages (``/``, ``/issues``, ``/issues/{issue_id}``, ``/map``, ``/traces/{trace_id}``, ``/labelling``,
+    """The pages (``/``, ``/issues``, ``/issues/{issue_id}``, ``/map``, ``/traces``, ``/traces/{trace_id}``,
+    ``/unsure``, ``/labelling``,
     ``/compare``, ``/judges``, ``/judges/{rubric}``, ``/judges/{rubric}/diff``), the label action, and the static
     assets."""
     env = _environment()
@@ -248,6 +250,12 @@ def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
         back.headers.append("set-cookie", triage.name_cookie(by))
         return back
 
+    def traces(request: Request) -> dict[str, Any]:
+        return explorer.traces_page(store, request.query_params)
+
+    def unsure(request: Request) -> dict[str, Any]:
+        return explorer.unsure_page(store, request.query_params)
+
     def compare(request: Request) -> dict[str, Any]:
         return pages.compare_page(store, filter_choice(request.query_params))
 
@@ -313,6 +321,8 @@ def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
         Route("/issues/{issue_id}", page("issue.html", issue, "There is no issue {issue_id} in the last run.")),
         Route("/issues/{issue_id}/triage", triage_action, methods=["POST"]),
         Route("/map", page("map.html", cluster_map)),
+        Route("/traces", page("traces.html", traces)),
+        Route("/unsure", page("unsure.html", unsure)),
         Route("/traces/{trace_id}", page("trace.html", trace, "There is no trace {trace_id}.")),
         Route("/traces/{trace_id}/label", trace_label_action, methods=["POST"]),
         Route("/labelling", page("labelling.html", labelling)),

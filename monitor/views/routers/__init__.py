@@ -16,8 +16,9 @@ from . import (
     status,
     traces,
     triage,
+    unsure,
 )
 
 ROUTERS = [traces.router, scores.router, runs.router, issues.router, triage.router, exports.router, corpus.router,
            calibration.router, judge_definitions.router, actions.router, status.router, score_sends.router,
-           alerts.router]
+           alerts.router, unsure.router]

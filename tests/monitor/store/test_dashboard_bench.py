@@ -23,9 +23,10 @@ def test_a_small_run_of_the_dashboard_bench_reports_every_route_and_reader(tmp_p
     print(f"dashboard bench, small run: {time.monotonic() - started:.1f} s")
     assert done.returncode == 0, done.stderr[-2000:]
     figures = json.loads(done.stdout.strip().splitlines()[-1])
+    # the spans and a trace of 50; the scores and 2,000 unsure results on spans left unscored
     assert (figures["spans"], figures["failing_scores"], figures["issues"], figures["map_points"]) == (
-        8000, 1600, 30, 1000)
-    assert figures["scores"] == 8000 // 2 * 4
+        8000 + 50, 1600, 30, 1000)
+    assert figures["scores"] == 8000 // 2 * 4 + 2000
     assert {"volume_series", "pass_rate_series", "compare(prompt_version)", "load_projection"} <= set(
         figures["readers"])
     assert "/api/issues" in figures["routes"] and "/api/traces" in figures["routes"]
@@ -33,4 +34,9 @@ def test_a_small_run_of_the_dashboard_bench_reports_every_route_and_reader(tmp_p
     assert figures["routes_timed"] == len(timed) >= 2
     assert all(0 < r["p50_ms"] <= r["p95_ms"] for r in timed)
     assert figures["worst_p95_ms"] == max(r["p95_ms"] for r in timed)
+    explorer = {"/traces", "/unsure", "/api/unsure", "/traces (search + service + model)",
+                "/traces/{trace_id} (50 spans)"}
+    assert all("p95_ms" in figures["routes"][r] for r in explorer), {r: figures["routes"].get(r) for r in explorer}
+    arm = figures["recognised_arm"]
+    assert arm["list_traces(50): read / left out"] > 0 and "list_traces(50), arm read" in arm
     assert figures["server_rss_mb"] > 50 and figures["map_render"]["reason"] == "--no-browser"

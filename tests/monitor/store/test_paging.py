@@ -90,13 +90,16 @@ def test_whole_spans_read_only_their_window_when_every_span_is_stored_twice(stor
     rows = span_rows(60, random.Random(9), tie=1)
     store.insert_spans(rows)
     store.insert_spans(rows)  # the span facts hold both copies until a merge
-    reads: list[str] = []
+    reads: list[tuple[str, dict]] = []
     query_rows = store.query_rows
-    monkeypatch.setattr(store, "query_rows", lambda sql, params=None: reads.append(sql) or query_rows(sql, params))
+    monkeypatch.setattr(store, "query_rows",
+                        lambda sql, params=None: reads.append((sql, params or {})) or query_rows(sql, params))
     page = list_stored_spans(store, limit=10)
     more = list_stored_spans(store, limit=10, cursor=next_traces_cursor(page, 10))
     assert [(s.trace_id, s.span_id) for s in page + more] == newest_first(rows)[:20]
-    assert reads and all("sumwatch_span_facts" in sql for sql in reads)  # never the read of every span
+    spans = [params for sql, params in reads if "FROM otel_traces" in sql]
+    # never the read of every span: each begins where the span facts' window of recent spans does
+    assert spans and all(params["start"] >= min(r[0] for r in rows[30:]) for params in spans)
 
 
 def test_spans_stored_during_a_walk_are_not_in_its_later_pages_and_copies_are_not_repeated(store):
