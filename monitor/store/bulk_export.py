@@ -35,8 +35,9 @@ import orjson
 
 from ..settings import MAX_LIST_LIMIT
 from .connection import Store
+from .listing import list_stored_spans, next_traces_cursor
 from .scores import ScoreRecord, next_scores_key_cursor, scores_by_key
-from .traces import StoredSpan, list_stored_spans, next_traces_cursor
+from .traces import StoredSpan
 
 if TYPE_CHECKING:
     import pyarrow as pa

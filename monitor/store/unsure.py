@@ -16,10 +16,10 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .connection import Store, quote_ident
+from .listing import UNSURE_PREFIX
 from .score_facts import SPAN_KEY
 from .scores import SCORES_TABLE
 from .span_keys import SPAN_KEYS_TABLE
-from .traces import UNSURE_PREFIX
 
 SUSPICION = "suspicion"  # the key of the details row an unsure result's suspicion is in (cascade.unsure)
 

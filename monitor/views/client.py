@@ -39,8 +39,9 @@ from ..issues.reads import IssueDetail, IssueList, IssueTicket, parse_issue_id
 from ..scoring.recognition_report import RecognitionReport
 from ..scoring.sampler import PassReport
 from ..store.corpus import CorpusItem
+from ..store.listing import TraceRow
 from ..store.scores import Agreement, ScoreRecord
-from ..store.traces import SpanDetail, TraceRow, normalize_trace_id
+from ..store.traces import SpanDetail, normalize_trace_id
 from ..store.unsure import UnsureKind
 from .routers.actions import IngestAnswer
 from .routers.alerts import AlertAnswer

@@ -35,8 +35,9 @@ from sumwatch.monitor.scoring.sampler import Sampler
 from sumwatch.monitor.settings import Settings
 from sumwatch.monitor.store import traces as traces_module
 from sumwatch.monitor.store.connection import Store
+from sumwatch.monitor.store.listing import list_traces
 from sumwatch.monitor.store.migrations import migrate
-from sumwatch.monitor.store.traces import ONE_PER_SPAN, first_spans, list_traces
+from sumwatch.monitor.store.traces import ONE_PER_SPAN, first_spans
 from sumwatch.tracer import semconv
 from sumwatch.tracer.otel_traces import COLUMNS, INSERT_FORMAT, TRACES_TABLE, encode_rows
 

@@ -88,9 +88,10 @@ def main() -> None:
     from sumwatch.monitor.scoring.judges import build_cascade
     from sumwatch.monitor.settings import Settings
     from sumwatch.monitor.store.connection import Store
+    from sumwatch.monitor.store.listing import list_traces
     from sumwatch.monitor.store.migrations import MIGRATIONS, applied_versions, migrate
     from sumwatch.monitor.store.scores import list_scores
-    from sumwatch.monitor.store.traces import count_spans, list_traces
+    from sumwatch.monitor.store.traces import count_spans
 
     args.data.mkdir(parents=True, exist_ok=True)
     config = args.data / "config.xml"

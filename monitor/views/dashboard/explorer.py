@@ -17,9 +17,7 @@ from ...issues.triage import parse_issue_id
 from ...rubrics.verdicts import RUBRICS
 from ...store.connection import Store
 from ...store.judges import known_rubrics
-from ...store.paging import TRACES_CURSOR, decode_cursor
-from ...store.stats import filter_options
-from ...store.traces import (
+from ...store.listing import (
     CERTAINTY_CHOICES,
     CONFIDENT,
     FAIL,
@@ -31,6 +29,8 @@ from ...store.traces import (
     list_traces,
     next_traces_cursor,
 )
+from ...store.paging import TRACES_CURSOR, decode_cursor
+from ...store.stats import filter_options
 from ...store.unsure import unsure_kinds
 from .query import BadRequest, FilterChoice, filter_choice, text_param
 

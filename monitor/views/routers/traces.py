@@ -9,22 +9,21 @@ from starlette.responses import StreamingResponse
 
 from ...issues.triage import parse_issue_id
 from ...store.bulk_export import ExportFormat, export_spans
-from ...store.scores import ScoreRecord, list_scores
-from ...store.traces import (
+from ...store.listing import (
     CERTAINTY_CHOICES,
     CONFIDENT,
     FAIL,
     PASS,
     UNSURE,
     VERDICT_CHOICES,
-    SpanDetail,
     TraceFilters,
     TraceRow,
     choice_flag,
-    get_trace,
     list_traces,
     next_traces_cursor,
 )
+from ...store.scores import ScoreRecord, list_scores
+from ...store.traces import SpanDetail, get_trace
 from ..downloads import DOWNLOAD_RESPONSES, download
 from ..errors import ApiError, error_responses
 from ..services import ServicesDep

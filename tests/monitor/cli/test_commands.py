@@ -8,7 +8,7 @@ from sumwatch.monitor.cli import app
 
 COMMANDS = ["up", "worker", "ingest", "sample", "scores", "cluster", "calibrate", "demo", "doctor", "judges",
             "export", "send-scores", "db", "traces", "corpus", "issues", "judge", "alerts"]
-SUBCOMMANDS = {"db": ["migrate", "ddl"], "traces": ["show"],
+SUBCOMMANDS = {"db": ["migrate", "ddl"], "traces": ["unsure", "show"],
                "corpus": ["list", "label", "add", "agreement", "resolve", "export", "import"],
                "issues": ["show", "resolve", "reopen", "ignore", "unignore", "mute", "unmute", "merge", "assign",
                           "comment"], "judge": ["list", "show", "diff", "history", "test", "promote"],

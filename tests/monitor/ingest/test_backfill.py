@@ -5,7 +5,8 @@ import json
 import pytest
 
 from sumwatch.monitor.ingest.backfill import ingest_file, parse_record, parse_timestamp
-from sumwatch.monitor.store.traces import get_trace, list_traces
+from sumwatch.monitor.store.listing import list_traces
+from sumwatch.monitor.store.traces import get_trace
 from sumwatch.tracer import semconv
 
 GOOD = {

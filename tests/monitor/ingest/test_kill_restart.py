@@ -40,7 +40,8 @@ from sumwatch.monitor.scoring.judges import build_cascade
 from sumwatch.monitor.scoring.sampler import Sampler
 from sumwatch.monitor.settings import Settings
 from sumwatch.monitor.store.connection import Store
-from sumwatch.monitor.store.traces import get_trace, list_traces, span_texts
+from sumwatch.monitor.store.traces import get_trace, span_texts
+from sumwatch.monitor.store.listing import list_traces
 from sumwatch.tracer import semconv
 from sumwatch.tracer.otel_traces import TRACES_TABLE
 

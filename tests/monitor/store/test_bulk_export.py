@@ -21,8 +21,9 @@ from sumwatch.monitor.store.bulk_export import (
     span_pages,
     span_schema,
 )
+from sumwatch.monitor.store.listing import list_traces
 from sumwatch.monitor.store.scores import list_scores
-from sumwatch.monitor.store.traces import get_trace, list_traces
+from sumwatch.monitor.store.traces import get_trace
 from sumwatch.tracer import semconv
 from sumwatch.tracer.otel_traces import TRACES_TABLE
 

@@ -6,6 +6,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from sumwatch.monitor.store.corpus import CorpusItem, load_items, next_corpus_cursor, save_items
+from sumwatch.monitor.store.listing import list_stored_spans, list_traces, next_traces_cursor
 from sumwatch.monitor.store.paging import SCORES_CURSOR, TRACES_CURSOR, decode_cursor, encode_cursor
 from sumwatch.monitor.store.scores import (
     SCORE_COLUMNS,
@@ -15,7 +16,6 @@ from sumwatch.monitor.store.scores import (
     next_scores_key_cursor,
     scores_by_key,
 )
-from sumwatch.monitor.store.traces import list_stored_spans, list_traces, next_traces_cursor
 from sumwatch.tracer import semconv
 
 BASE_NS = 1_780_000_000_000_000_000  # 2026-05-28

@@ -9,9 +9,10 @@ from fakes.genai_trace import ANSWER, DOCUMENT, MODEL, SERVICE, openinference_tr
 
 from sumwatch.monitor.rubrics.verdicts import RubricResult
 from sumwatch.monitor.store import stats
+from sumwatch.monitor.store.listing import list_stored_spans, list_traces, next_traces_cursor
 from sumwatch.monitor.store.recognised import write_recognised
 from sumwatch.monitor.store.scores import ScoredSpan, SpanRef, write_scores
-from sumwatch.monitor.store.traces import get_trace, list_stored_spans, list_traces, next_traces_cursor, span_texts
+from sumwatch.monitor.store.traces import get_trace, span_texts
 from sumwatch.tracer import semconv
 
 T0 = datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc)

@@ -10,9 +10,9 @@ from fakes.tracing import memory_provider
 from sumwatch.monitor.rubrics.cascade import unsure
 from sumwatch.monitor.rubrics.verdicts import RubricResult
 from sumwatch.monitor.store.issue_members import MemberRow, save_members
+from sumwatch.monitor.store.listing import TraceFilters, list_traces, next_traces_cursor
 from sumwatch.monitor.store.runs import CLUSTER_RUNS_TABLE
 from sumwatch.monitor.store.scores import ScoredSpan, SpanRef, write_scores
-from sumwatch.monitor.store.traces import TraceFilters, list_traces, next_traces_cursor
 from sumwatch.monitor.store.unsure import unsure_kinds
 from sumwatch.tracer import semconv, summarization_attributes
 from sumwatch.tracer.otel_traces import spans_to_rows

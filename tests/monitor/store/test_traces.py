@@ -2,7 +2,8 @@
 
 from fakes.tracing import memory_provider
 
-from sumwatch.monitor.store.traces import count_spans, first_spans, get_trace, list_traces
+from sumwatch.monitor.store.listing import list_traces
+from sumwatch.monitor.store.traces import count_spans, first_spans, get_trace
 from sumwatch.tracer import summarization
 from sumwatch.tracer.otel_traces import TRACES_TABLE, spans_to_rows
 

@@ -10,7 +10,8 @@ from collections import Counter
 import httpx
 import pytest
 
-from sumwatch.monitor.store.traces import TraceFilters, list_traces, span_texts
+from sumwatch.monitor.store.listing import TraceFilters, list_traces
+from sumwatch.monitor.store.traces import span_texts
 from sumwatch.monitor.store.unsure import unsure_kinds
 
 pytestmark = pytest.mark.slow
