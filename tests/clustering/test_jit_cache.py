@@ -2,6 +2,7 @@
 compiled, and clusters exactly as a process that compiled everything itself."""
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -54,3 +55,16 @@ def test_second_process_loads_compiled_code_and_clusters_the_same(tmp_path):
     # loaded code computes what compiled code computed: same layout, same clusters for the same seed
     assert warm["low"] == cold["low"]
     assert warm["labels"] == cold["labels"] and max(cold["labels"]) >= 1
+
+
+@pytest.mark.slow
+def test_cli_warms_the_cache_under_the_data_directory(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    sumwatch = Path(sys.executable).parent / "sumwatch"
+    proc = subprocess.run([str(sumwatch), "cluster", "--warm-cache", "--json", "--home", str(tmp_path / "home")],
+                          capture_output=True, text=True, env=env, check=True)
+    report = json.loads(proc.stdout)
+    assert Path(report["cache_dir"]) == (tmp_path / "home" / "numba").resolve()
+    assert report["compiled"] > 20  # an empty folder: the neighbour search and the layout were compiled into it
+    assert any(p.name.startswith("pynndescent") for p in Path(report["cache_dir"]).iterdir())
+    assert any(p.name.startswith("umap") for p in Path(report["cache_dir"]).iterdir())
