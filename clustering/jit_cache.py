@@ -10,8 +10,10 @@ some of them ask numba to cache (``cache=True``), so pointing numba at a cache f
 the module-level functions of both libraries get caching switched on here before their first call, and
 numba then writes each compiled signature to the folder and loads it in the next process (keyed by source
 file stamp, signature and CPU, so an upgrade or another CPU compiles afresh). Functions compiled at import
-from an explicit signature without ``cache=True`` (two small ones in ``umap.utils``) and functions made at
-run time (closures for custom metrics) stay uncached. ``NUMBA_CACHE_DIR``, numba's own setting, wins over
+from an explicit signature without ``cache=True`` (two small ones in ``umap.utils``), functions made at run
+time (closures for custom metrics) and pynndescent's ``nn_descent``/``nn_descent_internal`` (numba refuses:
+"dynamic globals"; used above a few thousand points, with about 48 functions compiled beneath them) stay
+uncached. ``NUMBA_CACHE_DIR``, numba's own setting, wins over
 the data directory when set, so an image can carry a cache compiled at build time.
 """
 
@@ -40,20 +42,16 @@ class CacheSwitch:
 
 def jit_cache_dir(home: Path) -> Path:
     """The folder for numba's cache: ``NUMBA_CACHE_DIR`` when numba was given one, else ``numba`` under home."""
-    import numba  # noqa: PLC0415 - heavy: loaded on first use
-
-    configured = str(numba.config.CACHE_DIR or "")
+    configured = str(_numba_config().CACHE_DIR or "")
     return Path(configured) if configured else Path(home) / "numba"
 
 
 def use_jit_cache(directory: Path) -> CacheSwitch:
     """Point numba's cache at ``directory`` for this process and switch caching on for umap-learn and
     pynndescent functions already imported (``umap_module`` does it for the rest on import)."""
-    import numba  # noqa: PLC0415 - heavy: loaded on first use
-
     directory = Path(directory).resolve()
     directory.mkdir(parents=True, exist_ok=True)
-    numba.config.CACHE_DIR = str(directory)
+    _numba_config().CACHE_DIR = str(directory)
     return _switch_on_loaded()
 
 
@@ -63,14 +61,21 @@ def umap_module() -> ModuleType:
     import umap  # noqa: PLC0415 - heavy: loaded on first use
 
     _switch_on_loaded()
-    return umap
+    module: ModuleType = umap
+    return module
+
+
+def _numba_config() -> Any:
+    """numba's settings, read from its environment variables at import and changeable in the process."""
+    from numba.core import config  # noqa: PLC0415 - heavy: loaded on first use
+
+    return config
 
 
 def _switch_on_loaded() -> CacheSwitch:
-    import numba  # noqa: PLC0415 - heavy: loaded on first use
     from numba.core.dispatcher import Dispatcher  # noqa: PLC0415 - heavy: loaded on first use
 
-    folder = str(numba.config.CACHE_DIR or "")
+    folder = str(_numba_config().CACHE_DIR or "")
     if not folder:  # without a folder numba would write next to the installed sources: leave numba as it is
         return CacheSwitch(0, 0, 0)
     enabled = already = skipped = 0
@@ -109,7 +114,7 @@ def compile_counter() -> list[str]:
         def on_end(self, ev: Any) -> None:
             pass
 
-    event.register("numba:compile", _Recorder())
+    event.register("numba:compile", _Recorder())  # type: ignore[no-untyped-call]
     return compiled
 
 
