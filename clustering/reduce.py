@@ -74,9 +74,9 @@ class UmapReducer:
         if n < self.n_components + 2:
             self._model = None
             return X
-        import umap  # noqa: PLC0415 - heavy: loaded on first use
+        from .jit_cache import umap_module  # noqa: PLC0415 - umap is heavy: loaded on first use
 
-        self._model = umap.UMAP(
+        self._model = umap_module().UMAP(
             n_components=self.n_components,
             n_neighbors=max(2, min(self.n_neighbors, n - 1)),  # UMAP requires n_neighbors < n
             min_dist=self.min_dist,

@@ -38,10 +38,22 @@ _STAGES = {"read": "reading failing scores", "embed": "embedding failure texts",
 
 def cluster(window: str | None = typer.Option(None, "--window", help="How far back to look, like 24h or 7d "
                                                  "(default SUMWATCH_CLUSTER_WINDOW, 24h)."),
+            warm: bool = flag(False, "--warm-cache", help="Only compile clustering's numba code into the cache "
+                              "under the data directory (NUMBA_CACHE_DIR when set), so later runs start warm."),
             db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """One clustering run: failing spans of the window become named, tracked issues; representatives are
     promoted to the calibration corpora."""
     settings = load_settings(db, home, cluster_window=window)
+    if warm:
+        from sumwatch.clustering.jit_cache import jit_cache_dir, warm_jit_cache  # noqa: PLC0415 - heavy
+
+        folder = jit_cache_dir(settings.store.home)
+        compiled = warm_jit_cache(folder)
+        if json_:
+            print_json({"cache_dir": str(folder.resolve()), "compiled": compiled})
+        else:
+            out.print(f"numba cache in {folder.resolve()}: {compiled} functions compiled (few when already warm)")
+        return
     with open_client(settings, note="clustering through it") as client:
         carried = own_settings_for(client, settings, "cluster")
         with action_progress("clustering") as on_progress:

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from sumwatch.clustering import FailureClusterer, HdbscanClusterer, IssueTracker, LLMNamer, UmapReducer, glossary_key
+from sumwatch.clustering.jit_cache import jit_cache_dir, use_jit_cache
 from sumwatch.clustering.name import ClusterName
 from sumwatch.clustering.pipeline import PointMeta, dominant_kind
 from sumwatch.clustering.track import RESOLVED, KnownIssue
@@ -110,6 +111,8 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
 
     started = time.monotonic()
     started_at = datetime.now(timezone.utc)
+    # before UMAP is first imported: numba then loads what an earlier process compiled instead of compiling it
+    use_jit_cache(jit_cache_dir(settings.store.home))
     window_s = parse_duration(window or settings.clustering.cluster_window)
     end = now or started_at
     end_ns = int(end.timestamp() * 1e9)

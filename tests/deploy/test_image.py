@@ -46,6 +46,10 @@ def test_the_image_is_pinned_non_root_checks_its_health_and_starts_sumwatch_up()
     assert "/healthz" in health
     assert next(rest for op, rest in ops if op == "CMD").startswith('["sumwatch", "up"')
     assert "HF_HUB_OFFLINE=1" in DOCKERFILE  # the model comes from the package, never a hub
+    # clustering's numba code is compiled at build time, into a folder the /data volume does not hide
+    cache = next(rest for op, rest in ops if op == "ENV" and rest.startswith("NUMBA_CACHE_DIR=")).split("=", 1)[1]
+    assert not cache.startswith("/data")
+    assert any(op == "RUN" and "sumwatch.clustering.jit_cache" in rest for op, rest in ops)
 
 
 def test_the_build_context_leaves_out_the_venv_and_copies_what_exists():

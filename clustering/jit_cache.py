@@ -1,0 +1,151 @@
+"""Keep the machine code numba compiles for umap-learn and pynndescent on disk, so a new process starts warm.
+
+    use_jit_cache(jit_cache_dir(home))   # once per process, before the first UMAP fit
+    umap = umap_module()                 # ``import umap`` with every numba function caching to that folder
+    warm_jit_cache(jit_cache_dir(home))  # a tiny fit that compiles and stores what a clustering run needs
+
+UMAP's neighbour search (pynndescent) and layout are numba functions compiled on their first call in each
+process: a first 100,000-failure run took 505 s against 82 s for the next one in the same process. Only
+some of them ask numba to cache (``cache=True``), so pointing numba at a cache folder alone keeps little;
+the module-level functions of both libraries get caching switched on here before their first call, and
+numba then writes each compiled signature to the folder and loads it in the next process (keyed by source
+file stamp, signature and CPU, so an upgrade or another CPU compiles afresh). Functions compiled at import
+from an explicit signature without ``cache=True`` (two small ones in ``umap.utils``), functions made at run
+time (closures for custom metrics) and pynndescent's ``nn_descent``/``nn_descent_internal`` (numba refuses:
+"dynamic globals"; used above a few thousand points, with about 48 functions compiled beneath them) stay
+uncached. ``NUMBA_CACHE_DIR``, numba's own setting, wins over
+the data directory when set, so an image can carry a cache compiled at build time.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+_LIBRARIES = ("umap", "pynndescent")
+_enabled: dict[int, str] = {}  # id(dispatcher) -> the cache folder its caching points at
+
+
+@dataclass(frozen=True)
+class CacheSwitch:
+    """What switching caching on found: numba functions now caching, ones that already did, ones left out."""
+
+    enabled: int
+    already: int
+    skipped: int
+
+
+def jit_cache_dir(home: Path) -> Path:
+    """The folder for numba's cache: ``NUMBA_CACHE_DIR`` when numba was given one, else ``numba`` under home."""
+    configured = str(_numba_config().CACHE_DIR or "")
+    return Path(configured) if configured else Path(home) / "numba"
+
+
+def use_jit_cache(directory: Path) -> CacheSwitch:
+    """Point numba's cache at ``directory`` for this process and switch caching on for umap-learn and
+    pynndescent functions already imported (``umap_module`` does it for the rest on import)."""
+    directory = Path(directory).resolve()
+    directory.mkdir(parents=True, exist_ok=True)
+    _numba_config().CACHE_DIR = str(directory)
+    return _switch_on_loaded()
+
+
+def umap_module() -> ModuleType:
+    """``import umap``, with caching switched on for its and pynndescent's numba functions when a cache folder
+    is in use (see ``use_jit_cache``)."""
+    import umap  # noqa: PLC0415 - heavy: loaded on first use
+
+    _switch_on_loaded()
+    module: ModuleType = umap
+    return module
+
+
+def _numba_config() -> Any:
+    """numba's settings, read from its environment variables at import and changeable in the process."""
+    from numba.core import config  # noqa: PLC0415 - heavy: loaded on first use
+
+    return config
+
+
+def _switch_on_loaded() -> CacheSwitch:
+    from numba.core.dispatcher import Dispatcher  # noqa: PLC0415 - heavy: loaded on first use
+
+    folder = str(_numba_config().CACHE_DIR or "")
+    if not folder:  # without a folder numba would write next to the installed sources: leave numba as it is
+        return CacheSwitch(0, 0, 0)
+    enabled = already = skipped = 0
+    for name, module in list(sys.modules.items()):
+        if module is None or name.split(".")[0] not in _LIBRARIES:
+            continue
+        for value in list(vars(module).values()):
+            if not isinstance(value, Dispatcher) or getattr(value.py_func, "__module__", None) != name:
+                continue  # each function once: in the module that defines it, not where it is imported
+            if _enabled.get(id(value)) == folder:
+                already += 1
+                continue
+            try:
+                # also re-points functions declared cache=True, whose cache was placed when they were decorated
+                value.enable_caching()
+            except RuntimeError:  # numba finds no place to cache this function's source
+                skipped += 1
+                continue
+            _enabled[id(value)] = folder
+            enabled += 1
+    return CacheSwitch(enabled, already, skipped)
+
+
+def compile_counter() -> list[str]:
+    """A list that from now on gets the name of every function numba compiles in this process (a load from the
+    cache is not a compile)."""
+    from numba.core import event  # noqa: PLC0415 - heavy: loaded on first use
+
+    compiled: list[str] = []
+
+    class _Recorder(event.Listener):
+        def on_start(self, ev: Any) -> None:
+            func = ev.data["dispatcher"].py_func
+            compiled.append(f"{func.__module__}.{func.__qualname__}")
+
+        def on_end(self, ev: Any) -> None:
+            pass
+
+    event.register("numba:compile", _Recorder())  # type: ignore[no-untyped-call]
+    return compiled
+
+
+def warm_jit_cache(directory: Path) -> int:
+    """Compile into ``directory`` what a clustering run uses (UMAP cosine fit and transform, the 2D euclidean
+    map, HDBSCAN) with a tiny seeded fit; returns how many functions were compiled (0 when already warm)."""
+    from .cluster import HdbscanClusterer  # noqa: PLC0415 - keeps this module light to import
+    from .reduce import UmapReducer  # noqa: PLC0415 - keeps this module light to import
+
+    use_jit_cache(directory)
+    compiled = compile_counter()
+    rng = np.random.default_rng(0)
+    # a few groups in 384 dimensions, like sentence vectors, and enough points for UMAP's spectral start
+    centres = rng.standard_normal((4, 384))
+    points = (centres[rng.integers(0, 4, 400)] + 0.3 * rng.standard_normal((400, 384))).astype(np.float32)
+    # max_fit_points below the row count, so the transform path compiles too
+    reducer = UmapReducer(max_fit_points=300)
+    low = reducer.fit_transform(points)
+    HdbscanClusterer().fit(low)
+    UmapReducer(n_components=2, min_dist=0.1, metric="euclidean").fit_transform(low)
+    return len(compiled)
+
+
+def main() -> None:
+    """``python -m sumwatch.clustering.jit_cache DIR``: warm the cache in DIR (a build step runs it)."""
+    if len(sys.argv) != 2:
+        print("usage: python -m sumwatch.clustering.jit_cache CACHE_DIR", file=sys.stderr)
+        raise SystemExit(2)
+    compiled = warm_jit_cache(Path(sys.argv[1]))
+    print(f"numba cache in {Path(sys.argv[1]).resolve()}: {compiled} functions compiled")
+
+
+if __name__ == "__main__":
+    main()
