@@ -25,8 +25,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import numpy as np
-
 _LIBRARIES = ("umap", "pynndescent")
 _enabled: dict[int, str] = {}  # id(dispatcher) -> the cache folder its caching points at
 
@@ -116,36 +114,3 @@ def compile_counter() -> list[str]:
 
     event.register("numba:compile", _Recorder())  # type: ignore[no-untyped-call]
     return compiled
-
-
-def warm_jit_cache(directory: Path) -> int:
-    """Compile into ``directory`` what a clustering run uses (UMAP cosine fit and transform, the 2D euclidean
-    map, HDBSCAN) with a tiny seeded fit; returns how many functions were compiled (0 when already warm)."""
-    from .cluster import HdbscanClusterer  # noqa: PLC0415 - keeps this module light to import
-    from .reduce import UmapReducer  # noqa: PLC0415 - keeps this module light to import
-
-    use_jit_cache(directory)
-    compiled = compile_counter()
-    rng = np.random.default_rng(0)
-    # a few groups in 384 dimensions, like sentence vectors, and enough points for UMAP's spectral start
-    centres = rng.standard_normal((4, 384))
-    points = (centres[rng.integers(0, 4, 400)] + 0.3 * rng.standard_normal((400, 384))).astype(np.float32)
-    # max_fit_points below the row count, so the transform path compiles too
-    reducer = UmapReducer(max_fit_points=300)
-    low = reducer.fit_transform(points)
-    HdbscanClusterer().fit(low)
-    UmapReducer(n_components=2, min_dist=0.1, metric="euclidean").fit_transform(low)
-    return len(compiled)
-
-
-def main() -> None:
-    """``python -m sumwatch.clustering.jit_cache DIR``: warm the cache in DIR (a build step runs it)."""
-    if len(sys.argv) != 2:
-        print("usage: python -m sumwatch.clustering.jit_cache CACHE_DIR", file=sys.stderr)
-        raise SystemExit(2)
-    compiled = warm_jit_cache(Path(sys.argv[1]))
-    print(f"numba cache in {Path(sys.argv[1]).resolve()}: {compiled} functions compiled")
-
-
-if __name__ == "__main__":
-    main()

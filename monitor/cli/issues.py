@@ -45,7 +45,8 @@ def cluster(window: str | None = typer.Option(None, "--window", help="How far ba
     promoted to the calibration corpora."""
     settings = load_settings(db, home, cluster_window=window)
     if warm:
-        from sumwatch.clustering.jit_cache import jit_cache_dir, warm_jit_cache  # noqa: PLC0415 - heavy
+        from sumwatch.clustering.jit_cache import jit_cache_dir  # noqa: PLC0415 - heavy
+        from sumwatch.clustering.warm_cache import warm_jit_cache  # noqa: PLC0415 - heavy
 
         folder = jit_cache_dir(settings.store.home)
         compiled = warm_jit_cache(folder)

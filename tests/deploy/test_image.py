@@ -49,7 +49,7 @@ def test_the_image_is_pinned_non_root_checks_its_health_and_starts_sumwatch_up()
     # clustering's numba code is compiled at build time, into a folder the /data volume does not hide
     cache = next(rest for op, rest in ops if op == "ENV" and rest.startswith("NUMBA_CACHE_DIR=")).split("=", 1)[1]
     assert not cache.startswith("/data")
-    assert any(op == "RUN" and "sumwatch.clustering.jit_cache" in rest for op, rest in ops)
+    assert any(op == "RUN" and "sumwatch.clustering.warm_cache" in rest for op, rest in ops)
 
 
 def test_the_build_context_leaves_out_the_venv_and_copies_what_exists():
