@@ -42,8 +42,13 @@ def test_crash_after_scores_before_watermark_repeats_nothing(store, rules_cascad
     run_demo(store, n=12, seed=6)
     sampler = Sampler(store, rules_cascade, batch=12)
 
-    def crash(*args, **kwargs):
-        raise RuntimeError("killed between writing scores and moving the watermark")
+    advance = sampler_module.advance_watermark
+
+    def crash(store, name, *args, **kwargs):
+        # the scoring watermark only: the recognition step before it moves its own
+        if name == sampler.watermark_name:
+            raise RuntimeError("killed between writing scores and moving the watermark")
+        return advance(store, name, *args, **kwargs)
 
     monkeypatch.setattr(sampler_module, "advance_watermark", crash)
     with pytest.raises(RuntimeError, match="killed"):
