@@ -122,7 +122,7 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
     model_name = settings.judge.embedding_model
     if embedder is None:
 
-        embedder = shared_embedder(model_name)
+        embedder = shared_embedder(settings)
     clusterer = clusterer if clusterer is not None else build_clusterer(settings)
 
     progress("read", 0, 1)

@@ -77,7 +77,8 @@ class RulesTier(Protocol):
 
 
 class EmbeddingTier(Protocol):
-    version: str
+    @property
+    def version(self) -> str: ...  # read when scores are written: the backend in force may be known only then
 
     def judge_batch(self, cases: list[SummaryCase]) -> list[dict[str, RubricResult]]: ...
 

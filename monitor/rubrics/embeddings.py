@@ -85,7 +85,12 @@ class EmbeddingJudge:
 
             embedder = Embedder()
         self.embedder = embedder
-        self.version = f"{VERSION}:{embedder.name}"
+
+    @property
+    def version(self) -> str:
+        """``emb-3:all-MiniLM-L6-v2`` on torch, ``emb-3:all-MiniLM-L6-v2+onnx-int8`` on ONNX: int8 vectors move
+        scores a little, so scores of the two are kept apart. Other embedders (tests' own) name themselves."""
+        return f"{VERSION}:{getattr(self.embedder, 'version', self.embedder.name)}"
 
     def judge(self, rubric: str, case: SummaryCase) -> RubricResult | None:
         """One rubric; None for factuality and conciseness, which this tier does not judge."""

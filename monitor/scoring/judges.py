@@ -20,14 +20,17 @@ from ..rubrics.llm import LLMConfig, LLMJudge
 from ..rubrics.rules import RulesJudge
 from ..settings import Settings, reveal
 
-_embedders: dict[str, Any] = {}  # one model per process: loading it costs seconds
+_embedders: dict[tuple[str, str, int], Embedder] = {}  # one model per process: loading it costs seconds
 
 
-def shared_embedder(model_name: str) -> Any:
-
-    if model_name not in _embedders:
-        _embedders[model_name] = Embedder(model_name)
-    return _embedders[model_name]
+def shared_embedder(settings: Settings) -> Embedder:
+    """The process's sentence model as the settings ask: model, backend, threads, export cache under home."""
+    judge = settings.judge
+    key = (judge.embedding_model, judge.model_backend.value, judge.model_threads)
+    if key not in _embedders:
+        _embedders[key] = Embedder(judge.embedding_model, backend=judge.model_backend, threads=judge.model_threads,
+                                   cache_dir=settings.models_path)
+    return _embedders[key]
 
 
 def llm_connection(settings: Settings) -> LLMConnection | None:
@@ -57,7 +60,7 @@ def build_cascade(settings: Settings, *, mode: str | None = None, embeddings: bo
     use_embeddings = settings.judge.embeddings if embeddings is None else embeddings
     embedding_judge = learned = None
     if use_embeddings:
-        embedder = shared_embedder(settings.judge.embedding_model)
+        embedder = shared_embedder(settings)
         embedding_judge = EmbeddingJudge(embedder)
         if settings.judge.learned:
             learned = shared_model(embedder)

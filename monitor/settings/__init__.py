@@ -38,6 +38,7 @@ from pydantic import (
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from sumwatch.clustering.embedder import ModelBackend
 from sumwatch.clustering.vocabulary import Severity
 
 from .alert_rules import parse_alert_rules
@@ -126,6 +127,13 @@ class JudgeSettings(_Concern):
     llm_timeout_s: float = 30.0
     llm_max_spend_usd: float | None = None  # per sampler run
     embedding_model: str = "all-MiniLM-L6-v2"
+    # what runs the sentence model (embedding tier, learned tier, clustering): int8 ONNX Runtime, exported under
+    # home/models on first use, costs about a third of torch's CPU per sentence with the same verdicts; torch is
+    # the reference and the fallback
+    model_backend: ModelBackend = ModelBackend.ONNX
+    # intra-op threads of the sentence model in each process: one per process, and more processes (shards) for
+    # more cores, since a second thread mostly waits (torch does ~2.2x more work per CPU-second with one)
+    model_threads: int = 1
     embeddings: bool = True
     # the learned faithfulness tier (monitor/rubrics/learned); it reads the embedding tier's vectors, so it
     # runs only with embeddings on
@@ -432,6 +440,11 @@ class Settings(BaseSettings):
         if url and url.startswith("chdb:"):
             return Path(urlsplit(url).path).resolve()
         return (self.store.home / "chdb").resolve()
+
+    @property
+    def models_path(self) -> Path:
+        """Where sentence models exported for ONNX Runtime are kept: ``models`` under ``home``."""
+        return (self.store.home / "models").resolve()
 
     @property
     def url(self) -> str:

@@ -394,6 +394,7 @@ _CHECKS: dict[str, Callable[[Any], object]] = {
     "allowed_hosts": _allowed_hosts,
     "judge_mode": _one_of(JUDGE_MODES), "cluster_namer": _one_of(NAMERS),
     "judge_audit_rate": _between(0, 1, "a share"), "judge_budget": _between(0, 16, "a number of requests per span"),
+    "model_threads": _between(1, 256, "a number of threads"),
     "llm_concurrency": _positive("number of requests"), "llm_timeout_s": _seconds(),
     "llm_max_spend_usd": _between(0, math.inf, "an amount in USD"),
     "sample_rate": _between(0, 1, "a share"), "service_rates": parse_service_rates,

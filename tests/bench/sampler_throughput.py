@@ -1,8 +1,14 @@
 """Scoring throughput: the offline cascade, the LLM tier's concurrency, and what `ambiguous` saves.
 
     python tests/bench/sampler_throughput.py [--cases 300] [--calls 640] [--concurrency 64] [--latency 0.3]
+    python tests/bench/sampler_throughput.py --models-only --cases 150    # part 1 and the model table only
 
-1. Spans/s scored by the offline tiers (rules alone, then rules + embeddings) on the demo workload.
+1. Spans/s scored by the offline tiers (rules alone, then rules + embeddings) on the demo workload; then spans
+   per CPU-second of the offline cascade (rules + embeddings + learned) for each way of running the sentence
+   model, each in a process of its own (torch's thread pool is process-wide): torch at 2 threads (what
+   sumwatch ran before SUMWATCH_MODEL_THREADS, on a 2-core box), torch at 1 thread and int8 ONNX Runtime at 1
+   thread, with each one's ratio to the first. CPU time (time.process_time, every thread of the process), not
+   wall time: on shared cores wall time mostly measures the neighbours. Target: ONNX >= 2.5x torch at 2 threads.
 2. Judge calls/s through litellm's real HTTP path against a loopback OpenAI-compatible server (its own
    process) that answers after ``--latency`` seconds, at ``--concurrency``; compared with the ideal
    concurrency / latency in the same run. Target: >= 100 calls/s at concurrency 64 with 300 ms.
@@ -21,7 +27,9 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -31,13 +39,58 @@ from sumwatch.monitor.rubrics.cascade import Cascade  # noqa: E402
 from sumwatch.monitor.rubrics.llm import LLMConfig, LLMJudge  # noqa: E402
 from sumwatch.monitor.rubrics.rules import RulesJudge  # noqa: E402
 from sumwatch.monitor.rubrics.verdicts import SummaryCase  # noqa: E402
-from sumwatch.monitor.scoring.judges import build_cascade  # noqa: E402
+from sumwatch.monitor.scoring.judges import build_cascade, shared_embedder  # noqa: E402
 from sumwatch.monitor.settings import Settings  # noqa: E402
 
 FAKE = Path(__file__).resolve().parents[1] / "fakes" / "openai_server.py"
 # litellm's route for self-hosted OpenAI-compatible servers, then its OpenAI route (a priced model name,
 # as a user of that model writes it: for unpriced names litellm's price lookup costs more CPU per call)
 ROUTES = ("hosted_vllm/judge", "openai/gpt-4o-mini")
+# (backend, intra-op threads): the first is the baseline the others are compared with
+MODEL_RUNS = (("torch", 2), ("torch", 1), ("onnx", 1))
+MODEL_TARGET = 2.5  # ONNX at 1 thread against torch at 2 threads, spans per CPU-second
+
+
+@dataclass(frozen=True)
+class ModelRun:
+    """The offline cascade's cost with one way of running the sentence model, measured in its own process."""
+
+    backend: str
+    threads: int
+    spans: int
+    cpu_s: float
+    spans_per_cpu_s: float
+    sentences_per_cpu_s: float
+    version: str  # the cascade's version: which backend really ran
+
+
+def measure_model(backend: str, threads: int, cases: int, home: Path) -> ModelRun:
+    """Score ``cases`` demo spans offline after a warm-up on others (which loads, or exports, the model)."""
+    workload = [SummaryCase(c.source, c.summary, c.band, c.expected_facts, c.domain)
+                for c in generate_workload(cases, seed=21)]
+    warm = [SummaryCase(c.source, c.summary) for c in generate_workload(8, seed=5)]
+    settings = Settings.from_env(env={}, home=home).with_(model_backend=backend, model_threads=threads)
+    cascade = build_cascade(settings, mode="off")
+    cascade.score_batch(warm)
+    embedder = shared_embedder(settings)
+    before = len(embedder._cache)  # distinct sentences the measured pass encodes
+    t0 = time.process_time()
+    cascade.score_batch(workload)
+    cpu = time.process_time() - t0
+    sentences = len(embedder._cache) - before
+    return ModelRun(backend, threads, len(workload), round(cpu, 2), round(len(workload) / cpu, 2),
+                    round(sentences / cpu, 1), cascade.version)
+
+
+def measure_models(cases: int) -> list[ModelRun]:
+    """Each of MODEL_RUNS in a child process, one after another, sharing one exported ONNX model."""
+    runs: list[ModelRun] = []
+    with tempfile.TemporaryDirectory(prefix="sumwatch-bench-") as home:
+        for backend, threads in MODEL_RUNS:
+            out = subprocess.run([sys.executable, __file__, "--measure-model", backend, str(threads),
+                                  "--cases", str(cases), "--home", home], capture_output=True, text=True, check=True)
+            runs.append(ModelRun(**json.loads(out.stdout.strip().splitlines()[-1])))
+    return runs
 
 
 def start_fake(latency: float) -> tuple[subprocess.Popen, str]:
@@ -55,7 +108,14 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=640)
     ap.add_argument("--concurrency", type=int, default=64)
     ap.add_argument("--latency", type=float, default=0.3)
+    ap.add_argument("--models-only", action="store_true", help="part 1 and the model table, no LLM parts")
+    ap.add_argument("--measure-model", nargs=2, metavar=("BACKEND", "THREADS"), help=argparse.SUPPRESS)
+    ap.add_argument("--home", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.measure_model:  # a child of measure_models
+        backend, threads = args.measure_model
+        print(json.dumps(asdict(measure_model(backend, int(threads), args.cases, args.home))))
+        return
 
     cases = [SummaryCase(c.source, c.summary, c.band, c.expected_facts, c.domain)
              for c in generate_workload(args.cases, seed=21)]
@@ -71,6 +131,20 @@ def main() -> None:
     t0 = time.perf_counter()
     offline.score_batch(cases)
     offline_rate = len(cases) / (time.perf_counter() - t0)
+    del offline
+    models = measure_models(args.cases)
+    base = models[0].spans_per_cpu_s
+    ratios = {f"{m.backend}_{m.threads}t": round(m.spans_per_cpu_s / base, 2) for m in models}
+    print(f"{'sentence model (offline cascade)':<30}{'spans/CPU-s':>12}{'sent./CPU-s':>12}{'CPU-s':>8}{'ratio':>7}")
+    for m in models:
+        print(f"{f'{m.backend}, {m.threads} thread(s)':<30}{m.spans_per_cpu_s:>12.2f}{m.sentences_per_cpu_s:>12.1f}"
+              f"{m.cpu_s:>8.1f}{m.spans_per_cpu_s / base:>7.2f}")
+    model_report = {"model_runs": [asdict(m) for m in models], "model_ratios_to_torch_2t": ratios,
+                    "model_target_ratio": MODEL_TARGET, "model_pass": ratios["onnx_1t"] >= MODEL_TARGET}
+    if args.models_only:
+        print(json.dumps({"bench": "sampler_throughput", "cases": len(cases), "rules_spans_per_s": round(rules_rate, 1),
+                          "offline_spans_per_s": round(offline_rate, 1), **model_report}))
+        return
 
     proc, base_url = start_fake(args.latency)
     try:
@@ -125,6 +199,7 @@ def main() -> None:
         "llm_errors": errors, "concurrency": args.concurrency, "latency_s": args.latency,
         "llm_requests_always": requests["always"], "llm_requests_ambiguous": requests["ambiguous"],
         "ambiguous_saves": round(saved, 3), "target_calls_per_s": 100, "pass": calls_rate >= 100 and errors == 0,
+        **model_report,
     }))
 
 

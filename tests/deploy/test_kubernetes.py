@@ -91,6 +91,17 @@ def test_clustering_runs_on_a_schedule_one_run_at_a_time(overlay):
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS, ids=lambda p: p.name)
+def test_model_threads_follow_the_pods_cpu_limit(overlay):
+    docs = _docs(overlay)
+    models = [(w, c) for w, c in _containers(docs) if c.get("args") in (["sampler"], ["sumwatch", "cluster"])]
+    assert len(models) == 2
+    for workload, c in models:
+        threads = next(e for e in c["env"] if e["name"] == "SUMWATCH_MODEL_THREADS")["valueFrom"]["resourceFieldRef"]
+        assert threads == {"containerName": c["name"], "resource": "limits.cpu", "divisor": "1"}, workload
+        assert "cpu" in c["resources"]["limits"]
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS, ids=lambda p: p.name)
 def test_every_container_has_requests_limits_a_pinned_image_and_secrets_from_secrets(overlay):
     docs = _docs(overlay)
     for workload, c in _containers(docs):
