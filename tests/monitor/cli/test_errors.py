@@ -61,7 +61,8 @@ def test_export_to_a_missing_folder_or_onto_a_folder_is_refused_before_the_expor
 
 
 @pytest.mark.parametrize("args, message", [
-    (("corpus", "export", "--status", "bogus"), "status must be one of labelled, needs_label, rejected, disputed, got 'bogus'"),
+    (("corpus", "export", "--status", "bogus"),
+     "status must be one of labelled, needs_label, rejected, disputed, got 'bogus'"),
     (("scores", "--trace", "xyz"), "trace id must be 32 hex characters, got 'xyz'"),
     (("db", "ddl", "--database", " "), "--database and --cluster must not be empty"),
     (("corpus", "import", "/nonexistent.jsonl"), "no such file: /nonexistent.jsonl"),
