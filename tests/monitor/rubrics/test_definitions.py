@@ -124,6 +124,7 @@ def test_examples_reach_the_prompt_as_data():
 
 def test_the_definition_the_readme_shows_is_a_valid_one():
     readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
-    (block,) = [b for b in readme.split("```toml\n")[1:2]]
-    tone = parse_definition(block.split("```")[0], origin="README.md")
+    # the README has other TOML blocks (selectors): the judge definition is the one named "tone"
+    (block,) = [b.split("```")[0] for b in readme.split("```toml\n")[1:] if 'name = "tone"' in b.split("```")[0]]
+    tone = parse_definition(block, origin="README.md")
     assert tone.name == "tone" and tone.examples[0].resolved and tone.checks[0].phrases
