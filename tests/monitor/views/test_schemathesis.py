@@ -36,7 +36,7 @@ STATE_OR_RELATION_CHECKED = ["POST /api/actions/score", "POST /api/actions/clust
                              "POST /api/actions/judge_test", "POST /api/actions/judge_promote",
                              "GET /api/scores/export", "GET /api/traces/{trace_id}/scores", "GET /api/corpus",
                              "GET /api/calibration/{rubric}", "POST /api/actions/calibrate", "POST /api/scores/send",
-                             "POST /api/issues/{issue_id}/triage", "POST /api/corpus/from-trace",
+                             "POST /api/issues/{issue_id}/triage", "GET /api/unsure", "POST /api/corpus/from-trace",
                              "GET /api/corpus/agreement", "POST /api/corpus/{item_id}/resolve"]
 LONG_ACTIONS = ["POST /api/actions/score", "POST /api/actions/cluster", "POST /api/actions/calibrate",
                 "POST /api/ingest", "POST /api/actions/judge_test", "POST /api/actions/judge_promote"]
