@@ -77,7 +77,8 @@ def _print_recognition(report: RecognitionReport) -> None:
     read = "" if report.read == report.candidates else f" (the newest {report.read} of {report.candidates} read)"
     out.print(f"spans of the last {window} per instrumentation{read}:", highlight=False)
     if not report.rows or all(r.spans == 0 for r in report.rows):
-        out.print("  none")
+        out.print("  none: no span stored in that time")
+        return
     for row in report.rows:
         if row.spans == 0 and row.instrumentation != "sumwatch":
             continue
