@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -47,3 +49,21 @@ def serve(store, settings, export_config=None):
     from served import serve as serve_app
 
     return serve_app(settings, store, export_config=export_config)
+
+
+@contextmanager
+def database_of_its_own(home, prefix: str):
+    """(settings, store) of a fresh, migrated database in ``home``, dropped afterwards: for tests whose writes
+    (labels, triage) would change what the shared dataset's tests expect."""
+    from sumwatch.monitor.settings import Settings
+    from sumwatch.monitor.store.connection import Store
+    from sumwatch.monitor.store.migrations import migrate
+
+    settings = Settings.from_env(env={}, home=home, database=f"{prefix}_{uuid.uuid4().hex[:8]}", port=0)
+    store = Store.open(settings)
+    migrate(store)
+    try:
+        yield settings, store
+    finally:
+        store.command(f"DROP DATABASE IF EXISTS `{settings.store.database}`")
+        store.close()

@@ -4,10 +4,8 @@ explanation and its evidence marked."""
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
-from served_dashboard import CHROMIUM, serve
+from served_dashboard import CHROMIUM, database_of_its_own, serve
 
 from sumwatch.monitor.store.corpus import load_items
 from sumwatch.monitor.store.corpus_labels import labels_of
@@ -20,20 +18,12 @@ pytestmark = pytest.mark.slow
 def labelling_dataset(sw_home, rules_cascade):
     """Demo spans scored by the rules, in a database of their own (labels change what other tests expect)."""
     from sumwatch.monitor.demo.run import run_demo, score_demo
-    from sumwatch.monitor.settings import Settings
-    from sumwatch.monitor.store.connection import Store
-    from sumwatch.monitor.store.migrations import migrate
 
-    settings = Settings.from_env(env={}, home=sw_home, database=f"labels_{uuid.uuid4().hex[:8]}", port=0)
-    store = Store.open(settings)
-    migrate(store)
-    score_demo(store, rules_cascade, run_demo(store, n=30, seed=5, service="digest").run_id)
-    running = serve(store, settings)
-    yield running, store
-    running.stop()
-    store.command(f"DROP DATABASE IF EXISTS `{settings.store.database}`")
-    store.close()
-
+    with database_of_its_own(sw_home, "labels") as (settings, store):
+        score_demo(store, rules_cascade, run_demo(store, n=30, seed=5, service="digest").run_id)
+        running = serve(store, settings)
+        yield running, store
+        running.stop()
 
 @pytest.fixture(scope="module")
 def tab(labelling_dataset):

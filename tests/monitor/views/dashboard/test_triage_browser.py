@@ -3,10 +3,8 @@ a form post with the page's CSRF token, recorded with the name typed in the form
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
-from served_dashboard import CHROMIUM, build_dataset, serve
+from served_dashboard import CHROMIUM, build_dataset, database_of_its_own, serve
 
 from sumwatch.monitor.store.issue_events import events_of
 
@@ -16,19 +14,11 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def triage_dataset(sw_home, rules_cascade):
     """A dashboard dataset of its own: triage changes what the shared one's tests expect."""
-    from sumwatch.monitor.settings import Settings
-    from sumwatch.monitor.store.connection import Store
-    from sumwatch.monitor.store.migrations import migrate
-
-    settings = Settings.from_env(env={}, home=sw_home, database=f"triage_{uuid.uuid4().hex[:8]}", port=0)
-    store = Store.open(settings)
-    migrate(store)
-    report = build_dataset(store, settings, rules_cascade)
-    running = serve(store, settings)
-    yield running, store, report
-    running.stop()
-    store.command(f"DROP DATABASE IF EXISTS `{settings.store.database}`")
-    store.close()
+    with database_of_its_own(sw_home, "triage") as (settings, store):
+        report = build_dataset(store, settings, rules_cascade)
+        running = serve(store, settings)
+        yield running, store, report
+        running.stop()
 
 
 @pytest.fixture(scope="module")
