@@ -42,7 +42,7 @@ from sumwatch.monitor.rubrics.verdicts import SummaryCase  # noqa: E402
 from sumwatch.monitor.scoring.judges import build_cascade, shared_embedder  # noqa: E402
 from sumwatch.monitor.settings import Settings  # noqa: E402
 
-FAKE = Path(__file__).resolve().parents[1] / "fakes" / "openai_server.py"
+TESTS = Path(__file__).resolve().parents[1]  # the fake OpenAI server runs as fakes.openai_server from here
 # litellm's route for self-hosted OpenAI-compatible servers, then its OpenAI route (a priced model name,
 # as a user of that model writes it: for unpriced names litellm's price lookup costs more CPU per call)
 ROUTES = ("hosted_vllm/judge", "openai/gpt-4o-mini")
@@ -94,7 +94,8 @@ def measure_models(cases: int) -> list[ModelRun]:
 
 
 def start_fake(latency: float) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, str(FAKE), "--latency", str(latency)], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "fakes.openai_server", "--latency", str(latency)], cwd=TESTS,
+                            stdout=subprocess.PIPE, text=True)
     base_url = proc.stdout.readline().strip()  # the server prints its base URL once it listens
     if not base_url.startswith("http://127.0.0.1"):
         proc.kill()

@@ -26,8 +26,8 @@ class LoopbackServer:
 
     app: Any
 
-    def __init__(self, label: str) -> None:
-        self._label = label
+    def __init__(self, label: str, *, host: str = "127.0.0.1", port: int = 0, backlog: int = 2048) -> None:
+        self._label, self._host, self._port, self._backlog = label, host, port, backlog
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._socket: socket.socket | None = None
@@ -35,16 +35,17 @@ class LoopbackServer:
     @property
     def base(self) -> str:
         assert self._socket is not None, "not started"
-        return f"http://127.0.0.1:{self._socket.getsockname()[1]}"
+        return f"http://{self._host}:{self._socket.getsockname()[1]}"
 
     def start(self: _S) -> _S:
         self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._socket.bind(("127.0.0.1", 0))
+        self._socket.bind((self._host, self._port))
         config = uvicorn.Config(self.app, log_level="warning", access_log=False, lifespan="off",
-                                timeout_graceful_shutdown=1)
+                                timeout_graceful_shutdown=1, backlog=self._backlog)
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True)
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._socket]},
+                                        name=self._label, daemon=True)
         self._thread.start()
         # a start-up guard, not a test limit: a server that never starts fails the fixture with a message
         deadline = time.monotonic() + 10
@@ -61,6 +62,7 @@ class LoopbackServer:
             self._thread.join(timeout=5)
         if self._socket is not None:
             self._socket.close()
+        self._server = self._thread = self._socket = None
 
     def __enter__(self: _S) -> _S:
         return self.start()

@@ -22,18 +22,18 @@ import asyncio
 import itertools
 import json
 import re
-import socket
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+
+from .loopback import LoopbackServer
 
 Body = dict | list | str | bytes
 Reply = tuple[int, Body, dict[str, str], float]
@@ -193,7 +193,7 @@ def judge_responder(request: dict) -> Reply:
 
 # -- the server -------------------------------------------------------------------------------------------------
 
-class FakeOpenAI:
+class FakeOpenAI(LoopbackServer):
     """The fake API on 127.0.0.1 (an OS-chosen port), served from a background thread."""
 
     def __init__(self, responder: Responder | None = None, *, latency_s: float = 0.0,
@@ -203,10 +203,7 @@ class FakeOpenAI:
         self.requests: list[Received] = []
         self.in_flight = 0
         self.max_in_flight = 0  # the most requests open at once: shows whether a client serializes
-        self._host, self._port = host, port
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._socket: socket.socket | None = None
+        LoopbackServer.__init__(self, "the fake OpenAI server", host=host, port=port)
         self._stopping = False
         routes = [Route(path, self._complete, methods=["POST"])
                   for path in ("/v1/chat/completions", "/chat/completions")]
@@ -251,37 +248,11 @@ class FakeOpenAI:
 
     def start(self) -> FakeOpenAI:
         self._stopping = False
-        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._socket.bind((self._host, self._port))
-        config = uvicorn.Config(self.app, log_level="warning", access_log=False, lifespan="off",
-                                timeout_graceful_shutdown=1, backlog=2048)
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._socket]},
-                                        name="fake-openai", daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the fake OpenAI server did not start")
-            time.sleep(0.005)
-        return self
+        return super().start()
 
     def stop(self) -> None:
-        self._stopping = True
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        if self._socket is not None:
-            self._socket.close()
-        self._server = self._thread = self._socket = None
-
-    def __enter__(self) -> FakeOpenAI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        self._stopping = True  # a scripted delay in progress ends at its next slice
+        super().stop()
 
 
 def _main() -> None:
