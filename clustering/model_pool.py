@@ -155,4 +155,5 @@ def _start_helper(spec: ModelSpec) -> None:
 
 
 def _encode_in_helper(chunk: list[str]) -> Vectors:
-    return _helper_model.encode_chunk(chunk)
+    rows: Vectors = _helper_model.encode_chunk(chunk)
+    return rows

@@ -24,6 +24,9 @@ have scores (and a rescore would replace, not add, rows). A span stored twice (a
 again after a lost answer) is fetched once, like every read of ``otel_traces`` (see
 :mod:`sumwatch.monitor.store.traces`), so it is judged, paid for and counted once. Each batch of either step
 is one read of spans (recognition adds one batched read of their log records), never a query per span.
+``workers`` (``--workers``, ``SUMWATCH_SAMPLER_WORKERS``) runs the sentence model in that many processes (this one
+and spawned helpers, see :mod:`sumwatch.clustering.model_pool`); the pass itself, the database and the LLM stay
+here, so the guarantees above do not change, and the scores are the same whatever the number.
 """
 
 from __future__ import annotations
@@ -425,9 +428,9 @@ class Sampler:
         """The sentence model of this cascade encodes in ``workers`` processes (the learned tier reads the same
         embedder's vectors). The model is shared by the process: each pass sets its own number."""
         judge = self.cascade.embeddings
-        embedder = getattr(judge, "embedder", None)
-        if hasattr(embedder, "set_processes"):  # a test's own embedder may be anything that encodes
-            embedder.set_processes(self.workers)
+        use = getattr(getattr(judge, "embedder", None), "set_processes", None)
+        if use is not None:  # a test's own embedder may be anything that encodes
+            use(self.workers)
 
     def _write_events(self, scored: Sequence[ScoredSpan]) -> None:
         """Each scored span gets a child span carrying one gen_ai.evaluation.result event per rubric."""
