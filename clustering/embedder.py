@@ -33,6 +33,7 @@ from .vocabulary import Choice
 
 if TYPE_CHECKING:  # numpy is imported on the first encode, not with this module
     from .arrays import Vectors
+    from .model_pool import ModelPool
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _PACKAGED_NAMES = frozenset({DEFAULT_MODEL, "sentence-transformers/" + DEFAULT_MODEL})
@@ -69,6 +70,8 @@ class Embedder:
             raise ValueError("the onnx backend needs a cache_dir for its exported model")
         self._threads = threads
         self._cache_dir = cache_dir
+        self._pool: ModelPool | None = None  # helper processes, when more than one process encodes
+        self._pool_lock = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -108,13 +111,7 @@ class Embedder:
                     todo[key] = text
         fresh: dict[bytes, Vectors] = {}
         if todo:
-            model = self._load()
-            if self._backend is ModelBackend.ONNX:
-                rows = model.encode(list(todo.values()), batch_size=self._batch_size)
-            else:
-                rows = model.encode(list(todo.values()), batch_size=self._batch_size, convert_to_numpy=True,
-                                    normalize_embeddings=True, show_progress_bar=False)
-            fresh = dict(zip(todo, np.asarray(rows, dtype=np.float32)))
+            fresh = dict(zip(todo, self._encode_fresh(list(todo.values()))))
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         with self._lock:
@@ -125,6 +122,55 @@ class Embedder:
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return out
+
+    def set_processes(self, processes: int) -> None:
+        """Encode with ``processes`` processes from now on: this one and helpers that load the same model
+        (``embedder.set_processes(2)``); 1 stops the helpers. The vectors are the same whatever the number."""
+        if processes < 1:
+            raise ValueError(f"processes must be at least 1, got {processes}")
+        with self._pool_lock:
+            if (self._pool.processes if self._pool else 1) == processes:
+                return
+            old, self._pool = self._pool, None
+            if processes > 1:
+                self._load()  # here first: an export happens once, and a fallback to torch is the helpers' too
+                from .model_pool import ModelPool, ModelSpec  # noqa: PLC0415 - only a pool needs it
+
+                self._pool = ModelPool(ModelSpec(self._name, self._backend.value, self._threads, self._cache_dir),
+                                       processes)
+        if old is not None:
+            old.close()
+
+    @property
+    def processes(self) -> int:
+        """How many processes encode (see :meth:`set_processes`)."""
+        return self._pool.processes if self._pool else 1
+
+    def encode_chunk(self, texts: list[str]) -> Vectors:
+        """One model batch, uncached: the one call that runs the model, in this process or a helper."""
+        import numpy as np  # noqa: PLC0415 - heavy: loaded on first use
+
+        model = self._load()
+        if self._backend is ModelBackend.ONNX:
+            rows = model.encode(texts, batch_size=len(texts))
+        else:
+            rows = model.encode(texts, batch_size=len(texts), convert_to_numpy=True, normalize_embeddings=True,
+                                show_progress_bar=False)
+        return np.asarray(rows, dtype=np.float32)
+
+    def _encode_fresh(self, texts: list[str]) -> list[Vectors]:
+        """Rows for ``texts``, in order. Batches are formed here by length, the same way whatever the number of
+        processes, so a text's vector does not depend on which process encoded its batch."""
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        chunks = [[texts[i] for i in order[start:start + self._batch_size]]
+                  for start in range(0, len(order), self._batch_size)]
+        pool = self._pool
+        encoded = pool.run(chunks, self.encode_chunk) if pool is not None else [self.encode_chunk(c) for c in chunks]
+        rows: list[Any] = [None] * len(texts)
+        for start, block in zip(range(0, len(order), self._batch_size), encoded):
+            for offset, row in enumerate(block):
+                rows[order[start + offset]] = row
+        return rows
 
     def _load(self) -> Any:
         if self._model is not None:

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
+from ..settings.values import parse_workers
 from ._shared import (
     DbOption,
     FormatOption,
@@ -38,12 +39,25 @@ def _shard(value: str | None) -> tuple[int, int]:
     return int(index), int(count)
 
 
+def _workers(value: str | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        return parse_workers(value)
+    except ValueError as exc:
+        fail(f"--{exc}")
+
+
 def sample(all_spans: bool = flag(False, "--all",
                                   help="Ignore the watermark: consider every stored span "
                                        "(backfills, new judge versions). Nothing is scored twice."),
            rate: float | None = typer.Option(None, "--rate", min=0.0, max=1.0, help="Share of traces to score."),
            shard: str | None = typer.Option(None, "--shard", help="i/N: this sampler's share of the work."),
            limit: int | None = typer.Option(None, "--limit", min=1, help="Stop after this many spans."),
+           workers: str | None = typer.Option(None, "--workers",
+                                              help="Processes that run the sentence model: N, or auto (0) for one "
+                                                   "per usable CPU over SUMWATCH_MODEL_THREADS (default "
+                                                   "SUMWATCH_SAMPLER_WORKERS, auto). Same scores whatever N."),
            mode: str | None = typer.Option(None, "--mode", help="Judge mode: off | ambiguous | always."),
            events: bool | None = flag(None, "--events/--no-events",
                                       help="Also write gen_ai.evaluation.result events into otel_traces "
@@ -54,19 +68,22 @@ def sample(all_spans: bool = flag(False, "--all",
 
     settings = load_settings(db, home)
     shard_pair = _shard(shard)
+    processes = _workers(workers)
     with open_client(settings, note="scoring through it") as client:
         carried = own_settings_for(client, settings, "sample")
         request = ScoreRequest(all=all_spans, rate=rate if rate is not None else carried.get("rate"),
                                shard=f"{shard_pair[0]}/{shard_pair[1]}", limit=limit,
                                mode=mode or carried.get("mode"),
-                               events=events if events is not None else carried.get("events"))
+                               events=events if events is not None else carried.get("events"),
+                               workers=processes if processes is not None else carried.get("workers"))
         with action_progress("scoring") as on_progress:
             report = client.score(request, on_progress=on_progress)
     if json_:
         print_json(report)
         return
     out.print(f"scored {report.scored_spans} spans ({report.score_rows} rubric scores) with {report.judge_version} "
-              f"in {report.seconds:.1f}s; {report.failing} with a failing rubric, {report.errors} judge errors"
+              f"in {report.seconds:.1f}s" + (f" on {report.workers} model processes" if report.workers > 1 else "")
+              + f"; {report.failing} with a failing rubric, {report.errors} judge errors"
               + (f", {report.skipped_no_text} without text" if report.skipped_no_text else "")
               + (f"; {report.llm_requests} LLM judgements, ${report.spent_usd:.4f}" if report.llm_requests else ""))
 

@@ -24,6 +24,9 @@ have scores (and a rescore would replace, not add, rows). A span stored twice (a
 again after a lost answer) is fetched once, like every read of ``otel_traces`` (see
 :mod:`sumwatch.monitor.store.traces`), so it is judged, paid for and counted once. Each batch of either step
 is one read of spans (recognition adds one batched read of their log records), never a query per span.
+``workers`` (``--workers``, ``SUMWATCH_SAMPLER_WORKERS``) runs the sentence model in that many processes (this one
+and spawned helpers, see :mod:`sumwatch.clustering.model_pool`); the pass itself, the database and the LLM stay
+here, so the guarantees above do not change, and the scores are the same whatever the number.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sumwatch.clustering.model_pool import model_processes
 from sumwatch.tracer import semconv
 from sumwatch.tracer.otel_traces import SERVICE_NAME_KEY, STATUS_ERROR_VALUES, TRACES_TABLE
 
@@ -185,6 +189,7 @@ class PassReport:
     seconds: float = 0.0
     watermark_ns: int = 0
     recognised: int = 0  # summarization calls found in other instrumentations' spans this pass (all, not sampled)
+    workers: int = 1  # processes that ran the sentence model
 
 
 @dataclass(frozen=True)
@@ -197,9 +202,13 @@ class _Pending:
 class Sampler:
     def __init__(self, store: Store, cascade: Cascade, selector: SpanSelector = SpanSelector(),
                  policy: SamplingPolicy = SamplingPolicy(), *, batch: int = 64, eval_events: bool = False,
-                 lookback_s: float = 600.0, follow_store: bool = True) -> None:
+                 lookback_s: float = 600.0, follow_store: bool = True, workers: int = 1) -> None:
         if batch < 1:
             raise ValueError(f"batch must be at least 1, got {batch}")
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
+        # processes that run the sentence model; the pass itself (reads, rules, LLM, writes) stays in this one
+        self.workers = workers
         self.store, self.cascade, self.selector, self.policy = store, cascade, selector, policy
         # read the active judge definitions from the store at the start of each pass (off: keep the
         # cascade's own, e.g. a candidate under test)
@@ -208,12 +217,16 @@ class Sampler:
 
     @classmethod
     def from_settings(cls, store: Store, cascade: Cascade, settings: Settings, *, rate: float | None = None,
-                      shard: tuple[int, int] | None = None, eval_events: bool | None = None) -> Sampler:
-        """The sampler the settings describe (selector, sampling policy, batch, events); flags override."""
+                      shard: tuple[int, int] | None = None, eval_events: bool | None = None,
+                      workers: int | None = None) -> Sampler:
+        """The sampler the settings describe (selector, sampling policy, batch, events, model processes, 0 for
+        auto); flags override."""
+        chosen = settings.sampler.sampler_workers if workers is None else workers
         return cls(store, cascade, SpanSelector.from_settings(settings),
                    SamplingPolicy.from_settings(settings, rate=rate, shard=shard or (0, 1)),
                    batch=settings.sampler.sample_batch,
-                   eval_events=settings.sampler.eval_events if eval_events is None else eval_events)
+                   eval_events=settings.sampler.eval_events if eval_events is None else eval_events,
+                   workers=model_processes(chosen, settings.judge.model_threads))
 
     @property
     def watermark_name(self) -> str:
@@ -371,7 +384,8 @@ class Sampler:
         started = time.perf_counter()
         if self.follow_store:
             self.refresh()
-        report = PassReport(self.cascade.version)
+        self._use_model_processes()
+        report = PassReport(self.cascade.version, workers=self.workers)
         # recognised since the last full pass: read again whatever the span's age (see _fetch)
         recognised_mark = f"{self.watermark_name}/recognised"
         recognised_since = read_watermark(self.store, recognised_mark)
@@ -409,6 +423,14 @@ class Sampler:
         report.spent_usd = getattr(self.cascade.llm, "spent_usd", 0.0) - spent_before
         report.seconds = round(time.perf_counter() - started, 3)
         return report
+
+    def _use_model_processes(self) -> None:
+        """The sentence model of this cascade encodes in ``workers`` processes (the learned tier reads the same
+        embedder's vectors). The model is shared by the process: each pass sets its own number."""
+        judge = self.cascade.embeddings
+        use = getattr(getattr(judge, "embedder", None), "set_processes", None)
+        if use is not None:  # a test's own embedder may be anything that encodes
+            use(self.workers)
 
     def _write_events(self, scored: Sequence[ScoredSpan]) -> None:
         """Each scored span gets a child span carrying one gen_ai.evaluation.result event per rubric."""

@@ -57,6 +57,7 @@ from .values import (
     parse_score_verdicts,
     parse_service_rates,
     parse_span_filter,
+    parse_workers,
     redact_url,
 )
 from .vocabulary import ENV_PREFIX, ISSUE_STATUSES, JUDGE_MODES, NAMERS, SEVERITIES, JudgeMode, Namer, SettingsError
@@ -160,6 +161,15 @@ class SamplerSettings(_Concern):
     # the worker's sampler waits this long after each stored batch: spreads its load on the database and the
     # judge model over a pass (a SIGTERM still stops it at once)
     sampler_batch_pause_s: float = 0.0
+    # processes that run the sentence model in a pass: this one and helpers (clustering/model_pool.py); 0 or
+    # "auto": the usable CPUs over SUMWATCH_MODEL_THREADS, so a 2-core box runs two. A pass whose sentences fit
+    # one model batch starts no helper, and the scores are the same whatever the number
+    sampler_workers: int = 0
+
+    @field_validator("sampler_workers", mode="before")
+    @classmethod
+    def _workers(cls, value: Any) -> Any:
+        return parse_workers(value) if isinstance(value, str) else value
 
     _entries: tuple[SelectorEntry, ...] = PrivateAttr(default=())
 

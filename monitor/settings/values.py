@@ -380,6 +380,20 @@ def redact_url(url: str) -> str:
 _QUERY_SECRET = re.compile(r"(?i)((?:^|[&;])(?:password|passwd|pwd|access_token|token)=)[^&;#]*")
 
 
+MAX_WORKERS = 256  # model processes in one pass: far beyond any box, short of a typo's thousands
+
+
+def parse_workers(value: str) -> int:
+    """A number of model processes: ``"2"``, or ``"auto"``/``"0"`` for one per usable CPU (0)."""
+    text = value.strip().lower()
+    if text == "auto":
+        return 0
+    if not text.isdigit() or int(text) > MAX_WORKERS:
+        raise ValueError(f"workers must be a number of processes from 1 to {MAX_WORKERS}, or auto (0), "
+                         f"got {value!r}")
+    return int(text)
+
+
 # checked when a concern is made, by field name; a field without an entry takes any value of its type
 _CHECKS: dict[str, Callable[[Any], object]] = {
     "clickhouse_url": _clickhouse_url, "database": _database, "host": _text, "service_name": _text,
@@ -403,6 +417,7 @@ _CHECKS: dict[str, Callable[[Any], object]] = {
     "cluster_resolve_after": _positive("number of runs"), "cluster_max_fit_points": _positive("number of points"),
     "promote_per_issue": _between(0, math.inf, "a number of examples"),
     "sampler_interval_s": _seconds(), "sampler_batch_pause_s": _seconds(zero=True), "cluster_cron": _cron,
+    "sampler_workers": _between(0, MAX_WORKERS, "a number of processes (0: auto)"),
     # exports
     "export_statuses": _issue_statuses, "export_redact": _regex, "export_pace": parse_pace,
     "export_timeout_s": _wait_s, "export_backoff_s": _wait_s, "export_max_wait_s": _wait_s,

@@ -104,6 +104,7 @@ class ScoreRequest:
     limit: int | None = None
     mode: str | None = None
     events: bool | None = None
+    workers: int | None = None  # 0: one per usable CPU
 
 
 class _InProcess(httpx.BaseTransport):

@@ -27,14 +27,14 @@ _JUDGE = tuple(JudgeSettings.model_fields)
 # per command: the settings that change what it does, and of those, the ones a request carries (body key)
 RELEVANT: dict[str, tuple[str, ...]] = {
     "sample": _JUDGE + ("sample_rate", "service_rates", "sample_batch", "eval_events", "span_filter", "source_key",
-                        "summary_key", "selectors", "selector_variables"),
+                        "summary_key", "selectors", "selector_variables", "sampler_workers"),
     "calibrate": _JUDGE,
     "cluster": ("cluster_window", "cluster_match_threshold", "cluster_resolve_after", "cluster_max_fit_points",
                 "cluster_namer", "promote_per_issue", "llm_model", "llm_api_base", "llm_api_key", "embedding_model"),
     "export": tuple(ExportConfig.model_fields),
 }
 TRAVELS: dict[str, dict[str, str]] = {
-    "sample": {"judge_mode": "mode", "sample_rate": "rate", "eval_events": "events"},
+    "sample": {"judge_mode": "mode", "sample_rate": "rate", "eval_events": "events", "sampler_workers": "workers"},
     "calibrate": {"judge_mode": "mode"},
     "cluster": {"cluster_window": "window"},
     "export": {},

@@ -13,6 +13,11 @@
    process) that answers after ``--latency`` seconds, at ``--concurrency``; compared with the ideal
    concurrency / latency in the same run. Target: >= 100 calls/s at concurrency 64 with 300 ms.
 3. LLM requests in `ambiguous` mode against `always` on the same demo workload: the share saved.
+4. Spans per wall-second of the offline cascade (int8 ONNX, 1 thread) with the sentence model in 1 and then 2
+   processes (``--workers``), in the same run, and their ratio. Wall time here, since that is what more
+   processes buy; on shared cores the neighbours' load moves it, so the ratio from one run is the figure.
+
+    python tests/bench/sampler_throughput.py --workers-only --cases 150    # part 4 only
 
 Calls/s are measured through litellm's route for OpenAI-compatible servers (hosted_vllm/, judged
 against the target) and through its OpenAI route (openai/gpt-4o-mini), whose OpenAI SDK layer costs more
@@ -34,11 +39,13 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from sumwatch.clustering.model_pool import usable_cpus  # noqa: E402
 from sumwatch.monitor.demo import generate_workload  # noqa: E402
 from sumwatch.monitor.rubrics.cascade import Cascade  # noqa: E402
 from sumwatch.monitor.rubrics.llm import LLMConfig, LLMJudge  # noqa: E402
 from sumwatch.monitor.rubrics.rules import RulesJudge  # noqa: E402
 from sumwatch.monitor.rubrics.verdicts import SummaryCase  # noqa: E402
+from sumwatch.monitor.scoring import judges  # noqa: E402
 from sumwatch.monitor.scoring.judges import build_cascade, shared_embedder  # noqa: E402
 from sumwatch.monitor.settings import Settings  # noqa: E402
 
@@ -93,6 +100,36 @@ def measure_models(cases: int) -> list[ModelRun]:
     return runs
 
 
+def measure_workers(cases: int, processes: tuple[int, ...] = (1, 2)) -> dict[int, float]:
+    """Spans per wall-second of the offline cascade with the model in each number of processes, each with a model
+    and vector cache of its own, after a warm-up that loads the model (and starts the helpers)."""
+    workload = [SummaryCase(c.source, c.summary, c.band, c.expected_facts, c.domain)
+                for c in generate_workload(cases, seed=21)]
+    warm = [SummaryCase(c.source, c.summary) for c in generate_workload(8, seed=5)]  # two model batches
+    rates: dict[int, float] = {}
+    with tempfile.TemporaryDirectory(prefix="sumwatch-bench-") as home:
+        settings = Settings.from_env(env={}, home=Path(home)).with_(model_backend="onnx", model_threads=1)
+        for n in processes:
+            judges._embedders.clear()  # an empty vector cache: every run encodes the workload's sentences
+            cascade = build_cascade(settings, mode="off")
+            embedder = shared_embedder(settings)
+            embedder.set_processes(n)
+            cascade.score_batch(warm)
+            t0 = time.perf_counter()
+            cascade.score_batch(workload)
+            rates[n] = round(len(workload) / (time.perf_counter() - t0), 2)
+            embedder.set_processes(1)
+    return rates
+
+
+def print_workers(rates: dict[int, float]) -> dict[str, object]:
+    print(f"{'model processes (onnx, 1 thread)':<34}{'spans/wall-s':>13}{'ratio':>7}")
+    for n, rate in rates.items():
+        print(f"{n:<34}{rate:>13.2f}{rate / rates[1]:>7.2f}")
+    return {"workers_spans_per_wall_s": {str(n): r for n, r in rates.items()},
+            "workers_ratio_2_to_1": round(rates[2] / rates[1], 2), "cpus": usable_cpus()}
+
+
 def start_fake(latency: float) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen([sys.executable, "-m", "fakes.openai_server", "--latency", str(latency)], cwd=TESTS,
                             stdout=subprocess.PIPE, text=True)
@@ -110,12 +147,17 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=64)
     ap.add_argument("--latency", type=float, default=0.3)
     ap.add_argument("--models-only", action="store_true", help="part 1 and the model table, no LLM parts")
+    ap.add_argument("--workers-only", action="store_true", help="part 4 only: 1 and 2 model processes")
     ap.add_argument("--measure-model", nargs=2, metavar=("BACKEND", "THREADS"), help=argparse.SUPPRESS)
     ap.add_argument("--home", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.measure_model:  # a child of measure_models
         backend, threads = args.measure_model
         print(json.dumps(asdict(measure_model(backend, int(threads), args.cases, args.home))))
+        return
+    if args.workers_only:
+        print(json.dumps({"bench": "sampler_throughput", "cases": args.cases,
+                          **print_workers(measure_workers(args.cases))}))
         return
 
     cases = [SummaryCase(c.source, c.summary, c.band, c.expected_facts, c.domain)
@@ -141,7 +183,8 @@ def main() -> None:
         print(f"{f'{m.backend}, {m.threads} thread(s)':<30}{m.spans_per_cpu_s:>12.2f}{m.sentences_per_cpu_s:>12.1f}"
               f"{m.cpu_s:>8.1f}{m.spans_per_cpu_s / base:>7.2f}")
     model_report = {"model_runs": [asdict(m) for m in models], "model_ratios_to_torch_2t": ratios,
-                    "model_target_ratio": MODEL_TARGET, "model_pass": ratios["onnx_1t"] >= MODEL_TARGET}
+                    "model_target_ratio": MODEL_TARGET, "model_pass": ratios["onnx_1t"] >= MODEL_TARGET,
+                    **print_workers(measure_workers(args.cases))}
     if args.models_only:
         print(json.dumps({"bench": "sampler_throughput", "cases": len(cases), "rules_spans_per_s": round(rules_rate, 1),
                           "offline_spans_per_s": round(offline_rate, 1), **model_report}))

@@ -24,6 +24,7 @@ from ...ingest.backfill import ingest_file
 from ...issues.job import ClusterRunReport, build_clusterer, run_clustering
 from ...scoring.sampler import PassReport, Sampler
 from ...settings import parse_duration
+from ...settings.values import MAX_WORKERS
 from ..errors import PATTERN_MEANS, ApiError, error_responses
 from ..services import ActionState, Progress, Services, ServicesDep
 from .params import JudgeModeName, Rubric, known_rubric
@@ -43,6 +44,9 @@ class ScoreBody(BaseModel):
     limit: int | None = Field(None, ge=1, le=2**31, description="stop after this many spans")
     mode: JudgeModeName | None = Field(None, description="judge mode (default: the server's)")
     events: bool | None = Field(None, description="also write gen_ai.evaluation.result events")
+    workers: int | None = Field(None, ge=0, le=MAX_WORKERS,
+                                description="processes that run the sentence model, 0 for one per usable CPU "
+                                            "(default: the server's SUMWATCH_SAMPLER_WORKERS)")
 
 
 # settings.parse_duration's syntax in ASCII, as JSON Schema reads \d; its range (more than 0, at most 36500d) is
@@ -100,7 +104,7 @@ def score(s: ServicesDep, body: ScoreBody, wait: Wait = True) -> PassReport:
 
     def work(progress: Progress) -> PassReport:
         sampler = Sampler.from_settings(s.store, s.judges(body.mode), s.settings, rate=body.rate, shard=shard,
-                                        eval_events=body.events)
+                                        eval_events=body.events, workers=body.workers)
         return sampler.run_pass(all_spans=bool(body.all), limit=body.limit,
                                 on_progress=lambda seen, scored: progress("scoring", scored, None))
 

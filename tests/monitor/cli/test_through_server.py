@@ -133,6 +133,13 @@ def test_commands_that_change_the_store_print_the_same_through_the_server(two_st
     bad_shard = _same(here("sample", "--shard", "3/2"), there("sample", "--shard", "3/2"), "sample --shard",
                       note=False)
     assert bad_shard.exit_code == 2
+    bad_workers = _same(here("sample", "--workers", "two"), there("sample", "--workers", "two"), "sample --workers",
+                        note=False)
+    assert bad_workers.exit_code == 2 and bad_workers.stderr.count("\n") == 1 and "--workers must" in bad_workers.stderr
+    # the option reaches the server's pass: its report names the processes it ran the model in
+    assert _same_json(here("sample", "--all", "--workers", "2", "--json"),
+                      there("sample", "--all", "--workers", "2", "--json"), "sample --workers",
+                      drop=("seconds",))["workers"] == 2
 
     clustered = _same(here("cluster", "--window", "3650d"), there("cluster", "--window", "3650d"), "cluster",
                       mask=True)
