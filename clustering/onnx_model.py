@@ -143,6 +143,11 @@ class OnnxSentenceModel:
     def get_sentence_embedding_dimension(self) -> int:
         return self._dimension
 
+    def token_counts(self, texts: list[str]) -> list[int]:
+        """How many tokens each text becomes (``model.token_counts(["a b"])``): the key :meth:`encode` sorts its
+        batches by, so a caller that cuts batches itself can cut the same ones."""
+        return [len(e.ids) for e in self._tokenizer.encode_batch([t.strip() for t in texts])]
+
     def encode(self, texts: list[str], batch_size: int = 64) -> Vectors:
         """Unit-length float32 rows, one per text, in order."""
         import numpy as np  # noqa: PLC0415 - heavy: loaded on first use
