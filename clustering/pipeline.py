@@ -105,7 +105,7 @@ class FailureClusterer:
                  clusterer: ClustererStage | None = None, representer: RepresenterStage | None = None,
                  namer: NamerStage | None = None, tracker: TrackerStage | None = None,
                  noise_threshold: float = 0.5, n_contrast: int = 5, kind_weight: float = 0.0,
-                 topic_weight: float = 1.0, topic_pool: int = 20_000) -> None:
+                 topic_weight: float = 1.0, topic_similarity: float = 0.7, topic_pool: int = 20_000) -> None:
         self._embedder: EmbedderStage | None = embedder
         self.reducer: ReducerStage = reducer if reducer is not None else UmapReducer()
         self.clusterer: ClustererStage = clusterer if clusterer is not None else HdbscanClusterer()
@@ -116,6 +116,7 @@ class FailureClusterer:
         self.n_contrast = n_contrast
         self.kind_weight = kind_weight
         self.topic_weight = topic_weight
+        self.topic_similarity = topic_similarity
         self.topic_pool = topic_pool
 
     @property
@@ -144,7 +145,8 @@ class FailureClusterer:
             raise ValueError(f"{len(meta)} meta entries but {n} points")
         points = [_as_meta(m) for m in meta] if meta is not None else [PointMeta()] * n
 
-        spread = _without_topic(vectors, points, self.topic_weight, self.topic_pool)
+        spread = _without_topic(vectors, points, self.topic_weight, self.topic_similarity,
+                                self.topic_pool)
         low = self.reducer.fit_transform(_with_kinds(spread, points, self.kind_weight))
         fitted = self.clusterer.fit(low)
         labels = np.asarray(fitted.labels, dtype=np.intp).copy()
@@ -238,16 +240,19 @@ def dominant_kind(points: Sequence[PointMeta]) -> PointMeta:
     return PointMeta(rubric, mode)
 
 
-def _without_topic(vectors: Vectors, points: Sequence[PointMeta], weight: float, pool: int) -> Vectors:
+def _without_topic(vectors: Vectors, points: Sequence[PointMeta], weight: float, similarity: float,
+                   pool: int) -> Vectors:
     """The vectors less what each failure shares with its nearest failure of another kind, scaled by ``weight``.
 
     When a document fails several ways, every failure quotes it (names, figures, sentences), so its nearest
     failure of another kind is mostly of the same document, and what the two share is the document's topic.
     Taking that out leaves what the failure itself is, and failures of one kind in different documents come
     together instead of one cluster per document and kind. Where documents do not repeat, the nearest failure
-    of another kind shares less and the step changes little. Only the reducer sees these vectors: centroids,
-    tracking and representatives stay in text space, so issue matching across runs is unchanged. Neighbours
-    are searched among at most ``pool`` points (a seeded draw), like the reducer's fit sample."""
+    of another kind shares less: below cosine ``similarity`` (0.7: failures quoting the same sentences are
+    above 0.74, failures that only name the same company below 0.6) nothing is taken away. Only the reducer
+    sees these vectors: centroids, tracking and representatives stay in text space, so issue matching across
+    runs is unchanged. Neighbours are searched among at most ``pool`` points (a seeded draw), like the
+    reducer's fit sample."""
     kinds = [(p.rubric, p.failure_mode) for p in points]
     codes = {k: i for i, k in enumerate(sorted(set(kinds)))}
     if weight <= 0 or len(codes) < 2:
@@ -262,7 +267,7 @@ def _without_topic(vectors: Vectors, points: Sequence[PointMeta], weight: float,
         sim = unit[rows] @ unit[candidates].T
         sim[kind[rows, None] == kind[None, candidates]] = -np.inf
         nearest = candidates[np.argmax(sim, axis=1)]
-        other = np.isfinite(sim.max(axis=1))  # a pool of one kind has no neighbour to take away
+        other = sim.max(axis=1) >= similarity  # -inf too: a pool of one kind has no neighbour to take away
         out[rows] = unit[rows] - np.float32(weight) * unit[nearest] * other[:, None]
     norms = np.linalg.norm(out, axis=1, keepdims=True)
     # a failure that reads exactly like one of another kind keeps its own vector rather than none
