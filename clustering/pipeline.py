@@ -22,6 +22,10 @@ A cluster whose members sit nearest to different known issues is first split alo
 Tracking runs before naming: a cluster matched to a known issue that has a name keeps that name, so only
 new issues are named (with an LLM namer, that is where the calls go).
 
+Before reducing, each failure's vector loses what it shares with its nearest failure of another kind
+(``topic_weight``, 1 by default; 0 turns it off): when a few long documents fail many ways, that shared part
+is the document's topic, and without it clusters follow the failure kind instead of the document.
+
 Points HDBSCAN calls noise stay unassigned unless their best soft membership reaches
 ``noise_threshold`` (0.5 by default: the point's soft membership favours one cluster over all others
 combined), in which case they join that cluster; set it above 1 to never reassign noise.
@@ -100,7 +104,8 @@ class FailureClusterer:
     def __init__(self, embedder: EmbedderStage | None = None, reducer: ReducerStage | None = None,
                  clusterer: ClustererStage | None = None, representer: RepresenterStage | None = None,
                  namer: NamerStage | None = None, tracker: TrackerStage | None = None,
-                 noise_threshold: float = 0.5, n_contrast: int = 5, kind_weight: float = 0.0) -> None:
+                 noise_threshold: float = 0.5, n_contrast: int = 5, kind_weight: float = 0.0,
+                 topic_weight: float = 1.0, topic_similarity: float = 0.7, topic_pool: int = 20_000) -> None:
         self._embedder: EmbedderStage | None = embedder
         self.reducer: ReducerStage = reducer if reducer is not None else UmapReducer()
         self.clusterer: ClustererStage = clusterer if clusterer is not None else HdbscanClusterer()
@@ -110,6 +115,9 @@ class FailureClusterer:
         self.noise_threshold = noise_threshold
         self.n_contrast = n_contrast
         self.kind_weight = kind_weight
+        self.topic_weight = topic_weight
+        self.topic_similarity = topic_similarity
+        self.topic_pool = topic_pool
 
     @property
     def embedder(self) -> EmbedderStage:
@@ -137,7 +145,9 @@ class FailureClusterer:
             raise ValueError(f"{len(meta)} meta entries but {n} points")
         points = [_as_meta(m) for m in meta] if meta is not None else [PointMeta()] * n
 
-        low = self.reducer.fit_transform(_with_kinds(vectors, points, self.kind_weight))
+        spread = _without_topic(vectors, points, self.topic_weight, self.topic_similarity,
+                                self.topic_pool)
+        low = self.reducer.fit_transform(_with_kinds(spread, points, self.kind_weight))
         fitted = self.clusterer.fit(low)
         labels = np.asarray(fitted.labels, dtype=np.intp).copy()
         probs = np.asarray(fitted.probabilities, dtype=np.float64).reshape(n, -1)
@@ -228,6 +238,40 @@ def dominant_kind(points: Sequence[PointMeta]) -> PointMeta:
         return PointMeta()
     rubric, mode = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0]
     return PointMeta(rubric, mode)
+
+
+def _without_topic(vectors: Vectors, points: Sequence[PointMeta], weight: float, similarity: float,
+                   pool: int) -> Vectors:
+    """The vectors less what each failure shares with its nearest failure of another kind, scaled by ``weight``.
+
+    When a document fails several ways, every failure quotes it (names, figures, sentences), so its nearest
+    failure of another kind is mostly of the same document, and what the two share is the document's topic.
+    Taking that out leaves what the failure itself is, and failures of one kind in different documents come
+    together instead of one cluster per document and kind. Where documents do not repeat, the nearest failure
+    of another kind shares less: below cosine ``similarity`` (0.7: failures quoting the same sentences are
+    above 0.74, failures that only name the same company below 0.6) nothing is taken away. Only the reducer
+    sees these vectors: centroids, tracking and representatives stay in text space, so issue matching across
+    runs is unchanged. Neighbours are searched among at most ``pool`` points (a seeded draw), like the
+    reducer's fit sample."""
+    kinds = [(p.rubric, p.failure_mode) for p in points]
+    codes = {k: i for i, k in enumerate(sorted(set(kinds)))}
+    if weight <= 0 or len(codes) < 2:
+        return vectors
+    kind = np.array([codes[k] for k in kinds])
+    unit = _unit(vectors)
+    n = len(unit)
+    candidates = np.arange(n) if n <= pool else np.sort(np.random.default_rng(42).choice(n, size=pool, replace=False))
+    out = np.empty_like(unit)
+    for start in range(0, n, 1024):  # a chunk of rows at a time: never the full n x n similarity matrix
+        rows = slice(start, min(start + 1024, n))
+        sim = unit[rows] @ unit[candidates].T
+        sim[kind[rows, None] == kind[None, candidates]] = -np.inf
+        nearest = candidates[np.argmax(sim, axis=1)]
+        other = sim.max(axis=1) >= similarity  # -inf too: a pool of one kind has no neighbour to take away
+        out[rows] = unit[rows] - np.float32(weight) * unit[nearest] * other[:, None]
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    # a failure that reads exactly like one of another kind keeps its own vector rather than none
+    return np.asarray(np.where(norms > 1e-6, out / np.maximum(norms, 1e-6), unit), dtype=np.float32)
 
 
 def _with_kinds(vectors: Vectors, points: Sequence[PointMeta], weight: float) -> Vectors:

@@ -2,6 +2,7 @@
 
     texts, meta = few_document_failures(documents=3, per_kind=6)   # failure texts and their (rubric, mode)
     purity(labels, [m.failure_mode for m in meta])                  # 1.0: no cluster mixes failure kinds
+    clusters_per_kind(labels, [m.failure_mode for m in meta])       # 1.0: each kind in one cluster
 
 Every failure of one document quotes that document in its explanation and evidence (the same names,
 figures and sentences), so text alone pulls a document's failures together whatever their kind.
@@ -74,3 +75,12 @@ def purity(labels: Sequence[int], kinds: Sequence[str]) -> float:
     if not clustered:
         return 0.0
     return sum(Counter(g).most_common(1)[0][1] for g in groups.values()) / clustered
+
+
+def clusters_per_kind(labels: Sequence[int], kinds: Sequence[str]) -> float:
+    """How many clusters a kind's clustered points are spread over, averaged over kinds (noise left out)."""
+    spread: dict[str, set[int]] = {}
+    for label, kind in zip(labels, kinds):
+        if label >= 0:
+            spread.setdefault(kind, set()).add(int(label))
+    return sum(len(s) for s in spread.values()) / len(spread) if spread else 0.0
