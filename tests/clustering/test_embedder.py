@@ -59,7 +59,7 @@ def test_similar_sentences_score_higher_than_unrelated(embedder: Embedder):
 
 def test_repeated_texts_are_embedded_once(embedder: Embedder, encode_calls: list[list[str]]):
     first = embedder.encode(["alpha one", "beta two", "alpha one"])
-    assert encode_calls == [["alpha one", "beta two"]]
+    assert [sorted(call) for call in encode_calls] == [["alpha one", "beta two"]]  # one call, each text once
     assert np.array_equal(first[0], first[2])
 
     again = embedder.encode(["beta two", "alpha one"])
@@ -74,7 +74,7 @@ def test_the_cache_is_bounded(encode_calls: list[list[str]]):
     small = Embedder(cache_size=2)
     small.encode(["one", "two", "three"])  # "one" is evicted
     small.encode(["three", "one"])
-    assert encode_calls == [["one", "two", "three"], ["one"]]
+    assert [sorted(call) for call in encode_calls] == [["one", "three", "two"], ["one"]]
 
 
 def test_a_model_that_cannot_load_names_itself_and_the_fix():
