@@ -33,7 +33,7 @@ from .runs import CLUSTER_RUNS
 from .score_facts import SCORE_FACTS, score_facts_view_ddl
 from .score_sends import SCORE_SENDS
 from .scores import SCORES
-from .span_facts import SPAN_FACTS, facts_view_ddl
+from .span_facts import SPAN_FACTS, facts_view_ddl, filter_options_ddl
 from .span_keys import SPAN_KEYS, span_keys_ddl
 from .traces import otel_traces_ddl
 from .watermarks import WATERMARKS
@@ -86,6 +86,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               lambda t: tables_ddl(t, CORPUS_LABELS) + corpus_span_ddl(t)),
     Migration(16, "threshold alerts: the state each rule last sent (firing or ok), so a breach is sent once",
               _tables(ALERT_STATES)),
+    Migration(17, "dashboard: the filter choices (service, model, prompt version) as a projection of the span facts",
+              filter_options_ddl),
 )
 
 

@@ -55,3 +55,18 @@ def facts_view_ddl(t: Target) -> list[str]:
     backfill = (f"INSERT INTO {db}.{quote_ident(SPAN_FACTS_TABLE)}\n{_SELECT}\n"
                 f"FROM {db}.{quote_ident(TRACES_TABLE)}\n{_WHERE}")
     return [view, backfill]
+
+
+FILTER_OPTIONS_PROJECTION = "filter_options"
+
+
+def filter_options_ddl(t: Target) -> list[str]:
+    """An aggregate projection of the facts holding each (service, model, prompt version) once, so the
+    filter choices every page shows read a few rows per part instead of every span's (over 1M spans
+    100-400 ms on two shared cores, a few ms with it); built for the parts already stored too. Merges of
+    the ReplacingMergeTree rebuild it, which it must allow for a projection at all."""
+    table = f"ALTER TABLE {t.name(SPAN_FACTS_TABLE)}{t.on_cluster}"
+    return [f"{table} MODIFY SETTING deduplicate_merge_projection_mode = 'rebuild'",
+            f"{table} ADD PROJECTION IF NOT EXISTS {FILTER_OPTIONS_PROJECTION} "
+            "(SELECT ServiceName, Model, PromptVersion GROUP BY ServiceName, Model, PromptVersion)",
+            f"{table} MATERIALIZE PROJECTION {FILTER_OPTIONS_PROJECTION} SETTINGS mutations_sync = 1"]

@@ -8,9 +8,10 @@ import pytest
 from sumwatch.monitor.rubrics.verdicts import RubricResult
 from sumwatch.monitor.store import stats
 from sumwatch.monitor.store.issues import ISSUE_COLUMNS, ISSUES_TABLE
+from sumwatch.monitor.store.migrations import migrate
 from sumwatch.monitor.store.runs import RunRow, save_run
 from sumwatch.monitor.store.scores import ScoredSpan, SpanRef, write_scores
-from sumwatch.monitor.store.span_facts import SPAN_FACTS_TABLE
+from sumwatch.monitor.store.span_facts import FILTER_OPTIONS_PROJECTION, SPAN_FACTS_TABLE
 from sumwatch.tracer import semconv
 
 T0 = datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc)
@@ -177,3 +178,25 @@ def test_span_keys_follow_inserts_and_the_backfill_rebuilds_them_from_the_span_f
     workload.command(span_keys_ddl(target(workload))[1])
     assert set(keys()) == set(facts)  # one insert: its copies of a span may be merged into one row
     assert stats.compare_all(workload, stats.Filters(prompt_version="v4"))["model"] == by_model
+
+
+def test_migration_17_builds_the_filter_choices_projection_for_facts_stored_before_it(store):
+    # as a store made before migration 17: facts stored, no projection, the migration not recorded
+    store.command(f"ALTER TABLE {SPAN_FACTS_TABLE} DROP PROJECTION IF EXISTS {FILTER_OPTIONS_PROJECTION}")
+    store.command("ALTER TABLE sumwatch_migrations DELETE WHERE version = 17 SETTINGS mutations_sync = 1")
+    store.insert_spans([span_row(1, T0, "digest", "m-a", "v1"), span_row(2, T0, "recap", "m-b", ""),
+                        span_row(3, T0, "digest", "m-a", "v2")])
+
+    assert migrate(store) == [17]
+
+    parts = store.query_rows("SELECT count() FROM system.projection_parts WHERE database = currentDatabase() "
+                             "AND table = {t:String} AND name = {p:String} AND active",
+                             {"t": SPAN_FACTS_TABLE, "p": FILTER_OPTIONS_PROJECTION})[0][0]
+    assert parts >= 1  # built for the part stored before the migration
+    store.insert_spans([span_row(4, T0, "notes", "m-c", "v3")])
+    assert stats.filter_options(store) == stats.FilterOptions(["digest", "notes", "recap"], ["m-a", "m-b", "m-c"],
+                                                              ["v1", "v2", "v3"])
+    plan = "\n".join(r[0] for r in store.query_rows(
+        f"EXPLAIN SELECT ServiceName, Model, PromptVersion FROM {SPAN_FACTS_TABLE} "
+        "GROUP BY ServiceName, Model, PromptVersion"))
+    assert f"ReadFromMergeTree ({FILTER_OPTIONS_PROJECTION})" in plan

@@ -71,6 +71,26 @@ def test_search_and_filters_pick_the_matching_spans_newest_first(store):
     assert (by_key[10].model, by_key[10].prompt_version) == ("m0", "v1")
 
 
+def test_each_rubric_shows_its_latest_judgement_across_judge_versions_and_errors_left_out(store):
+    rows = explorer_rows(4)
+    store.insert_spans(rows)
+    failing = RubricResult.make("factuality", "numerically_wrong", failure_mode="number_mismatch",
+                                evidence='"7%"', explanation="The figure differs.")
+    correct = RubricResult.make("factuality", "correct")
+    for i, results in ((0, (unsure(failing, "number_mismatch"), correct)),  # unsure, then judged sure
+                       (1, (correct, unsure(failing, "number_mismatch"))),
+                       (2, (unsure(failing, "number_mismatch"), RubricResult.failed_judge("factuality", "timeout"))),
+                       (3, (unsure(failing, "number_mismatch"), failing))):
+        for version, result in enumerate(results):
+            judge_version = f"cascade-{version}"
+            ref = SpanRef(rows[i][1], rows[i][2], rows[i][0], "digest")
+            write_scores(store, [ScoredSpan(ref, {"factuality": result})], judge_version)
+
+    verdicts = {k: r.verdicts["factuality"] for k, r in zip(keys(list_traces(store, limit=10)),
+                                                            list_traces(store, limit=10))}
+    assert verdicts == {0: "pass", 1: "unsure", 2: "unsure", 3: "fail"}
+
+
 def test_a_search_pages_by_cursor_through_matches_older_than_the_recent_window(store):
     rows = explorer_rows(200)
     store.insert_spans(rows)
