@@ -20,6 +20,7 @@ from .corpus import CORPUS, corpus_example_ddl
 from .corpus_labels import CORPUS_LABELS, corpus_span_ddl
 from .ddl import MIGRATIONS_TABLE, Table, Target, migrations_table_ddl, tables_ddl
 from .embeddings import EMBEDDINGS
+from .event_sends import EVENT_SENDS
 from .exports import EXPORTS
 from .genai_events import GENAI_EVENTS, genai_events_arrival_ddl
 from .issue_events import ISSUE_EVENTS
@@ -86,6 +87,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               lambda t: tables_ddl(t, CORPUS_LABELS) + corpus_span_ddl(t)),
     Migration(16, "threshold alerts: the state each rule last sent (firing or ok), so a breach is sent once",
               _tables(ALERT_STATES)),
+    Migration(18, "triage to tickets: which triage events went to which ticket, so each is sent once",
+              _tables(EVENT_SENDS)),
 )
 
 
