@@ -7,8 +7,8 @@
 One ticket per (issue, target), recorded in ``sumwatch_exports``. A ticket that exists is read back (closed in
 the tracker?), then: a regressed issue reopens it with a comment, a resolved one comments (and closes it with
 ``SUMWATCH_EXPORT_CLOSE_RESOLVED``), other triage events become comments (``triage_sends``), and counts and
-trend are updated. A failed request is recorded on the row
-with its reason and tried again on the next export, never in a loop.
+trend are updated. A failed request is recorded on the row with its reason and tried again on the next export,
+never in a loop.
 """
 
 from __future__ import annotations
@@ -16,16 +16,18 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from datetime import datetime
 from typing import Any
 
 from ..issues.reads import IssueRow, get_issue, list_issues, parse_issue_id
 from ..issues.triage import TriageAction, act
 from ..store.connection import Store
 from ..store.exports import FAILED, PENDING, SYNCED, ExportRow, exports_of, load_exports, save_export
+from ..store.issue_events import events_of
 from .config import ExportConfig, severity_rank
 from .payload import IssuePayload, build_payload
 from .registry import build_target
-from .tracker import ALERT, CLOSED, Ticket, Tracker
+from .tracker import ALERT, CLOSED, OPEN, Ticket, Tracker
 from .transport import ExportError, PermanentError, Uncertain, scrubber
 from .triage_sends import send_triage, unsent
 
@@ -228,10 +230,16 @@ def triage_to_tickets(store: Store, config: ExportConfig) -> list[ExportResult]:
 
 def _to_tickets(store: Store, tracker: Tracker) -> list[ExportResult]:
     results = []
-    for record in load_exports(store, target=tracker.name).values():
-        if not record.external_id or not unsent(store, tracker, record.number, record.created_at):
+    records = [r for r in load_exports(store, target=tracker.name).values() if r.external_id]
+    # one read for every ticket: most issues have no triage since their ticket was made, and are not read again
+    latest: dict[int, datetime] = {}
+    for e in events_of(store, [r.number for r in records]):
+        latest[e.number] = max(e.at, latest.get(e.number, e.at))
+    for record in records:
+        if (record.number not in latest or latest[record.number] <= record.created_at
+                or not unsent(store, tracker, record.number, record.created_at)):
             continue
-        ticket = Ticket(record.external_id, record.url, record.tracker_state or "open")
+        ticket = Ticket(record.external_id, record.url, record.tracker_state or OPEN)
         result = ExportResult(tracker.name, record.issue_id, "triage-sent", record.external_id, record.url)
         try:
             ticket, _ = send_triage(store, tracker, record.issue_id, ticket, since=record.created_at,
