@@ -98,21 +98,25 @@ def calibrate(rubric: str = RubricOption,
 @corpus_app.command("list")
 def corpus_list(rubric: str | None = RubricFilter, status: str | None = StatusFilter,
                 limit: int = limit_option(50, "How many items to show"),
+                cursor: str | None = typer.Option(None, "--cursor", help="The page after the one that printed it."),
                 db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
-    """Corpus items (promoted ones wait as needs_label)."""
+    """Corpus items (promoted ones wait as needs_label), a page at a time."""
     check_rubric_name(rubric)
     _check_status(status)
     with open_client(load_settings(db, home)) as client, rubric_read():
-        page = client.corpus(rubric=rubric, status=status, limit=limit)
+        page = client.corpus(rubric=rubric, status=status, limit=limit, cursor=cursor)
     total, items = page.total, page.items
     if json_:
         print_json(items[:limit])
         return
-    out.print(table(f"{total} corpus items" + (f" (showing {limit})" if total > limit else ""),
+    shown = f" (showing {len(items)})" if total > len(items) else ""
+    out.print(table(f"{total} corpus items{shown}",
                      ["id\nrubric\nstatus", "human\nproposed", "bucket · origin / summary"],
                      [(f"{i.item_id}\n{i.rubric}\n{i.status}", f"{i.human_verdict or '-'}\n{i.proposed_verdict or '-'}",
                        f"{escape(i.bucket)} · {escape(i.origin)}\n[dim]{escape(' '.join(i.text.split())[:160])}[/dim]")
                       for i in items[:limit]], text_width=30))
+    if page.next_cursor:
+        err.print(f"next page: --cursor {page.next_cursor}", markup=False, highlight=False)
 
 
 @corpus_app.command("label")
@@ -209,18 +213,12 @@ def corpus_export(rubric: str | None = RubricFilter, status: str | None = Status
                   db: str | None = DbOption, home: Path | None = HomeOption) -> None:
     """Write corpus items as JSONL."""
     from ..calibration.corpus import export_jsonl  # noqa: PLC0415 - start-up: a command imports what it runs
-    from ..settings import MAX_LIST_LIMIT  # noqa: PLC0415 - start-up: a command imports what it runs
-
     check_rubric_name(rubric)
     _check_status(status)
     if output is not None:
         check_writable(output)
     with open_client(load_settings(db, home)) as client, rubric_read():
-        page = client.corpus(rubric=rubric, status=status, limit=MAX_LIST_LIMIT)
-    total, items = page.total, page.items
-    if total > len(items):
-        fail(f"{total} items match, more than the {MAX_LIST_LIMIT:,} one export takes: export one rubric or "
-             f"status at a time")
+        items = client.corpus_items(rubric=rubric, status=status)  # every page
     text = export_jsonl(items)
     if output is None:
         sys.stdout.write(text)

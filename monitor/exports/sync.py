@@ -6,8 +6,9 @@
 
 One ticket per (issue, target), recorded in ``sumwatch_exports``. A ticket that exists is read back (closed in
 the tracker?), then: a regressed issue reopens it with a comment, a resolved one comments (and closes it with
-``SUMWATCH_EXPORT_CLOSE_RESOLVED``), and counts and trend are updated. A failed request is recorded on the row
-with its reason and tried again on the next export, never in a loop.
+``SUMWATCH_EXPORT_CLOSE_RESOLVED``), other triage events become comments (``triage_sends``), and counts and
+trend are updated. A failed request is recorded on the row with its reason and tried again on the next export,
+never in a loop.
 """
 
 from __future__ import annotations
@@ -15,17 +16,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from datetime import datetime
 from typing import Any
 
 from ..issues.reads import IssueRow, get_issue, list_issues, parse_issue_id
 from ..issues.triage import TriageAction, act
 from ..store.connection import Store
 from ..store.exports import FAILED, PENDING, SYNCED, ExportRow, exports_of, load_exports, save_export
+from ..store.issue_events import events_of
 from .config import ExportConfig, severity_rank
 from .payload import IssuePayload, build_payload
 from .registry import build_target
-from .tracker import ALERT, CLOSED, Ticket, Tracker
+from .tracker import ALERT, CLOSED, OPEN, Ticket, Tracker
 from .transport import ExportError, PermanentError, Uncertain, scrubber
+from .triage_sends import send_triage, unsent
 
 _log = logging.getLogger("sumwatch.exports")
 ALERT_EVENTS = ("new", "regressed")
@@ -159,6 +163,10 @@ def _sync_ticket(store: Store, tracker: Tracker, payload: IssuePayload, record: 
         action = "resolved"
         if tracker.config.export_close_resolved and ticket.state != CLOSED:
             ticket, action = tracker.set_open(ticket, False), "closed"
+    ticket, sent = send_triage(store, tracker, payload.issue_id, ticket, since=record.created_at,
+                               issue_url=payload.issue_url, resolved=payload.status == "resolved")
+    if sent and action == "updated":
+        action = "triage-sent"
     return tracker.update(ticket, payload), action
 
 
@@ -199,6 +207,52 @@ def after_clustering(store: Store, config: ExportConfig) -> list[ExportResult]:
                                          min_severity=config.alert_min_severity, event="alert")
         except ValueError as exc:
             _log.warning("automatic %s to %s skipped: %s", kind, name, exc)
+    return results
+
+
+def triage_to_tickets(store: Store, config: ExportConfig) -> list[ExportResult]:
+    """Every export target's tickets get their issues' unsent triage events, without a full sync: after each
+    sampler pass, so a comment reaches the ticket within a pass. A failure is on the rows and in the log."""
+    results: list[ExportResult] = []
+    for name in _names(config.export_targets):
+        try:
+            tracker = build_target(name, config)
+        except ValueError as exc:
+            _log.warning("triage to %s skipped: %s", name, exc)
+            continue
+        try:
+            if tracker.kind != ALERT:
+                results += _to_tickets(store, tracker)
+        finally:
+            tracker.close()
+    return results
+
+
+def _to_tickets(store: Store, tracker: Tracker) -> list[ExportResult]:
+    results = []
+    records = [r for r in load_exports(store, target=tracker.name).values() if r.external_id]
+    # one read for every ticket: most issues have no triage since their ticket was made, and are not read again
+    latest: dict[int, datetime] = {}
+    for e in events_of(store, [r.number for r in records]):
+        latest[e.number] = max(e.at, latest.get(e.number, e.at))
+    for record in records:
+        if (record.number not in latest or latest[record.number] <= record.created_at
+                or not unsent(store, tracker, record.number, record.created_at)):
+            continue
+        ticket = Ticket(record.external_id, record.url, record.tracker_state or OPEN)
+        result = ExportResult(tracker.name, record.issue_id, "triage-sent", record.external_id, record.url)
+        try:
+            ticket, _ = send_triage(store, tracker, record.issue_id, ticket, since=record.created_at,
+                                    issue_url=tracker.config.dashboard_link(f"/issues/{record.issue_id}"),
+                                    resolved=record.issue_status == "resolved")
+            record.tracker_state, record.phase, record.error = ticket.state, SYNCED, ""
+        except ExportError as exc:
+            record.phase, record.error = FAILED, scrubber(tracker.config)(str(exc))
+            result.action, result.error = "failed", record.error
+            _log.warning("triage of %s to %s failed: %s", record.issue_id, tracker.name, record.error)
+        result.tracker_state = record.tracker_state
+        save_export(store, record)
+        results.append(result)
     return results
 
 

@@ -30,7 +30,7 @@ from ..exports import alerts
 from ..exports.config import ExportConfig
 from ..exports.registry import rule_problems
 from ..exports.score_sends import after_sampling, score_rule_problems
-from ..exports.sync import after_clustering
+from ..exports.sync import after_clustering, triage_to_tickets
 from ..issues.job import build_clusterer, run_clustering
 from ..rubrics.cascade import Cascade
 from ..scoring import judges as scoring_judges  # a module: tests swap build_cascade on it
@@ -189,7 +189,8 @@ class Worker:
         def run() -> str:
             r = self._sampler.run_pass(on_progress=progress)
             return (f"sampler: scored {r.scored_spans} spans ({r.score_rows} rubric scores, {r.failing} failing, "
-                    f"{r.errors} judge errors) in {r.seconds:.2f}s" + self._send_scores() + self._check_alerts())
+                    f"{r.errors} judge errors) in {r.seconds:.2f}s" + self._send_scores() + self._check_alerts()
+                    + self._send_triage())
 
         self._run(SAMPLER_JOB, run, lambda: f"sampler: stopped after scoring {seen['spans']} spans; anything "
                                             f"left waits for the next start")
@@ -203,6 +204,16 @@ class Worker:
             return "; sending scores failed (see the log)"
         return "".join(f"; scores to {r.target}: {r.sent} sent" + (f", {r.failed} failed" if r.failed else "")
                        for r in results if r.sent or r.failed)
+
+    def _send_triage(self) -> str:
+        """Triage events to the export targets' tickets after a pass; a failure is on the rows, never the pass's."""
+        try:
+            results = triage_to_tickets(self._store, self._exports)
+        except Exception as exc:
+            _log.warning("sending triage to tickets failed: %s: %s", type(exc).__name__, exc)
+            return "; sending triage to tickets failed (see the log)"
+        sent = sum(r.action != "failed" for r in results)
+        return f"; triage to tickets: {sent} sent, {len(results) - sent} failed" if results else ""
 
     def _check_alerts(self) -> str:
         """SUMWATCH_ALERT_RULES after a pass; a failure is in the log, never the pass's (the next pass checks again)."""

@@ -241,6 +241,7 @@ class ExportSettings(_Concern):
     export_min_severity: Severity = Severity.HIGH
     export_min_traces: int = 1
     export_close_resolved: bool = False  # close the ticket when its issue resolves (a comment is always added)
+    export_close_ignored: bool = False  # close the ticket when its issue is ignored (a comment is always added)
     # a ticket closed in the tracker resolves its issue (recorded as the tracker's triage event): "true" for every
     # target, or the targets that may, like "github,jira"; "" or "false": none
     export_sync_closed: str = ""

@@ -191,6 +191,14 @@ def load_items(store: Store, rubric: str | None = None, status: str | None = Non
     return _items(rows)
 
 
+def count_items(store: Store, rubric: str | None = None, status: str | None = None) -> int:
+    """How many items :func:`load_items` would give with these filters and no limit."""
+    params: dict[str, Any] = {}
+    where = equals_filter(params, Rubric=rubric, Status=status)
+    rows = store.query_rows(f"SELECT count() FROM {CORPUS_TABLE} FINAL WHERE {where}", params)
+    return int(rows[0][0]) if rows else 0
+
+
 def _items(rows: Sequence[Sequence[Any]]) -> list[CorpusItem]:
     return [CorpusItem(rubric=r, source=src, summary=summ, claim=claim, human_verdict=hv, proposed_verdict=pv,
                        bucket=bucket, origin=origin, status=status_, band=band, expected_facts=tuple(facts),

@@ -20,6 +20,7 @@ from .corpus import CORPUS, corpus_example_ddl
 from .corpus_labels import CORPUS_LABELS, corpus_span_ddl
 from .ddl import MIGRATIONS_TABLE, Table, Target, migrations_table_ddl, tables_ddl
 from .embeddings import EMBEDDINGS
+from .event_sends import EVENT_SENDS
 from .exports import EXPORTS
 from .genai_events import GENAI_EVENTS, genai_events_arrival_ddl
 from .issue_events import ISSUE_EVENTS
@@ -88,6 +89,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _tables(ALERT_STATES)),
     Migration(17, "dashboard: the filter choices (service, model, prompt version) as a projection of the span facts",
               filter_options_ddl),
+    Migration(18, "triage to tickets: which triage events went to which ticket, so each is sent once",
+              _tables(EVENT_SENDS)),
 )
 
 

@@ -49,7 +49,8 @@ def create_app(settings: Settings, store: Store, *, judges: Judges | None = None
     app.router.routes.extend(receiver_routes(settings, writer, store, logs))
     for router in ROUTERS:
         app.include_router(router)
-    app.router.routes.extend(login_routes(settings) + dashboard_routes(store, settings))
+    app.router.routes.extend(login_routes(settings) + dashboard_routes(store, settings,
+                                                                           app.state.services.export_config))
     layer = auth_middleware(settings)
     app.add_middleware(layer.cls, *layer.args, **layer.kwargs)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]

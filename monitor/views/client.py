@@ -38,6 +38,7 @@ from ..issues.job import ClusterRunReport
 from ..issues.reads import IssueDetail, IssueList, IssueTicket, parse_issue_id
 from ..scoring.recognition_report import RecognitionReport
 from ..scoring.sampler import PassReport
+from ..settings import MAX_LIST_LIMIT
 from ..store.corpus import CorpusItem
 from ..store.listing import TraceRow
 from ..store.scores import Agreement, ScoreRecord
@@ -321,8 +322,22 @@ class ApiClient:
     def issue_tickets(self, issue_id: str) -> list[IssueTicket]:
         return self._get(TicketList, f"/api/issues/{parse_issue_id(issue_id)}/exports").exports
 
-    def corpus(self, *, rubric: str | None = None, status: str | None = None, limit: int = 50) -> CorpusPage:
-        return self._get(CorpusPage, "/api/corpus", {"rubric": rubric, "status": status, "limit": limit})
+    def corpus(self, *, rubric: str | None = None, status: str | None = None, limit: int = 50,
+               cursor: str | None = None) -> CorpusPage:
+        """One page of items; its ``next_cursor`` asks for the next (None: the last page)."""
+        return self._get(CorpusPage, "/api/corpus", {"rubric": rubric, "status": status, "limit": limit,
+                                                     "cursor": cursor})
+
+    def corpus_items(self, *, rubric: str | None = None, status: str | None = None) -> list[CorpusItem]:
+        """Every matching item, read a page at a time."""
+        out: list[CorpusItem] = []
+        cursor: str | None = None
+        while True:
+            got = self.corpus(rubric=rubric, status=status, limit=MAX_LIST_LIMIT, cursor=cursor)
+            out += got.items
+            if got.next_cursor is None:
+                return out
+            cursor = got.next_cursor
 
     def label(self, item_id: str, verdict: str, *, bucket: str | None = None, note: str | None = None,
               example: bool | None = None, by: str | None = None) -> CorpusItem:

@@ -18,7 +18,7 @@ from markupsafe import Markup
 from sumwatch.clustering.vocabulary import Severity
 from sumwatch.tracer import semconv
 
-from ...issues.reads import IssueRow, get_issue, issue_list, trend_label
+from ...issues.reads import IssueRow, get_issue, issue_list, list_issues, trend_label
 from ...rubrics.verdicts import RUBRICS
 from ...settings import Settings
 from ...store.connection import Store
@@ -80,17 +80,37 @@ def overview(store: Store, choice: FilterChoice) -> dict[str, Any]:
     volume = _coarse_volume(volume, bucket)
     rates = {r: _coarse_rates(points, bucket) for r, points in rates.items()}
     totals = [RubricTotal(r, sum(p for _, p, _ in pts), sum(t for _, _, t in pts)) for r, pts in sorted(rates.items())]
-    run = latest_run(store)
-    # open issues by size, as the issue list orders them; their trend is the sparkline below
-    states = sorted((s for s in issue_states(store, run.run_id) if s.status != "resolved"),
-                    key=lambda s: (-s.members, s.number)) if run else []
-    shown = [IssueRow.with_trend(s, []) for s in states[:OVERVIEW_ISSUES]]
+    # the issues with their triage, as the issue list shows them: open ones by size, hidden ones left out and
+    # counted; their trend is the sparkline below
+    run, rows = list_issues(store, trend_runs=1)
+    states = [r for r in rows if r.status != "resolved" and not r.triage.hidden]
+    shown = states[:OVERVIEW_ISSUES]
     sparks = issue_sparklines(store, [r.issue_id for r in shown])
     return {"choice": choice, "options": filter_options(store), "bucket_s": bucket,
             "spans": sum(n for _, n in volume), "totals": totals, "cost": judge_cost(store, f),
             "volume_fig": charts.volume_figure(volume, bucket), "rates_fig": charts.pass_rate_figure(rates, bucket),
             "run": run, "open_issues": shown, "open_count": len(states),
+            "triaged": TriageCounts.of(rows),
             "sparks": {i: charts.sparkline_figure(v) for i, v in sparks.items()}}
+
+
+@dataclass(frozen=True)
+class TriageCounts:
+    """What triage did to the last run's issues, for the overview: each count links to the issues it counts."""
+
+    resolved: int = 0
+    regressed: int = 0
+    ignored: int = 0
+    muted: int = 0
+    merged: int = 0
+    assigned: int = 0
+
+    @classmethod
+    def of(cls, rows: Sequence[IssueRow]) -> TriageCounts:
+        t = [r.triage for r in rows]
+        return cls(sum(r.status == "resolved" for r in rows), sum(r.status == "regressed" for r in rows),
+                   sum(x.ignored for x in t), sum(x.muted and not x.ignored for x in t),
+                   sum(bool(x.merged_into) for x in t), sum(bool(x.assignee) and not x.hidden for x in t))
 
 
 # -- issues -----------------------------------------------------------------------------------------

@@ -25,6 +25,8 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ...exports.alerts import rule_statuses
+from ...exports.config import ExportConfig
 from ...issues.triage import MAX_NAME, TriageError, UnknownIssue
 from ...settings import Settings
 from ...store.connection import Store
@@ -41,7 +43,7 @@ PLOTLY_PATH = "/static/plotly.min.js"  # revalidated by ETag; pages load the ver
 IMMUTABLE = "public, max-age=31536000, immutable"
 NAV = (("/", "Overview"), ("/issues", "Issues"), ("/traces", "Traces"), ("/unsure", "Unsure"),
        ("/map", "Cluster map"), ("/labelling", "Labelling"),
-       ("/compare", "Compare"), ("/judges", "Judges"))
+       ("/compare", "Compare"), ("/judges", "Judges"), ("/alerts", "Alerts"))
 
 
 def plotly_js() -> Path:
@@ -159,11 +161,13 @@ def _duration(seconds: int) -> str:
     return f"{seconds} s"
 
 
-def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
+def dashboard_routes(store: Store, settings: Settings, export_config: ExportConfig | None = None) -> list[BaseRoute]:
     """The pages (``/``, ``/issues``, ``/issues/{issue_id}``, ``/map``, ``/traces``, ``/traces/{trace_id}``,
     ``/unsure``, ``/labelling``,
-    ``/compare``, ``/judges``, ``/judges/{rubric}``, ``/judges/{rubric}/diff``), the label action, and the static
-    assets."""
+    ``/compare``, ``/judges``, ``/judges/{rubric}``, ``/judges/{rubric}/diff``, ``/alerts``), the label action, and
+    the static assets. ``export_config`` is the API's (the alert rules the alerts page shows); the settings' by
+    default."""
+    exports = export_config if export_config is not None else settings.exports
     env = _environment()
     map_cache = pages.MapCache()
 
@@ -256,6 +260,10 @@ def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
     def unsure(request: Request) -> dict[str, Any]:
         return explorer.unsure_page(store, request.query_params)
 
+    def alerts(request: Request) -> dict[str, Any]:
+        # what `sumwatch alerts` and GET /api/alerts read: the rates now, nothing sent
+        return {"rules": rule_statuses(store, exports)}
+
     def compare(request: Request) -> dict[str, Any]:
         return pages.compare_page(store, filter_choice(request.query_params))
 
@@ -330,6 +338,7 @@ def dashboard_routes(store: Store, settings: Settings) -> list[BaseRoute]:
         Route("/labelling/{item_id}", label_action, methods=["POST"]),
         Route("/labelling/{item_id}/resolve", label_action, methods=["POST"]),
         Route("/compare", page("compare.html", compare)),
+        Route("/alerts", page("alerts.html", alerts)),
         Route("/judges", page("judges.html", judges_index)),
         Route("/judges/{rubric}/diff", page("judge_diff.html", judge_diff,
                                             "There is no rubric {rubric}, or it has no such version.")),

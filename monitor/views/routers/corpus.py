@@ -2,6 +2,7 @@
 person's label, a trace labelled into a corpus, agreement between labellers and resolving their
 disagreements, and imports of JSON Lines.
 
+    GET  /api/corpus?rubric=factuality&status=needs_label&limit=50  -> a page; its next_cursor gives the next one
     POST /api/corpus/from-trace {"trace_id": "5b8e...", "rubric": "factuality", "verdict": "fail", "by": "ana"}
     GET  /api/corpus/agreement?rubric=factuality                 -> kappa per pair of labellers, disagreements
     POST /api/corpus/3f2a.../resolve {"verdict": "correct", "by": "lead"}
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Path, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
@@ -27,10 +28,10 @@ from ...calibration.labels import (
     labeller_agreement,
     resolve_item,
 )
-from ...store.corpus import REJECTED, STATUSES, CorpusItem, load_items
+from ...store.corpus import REJECTED, STATUSES, CorpusItem, count_items, load_items, next_corpus_cursor
 from ..errors import ApiError, error_responses
 from ..services import ServicesDep
-from .params import RubricQuery, limit_query
+from .params import PAGED, CursorQuery, RubricQuery, limit_query, page
 from .uploads import NDJSON_BODY, SkippedLine, as_file, read_upload
 
 router = APIRouter(prefix="/api/corpus", tags=["corpus"], responses=error_responses(400, 401))
@@ -44,8 +45,10 @@ ItemIdPath = Annotated[str, Path(max_length=200, description="Item id (from the 
 
 
 class CorpusPage(BaseModel):
-    total: int = Field(description="items that match, before the limit")
+    total: int = Field(description="items that match, on every page")
     items: list[CorpusItem]
+    next_cursor: str | None = Field(None, description="pass as `cursor` for the next page (also in `X-Next-Cursor`);"
+                                                      " null on the last page")
 
 
 class LabelBody(BaseModel):
@@ -84,13 +87,16 @@ class ImportAnswer(BaseModel):
     skipped: list[SkippedLine]
 
 
-@router.get("", summary="Calibration corpus items (status=needs_label is the labelling queue)")
-def items(s: ServicesDep, rubric: RubricQuery = None,
+@router.get("", summary="Calibration corpus items (status=needs_label is the labelling queue), a page at a time",
+            responses=PAGED)
+def items(s: ServicesDep, request: Request, response: Response, rubric: RubricQuery = None,
           status: Annotated[ItemStatus | None, Query(description="Only items with this status")] = None,
-          limit: int = limit_query(50, "items")) -> CorpusPage:
+          limit: int = limit_query(50, "items"), cursor: CursorQuery = None) -> CorpusPage:
     seed_starter_corpora(s.store)  # the packaged starters are always there
-    found = load_items(s.store, rubric=rubric, status=status)
-    return CorpusPage(total=len(found), items=found[:limit])
+    found = page(request, response, lambda: load_items(s.store, rubric=rubric, status=status, limit=limit,
+                                                       cursor=cursor), next_corpus_cursor, limit)
+    return CorpusPage(total=count_items(s.store, rubric=rubric, status=status), items=found,
+                      next_cursor=response.headers.get("X-Next-Cursor"))
 
 
 @router.post("/import", summary="Add or update items from JSON Lines (bad lines are skipped and reported)",

@@ -55,3 +55,24 @@ def test_labelling_a_trace_refuses_in_one_line(cli_env, store):
         assert message in result.stderr, (message, result.stderr)
     refused = run(cli_env, "corpus", "resolve", "nosuchitem", "correct")
     assert refused.exit_code == 2 and "no corpus item 'nosuchitem'" in refused.stderr
+
+
+def test_corpus_list_pages_by_cursor_and_export_takes_every_page(cli_env, store, tmp_path):
+    from sumwatch.monitor.store.corpus import CorpusItem, save_items
+
+    save_items(store, [CorpusItem("factuality", f"Revenue rose {q}% in May.", f"Revenue rose {q + 1}%.",
+                                  status="needs_label", proposed_verdict="numerically_wrong") for q in range(5)])
+    first = run(cli_env, "corpus", "list", "--rubric", "factuality", "--status", "needs_label", "-n", "3", "--json")
+    listed = run(cli_env, "corpus", "list", "--rubric", "factuality", "--status", "needs_label", "-n", "3")
+    assert "5 corpus items (showing 3)" in listed.stdout and "next page: --cursor " in listed.stderr
+    cursor = listed.stderr.split("next page: --cursor ")[1].strip()
+    rest = run(cli_env, "corpus", "list", "--rubric", "factuality", "--status", "needs_label", "--cursor", cursor,
+               "--json")
+    seen = [i["item_id"] for i in json.loads(first.stdout) + json.loads(rest.stdout)]
+    assert len(seen) == len(set(seen)) == 5 and "next page" not in rest.stderr
+    bad = run(cli_env, "corpus", "list", "--cursor", "not-a-cursor")
+    assert bad.exit_code != 0 and "cursor is not one this server gave" in bad.output
+    out = tmp_path / "all.jsonl"
+    assert run(cli_env, "corpus", "export", "--rubric", "factuality", "--status", "needs_label", "-o", str(out)
+               ).exit_code == 0
+    assert len(out.read_text().splitlines()) == 5

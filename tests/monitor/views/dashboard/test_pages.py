@@ -189,7 +189,8 @@ def test_an_empty_store_shows_every_page_with_what_to_do_next(store, settings):
     try:
         with httpx.Client(base_url=empty.endpoint) as c:
             says = {"/": "no clustering run has finished yet", "/issues": "no clustering run has finished yet",
-                    "/map": "No map yet", "/labelling": "Nothing waiting", "/compare": "No judged spans"}
+                    "/map": "No map yet", "/labelling": "Nothing waiting", "/compare": "No judged spans",
+                    "/alerts": "No threshold alert rules"}
             for path, text in says.items():
                 answer = c.get(path)
                 assert answer.status_code == 200 and text in answer.text, path

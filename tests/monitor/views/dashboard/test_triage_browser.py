@@ -12,13 +12,19 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def triage_dataset(sw_home, rules_cascade):
-    """A dashboard dataset of its own: triage changes what the shared one's tests expect."""
-    with database_of_its_own(sw_home, "triage") as (settings, store):
-        report = build_dataset(store, settings, rules_cascade)
-        running = serve(store, settings)
-        yield running, store, report
-        running.stop()
+def triage_db(sw_home):
+    """(settings, store) of a database of its own: triage changes what the shared dataset's tests expect."""
+    with database_of_its_own(sw_home, "triage") as pair:
+        yield pair
+
+
+@pytest.fixture(scope="module")
+def triage_dataset(triage_db, rules_cascade):
+    settings, store = triage_db
+    report = build_dataset(store, settings, rules_cascade)
+    running = serve(store, settings)
+    yield running, store, report
+    running.stop()
 
 
 @pytest.fixture(scope="module")
@@ -109,3 +115,59 @@ def test_a_refused_action_is_one_line_on_an_error_page(tab, triage_dataset):
     with tab.expect_navigation():
         tab.click("#triage-comment-send")  # no text
     assert "a comment needs some text" in tab.locator("body").inner_text()
+
+
+def test_the_overview_shows_each_open_issues_triage_and_leaves_hidden_ones_out(tab, triage_dataset, tmp_path):
+    report = triage_dataset[2]
+    resolved, into, merged = _issues(report)[:3]  # as the tests above left them
+    tab.goto(f"/issues/{into.issue_id}")
+    tab.fill("#triage-assignee", "bo")
+    with tab.expect_navigation():
+        tab.click("#triage-assign")
+    tab.goto("/")
+    listed = tab.locator("tr[data-issue]").evaluate_all("rows => rows.map(r => r.dataset.issue)")
+    assert into.issue_id in listed and merged.issue_id not in listed and resolved.issue_id not in listed
+    state = tab.locator(f"tr[data-issue='{into.issue_id}'] .triage-state").inner_text()
+    assert "@bo" in state and f"+{merged.issue_id}" in state and "1 comment" in state
+    counts = tab.locator("#triage-counts").inner_text()
+    assert "1 resolved" in counts and "1 merged" in counts and "1 assigned" in counts
+    with tab.expect_navigation():
+        tab.click("#triage-counts a[href*=hidden]")
+    assert merged.issue_id in tab.locator("#issues-table").inner_text()
+    tab.goto("/")
+    # looked at by hand (a copy in docs/screenshots/overview-triage.png)
+    tab.locator("#open-issues").screenshot(path=str(tmp_path / "overview-triage.png"))
+
+
+def test_the_alerts_page_lists_each_rule_with_its_rate_judged_count_and_state(tab, triage_db, tmp_path):
+    from fakes.trackers import WEBHOOK_SECRET
+
+    from sumwatch.monitor.exports.alerts import rule_statuses
+    from sumwatch.monitor.exports.config import ExportConfig
+
+    settings, store = triage_db
+    config = ExportConfig(alert_rules="factuality<100%/3650d/min1@webhook; groundedness<90%/3650d/min100000@webhook",
+                          webhook_url="http://127.0.0.1:9/hook", webhook_secret=WEBHOOK_SECRET)
+    expected = {s.rule: s for s in rule_statuses(store, config)}  # what GET /api/alerts and `sumwatch alerts` read
+    assert [s.state for s in expected.values()] == ["firing", "not enough data"]
+    tab.goto("/")
+    with tab.expect_navigation():
+        tab.click("header.top nav a[href='/alerts']")
+    assert tab.locator("#alerts-none").count() == 1  # this server has no rules
+    running = serve(store, settings, config)  # the same data, served with the rules
+    try:
+        tab.goto(f"{running.endpoint}/alerts")
+        assert tab.locator("header.top nav a.active").inner_text() == "Alerts"
+        rows = tab.locator("#alerts-table tr[data-rule]")
+        assert rows.count() == 2
+        for rule, status in expected.items():
+            row = tab.locator(f"#alerts-table tr[data-rule='{rule}']")
+            assert row.get_attribute("data-state") == status.state
+            assert f"{status.passed} passed of {status.judged}" in row.inner_text()
+            assert row.locator(".state").inner_text().strip() == status.state
+        firing = next(s for s in expected.values() if s.state == "firing")
+        assert f"{firing.rate:.1%}" in tab.locator(f"#alerts-table tr[data-rule='{firing.rule}'] .rate").inner_text()
+        # looked at by hand (a copy in docs/screenshots/alerts.png)
+        tab.screenshot(path=str(tmp_path / "alerts.png"), full_page=True)
+    finally:
+        running.stop()

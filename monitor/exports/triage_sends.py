@@ -1,0 +1,100 @@
+"""An issue's triage goes to its tickets: reopen, ignore, mute, merge, assign and comment each become a comment on
+every ticket of the issue (ignore also closes it with ``SUMWATCH_EXPORT_CLOSE_IGNORED``), sent once per ticket.
+
+    ticket = send_triage(store, tracker, payload.issue_id, ticket, since=record.created_at)  # inside a sync
+    results = triage_to_tickets(store, config)      # after a sampler pass: every ticket with events to send
+
+Resolving is not sent from here: a resolved status, whether a person or a run resolved it, is what the ticket
+sync comments on (and closes with close-resolved). Events the tracker itself caused (a ticket closed there) are
+not echoed back, and events older than the ticket are already in what it was created with.
+An assignee is a sumwatch name, not a tracker account: the comment names the person and says so.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from ..issues.triage import TriageAction, issue_label, parse_issue_id
+from ..store.connection import Store
+from ..store.event_sends import FAILED, SENT, UNCERTAIN, EventSend, event_sends, save_event_send
+from ..store.issue_events import IssueEvent, events_of
+from .tracker import CLOSED, Ticket, Tracker
+from .transport import ExportError, Uncertain, scrubber
+
+SENT_ACTIONS = (TriageAction.REOPEN, TriageAction.IGNORE, TriageAction.UNIGNORE, TriageAction.MUTE,
+                TriageAction.UNMUTE, TriageAction.MERGE, TriageAction.ASSIGN, TriageAction.COMMENT)
+
+
+def triage_text(event: IssueEvent, tracker_name: str, issue_url: str = "") -> str:
+    """The ticket comment one triage event becomes (pure)."""
+    issue, who = issue_label(event.number), event.by or "someone"
+    action = TriageAction(event.action)
+    if action == TriageAction.REOPEN:
+        text = f"sumwatch: {issue} was reopened by {who}."
+    elif action == TriageAction.IGNORE:
+        text = f"sumwatch: {issue} is ignored by {who}: it no longer alerts or shows in sumwatch's lists."
+    elif action == TriageAction.UNIGNORE:
+        text = f"sumwatch: {issue} is no longer ignored ({who})."
+    elif action == TriageAction.MUTE:
+        until = f"until {event.value[:16].replace('T', ' ')} UTC" if event.value else "until it regresses"
+        text = f"sumwatch: {issue} is muted by {who} {until}."
+    elif action == TriageAction.UNMUTE:
+        text = f"sumwatch: {issue} is no longer muted ({who})."
+    elif action == TriageAction.MERGE:
+        into = issue_label(int(event.value))
+        text = f"sumwatch: {issue} was merged into {into} by {who}; its failures count as {into}'s from now on."
+    elif action == TriageAction.ASSIGN:
+        text = (f"sumwatch: {issue} is assigned to {event.value} by {who} (a sumwatch name, not a {tracker_name} "
+                f"account)." if event.value else f"sumwatch: {issue} is unassigned by {who}.")
+    else:  # the link before the comment, so the comment ends as written
+        return f"sumwatch: {who} commented on {issue}{f' ({issue_url})' if issue_url else ''}:\n\n{event.value}"
+    return f"{text} {issue_url}".strip() if issue_url else text
+
+
+def unsent(store: Store, tracker: Tracker, number: int, since: datetime) -> list[IssueEvent]:
+    """The events of issue ``number`` still to go to ``tracker``'s ticket (never sent, or refused last time),
+    oldest first."""
+    done = event_sends(store, numbers=[number], target=tracker.name)
+    out = []
+    for e in events_of(store, [number]):
+        if e.action not in SENT_ACTIONS or e.source == f"tracker:{tracker.name}" or e.at <= since:
+            continue
+        row = done.get((number, tracker.name, e.event_id))
+        if row is None or row.phase == FAILED:
+            out.append(e)
+    return out
+
+
+def send_triage(store: Store, tracker: Tracker, issue_id: str, ticket: Ticket, *, since: datetime,
+                issue_url: str = "", resolved: bool = False) -> tuple[Ticket, int]:
+    """Send ``issue_id``'s unsent triage events to ``ticket``, in time order: the ticket as it is after them and how
+    many went. A refusal is recorded on the event's row and raised (later events wait, keeping the order)."""
+    number, sent = parse_issue_id(issue_id), 0
+    scrub = scrubber(tracker.config)
+    for event in unsent(store, tracker, number, since):
+        action = TriageAction(event.action)
+        try:
+            if action == TriageAction.REOPEN and ticket.state == CLOSED:
+                ticket = tracker.set_open(ticket, True)
+            tracker.comment(ticket, triage_text(event, tracker.name, issue_url))
+        except Uncertain as exc:  # the tracker may hold the comment: never sent twice
+            save_event_send(store, EventSend(number, event.event_id, tracker.name, UNCERTAIN, scrub(str(exc))))
+            continue
+        except ExportError as exc:
+            save_event_send(store, EventSend(number, event.event_id, tracker.name, FAILED, scrub(str(exc))))
+            raise
+        save_event_send(store, EventSend(number, event.event_id, tracker.name, SENT))
+        sent += 1
+        ticket = _follow(tracker, ticket, action, resolved)
+    return ticket, sent
+
+
+def _follow(tracker: Tracker, ticket: Ticket, action: TriageAction, resolved: bool) -> Ticket:
+    """Ignoring closes the ticket where configured, and un-ignoring opens it again unless the issue is resolved."""
+    if not tracker.config.export_close_ignored:
+        return ticket
+    if action == TriageAction.IGNORE and ticket.state != CLOSED:
+        return tracker.set_open(ticket, False)
+    if action == TriageAction.UNIGNORE and ticket.state == CLOSED and not resolved:
+        return tracker.set_open(ticket, True)
+    return ticket

@@ -1,0 +1,47 @@
+"""GET /api/corpus pages like the other listings: ``limit`` and ``cursor``, the next page in ``next_cursor``,
+``X-Next-Cursor`` and ``Link``; the client walks every page, and `sumwatch corpus export` takes them all."""
+
+import httpx
+
+from sumwatch.monitor.exports.config import ExportConfig
+from sumwatch.monitor.store.corpus import CorpusItem, save_items
+from sumwatch.monitor.views.app import create_app
+from sumwatch.monitor.views.client import ApiClient
+
+TOKEN = "s3cret-token"
+
+
+def _items(store, n=7):
+    save_items(store, [CorpusItem("factuality", f"Revenue rose {q}% in quarter {q}.", f"Revenue rose {q + 1}%.",
+                                  status="needs_label", proposed_verdict="numerically_wrong", origin="promoted")
+                       for q in range(n)])
+
+
+def test_the_corpus_is_walked_page_by_page_each_item_once(store, settings):
+    _items(store)
+    app = create_app(settings.with_(api_token=TOKEN), store, export_config=ExportConfig())
+    with ApiClient.in_process(app, TOKEN) as client:
+        first = client.corpus(rubric="factuality", status="needs_label", limit=3)
+        assert (first.total, len(first.items)) == (7, 3) and first.next_cursor
+        seen, page = [i.item_id for i in first.items], first
+        while page.next_cursor:
+            page = client.corpus(rubric="factuality", status="needs_label", limit=3, cursor=page.next_cursor)
+            assert page.total == 7
+            seen += [i.item_id for i in page.items]
+        assert len(seen) == len(set(seen)) == 7
+        walked = client.corpus_items(rubric="factuality", status="needs_label")
+        assert sorted(i.item_id for i in walked) == sorted(seen)
+
+
+def test_the_next_page_is_in_the_headers_and_a_strange_cursor_is_one_line(served):
+    server, _ = served
+    with httpx.Client(base_url=server.endpoint, headers={"authorization": f"Bearer {TOKEN}"}) as http:
+        answer = http.get("/api/corpus", params={"limit": 1})
+        body = answer.json()
+        assert body["total"] > 1 and len(body["items"]) == 1
+        assert answer.headers["x-next-cursor"] == body["next_cursor"]
+        assert answer.headers["link"].endswith('>; rel="next"') and "cursor=" in answer.headers["link"]
+        nxt = http.get(answer.headers["link"][1:answer.headers["link"].index(">")]).json()
+        assert nxt["items"][0]["item_id"] != body["items"][0]["item_id"]
+        bad = http.get("/api/corpus", params={"cursor": "not-a-cursor"})
+    assert bad.status_code == 400 and bad.json()["error"].startswith("cursor is not one this server gave")
