@@ -96,7 +96,10 @@ class ReceiverSettings(_Concern):
     api_token: SecretStr | None = None
     max_body_bytes: int = 20 * 1024 * 1024
     insert_batch_rows: int = 20_000
-    insert_batch_wait_ms: int = 0  # linger before an INSERT; 0 = group whatever is queued
+    # group commit: how long the writer waits after a request's rows arrive for other requests to join its INSERT
+    # (0: only what is already queued). Each chDB INSERT has a large fixed cost, so fewer, bigger ones cost less
+    # CPU per span; measured with tests/bench/ingest.py --commit-wait-ms (README, capacity plan)
+    insert_batch_wait_ms: int = 50
     retry_after_seconds: int = 5  # told to exporters with a 503
     # the receiver closes a connection whose request headers take longer than this, and answers 408 to a
     # body that takes longer to arrive (slow or stuck clients must not hold connections)
