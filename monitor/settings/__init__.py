@@ -100,6 +100,13 @@ class ReceiverSettings(_Concern):
     # (0: only what is already queued). Each chDB INSERT has a large fixed cost, so fewer, bigger ones cost less
     # CPU per span; measured with tests/bench/ingest.py --commit-wait-ms (README, capacity plan)
     insert_batch_wait_ms: int = 50
+    # acknowledge a request once its rows are in a write-ahead log under home (receiver-log/<database>), and
+    # insert the log in batches up to insert_batch_rows: bigger INSERTs cost the engine less per span. Off: each
+    # request is acknowledged after the INSERT holding it. Replayed at start, so a killed process loses nothing
+    receiver_log: bool = True
+    # fsync each record before acknowledging: survives power loss, not only a killed process, at a disk flush
+    # per request (a write() alone is in the page cache, which outlives the process)
+    receiver_log_fsync: bool = False
     retry_after_seconds: int = 5  # told to exporters with a 503
     # the receiver closes a connection whose request headers take longer than this, and answers 408 to a
     # body that takes longer to arrive (slow or stuck clients must not hold connections)
@@ -443,6 +450,11 @@ class Settings(BaseSettings):
         if url and url.startswith("chdb:"):
             return Path(urlsplit(url).path).resolve()
         return (self.store.home / "chdb").resolve()
+
+    @property
+    def receiver_log_path(self) -> Path:
+        """The receiver's write-ahead log folder for this database: ``receiver-log/<database>`` under ``home``."""
+        return (self.store.home / "receiver-log" / self.store.database).resolve()
 
     @property
     def models_path(self) -> Path:
