@@ -8,11 +8,11 @@ Every span is checked before it joins a group commit (:mod:`.validate`), so one 
 never fail another request's INSERT. Answers:
 
 - 200 once the spans are stored, or with ``receiver_log`` on (the default), once they are in the receiver's
-  write-ahead log, which the writer inserts in large batches and replays after a crash. When some spans were dropped for values the store cannot hold
-  (a time of 0, before 1973-03-03 or after 2262-04-11, a missing or all-zero trace or span id, an id of
-  the wrong length, text that is not valid Unicode), the rest are stored and the answer carries OTLP's
-  partial success: ``rejected_spans`` and an ``error_message`` naming the field and place of the first
-  ones, e.g. ``1 of 4 spans rejected: resourceSpans[0].scopeSpans[0].spans[3].startTimeUnixNano: 0 (unset)
+  write-ahead log, which the writer inserts in large batches and replays after a crash. When some spans were
+  dropped for values the store cannot hold (a time of 0, before 1973-03-03 or after 2262-04-11, a missing or
+  all-zero trace or span id, an id of the wrong length, text that is not valid Unicode), the rest are stored and
+  the answer carries OTLP's partial success: ``rejected_spans`` and an ``error_message`` naming the field and
+  place of the first ones, e.g. ``1 of 4 spans rejected: resourceSpans[0].scopeSpans[0].spans[3].startTimeUnixNano: 0 (unset)
   is before 1973-03-03T09:46:40Z, the earliest time the store holds``. Exporters do not resend those.
 - 400 with the reason when the body is not an OTLP trace export (not protobuf or JSON, wrong types at
   any level, too deeply nested, bad gzip), and when every span of the request was rejected.

@@ -197,9 +197,8 @@ class GroupWriter:
             return set()
         first_key, second_key = self._into.keys
         wanted = sorted({k[0] for item in items for k in self._keys(item[0])})
-        rows = self._store.query_rows(
-            f"SELECT DISTINCT {first_key}, {second_key} FROM {self._into.table} WHERE {first_key} IN {{ids:Array(String)}}",
-            {"ids": wanted})
+        rows = self._store.query_rows(f"SELECT DISTINCT {first_key}, {second_key} FROM {self._into.table} "
+                                      f"WHERE {first_key} IN {{ids:Array(String)}}", {"ids": wanted})
         return {(a, b) for a, b in rows}
 
     def _take_batch(self, first: Any) -> tuple[list[Any], bool]:

@@ -200,7 +200,8 @@ def main() -> None:
     print(f"\n{'log':<5}{'commit wait':<14}{'spans/s':>10}{'of direct':>11}{'CPU us/span':>13}{'of direct':>11}"
           f"{'ack p50 ms':>12}{'ack p99 ms':>12}{'INSERTs':>9}")
     for run in runs:
-        print(f"{'on' if run['receiver_log'] else 'off':<5}{str(run['commit_wait_ms']) + ' ms':<14}{run['spans_per_s']:>10,.0f}{run['vs_direct']:>11.2f}"
+        print(f"{'on' if run['receiver_log'] else 'off':<5}{str(run['commit_wait_ms']) + ' ms':<14}"
+              f"{run['spans_per_s']:>10,.0f}{run['vs_direct']:>11.2f}"
               f"{run['cpu_us_per_span']:>13.1f}{run['cpu_vs_direct']:>11.2f}{run['ack_p50_ms']:>12.1f}"
               f"{run['ack_p99_ms']:>12.1f}{run['inserts']:>9}")
     summary = {
