@@ -12,8 +12,9 @@ never fail another request's INSERT. Answers:
   dropped for values the store cannot hold (a time of 0, before 1973-03-03 or after 2262-04-11, a missing or
   all-zero trace or span id, an id of the wrong length, text that is not valid Unicode), the rest are stored and
   the answer carries OTLP's partial success: ``rejected_spans`` and an ``error_message`` naming the field and
-  place of the first ones, e.g. ``1 of 4 spans rejected: resourceSpans[0].scopeSpans[0].spans[3].startTimeUnixNano: 0 (unset)
-  is before 1973-03-03T09:46:40Z, the earliest time the store holds``. Exporters do not resend those.
+  place of the first ones, e.g. ``1 of 4 spans rejected:
+  resourceSpans[0].scopeSpans[0].spans[3].startTimeUnixNano: 0 (unset) is before 1973-03-03T09:46:40Z, the
+  earliest time the store holds``. Exporters do not resend those.
 - 400 with the reason when the body is not an OTLP trace export (not protobuf or JSON, wrong types at
   any level, too deeply nested, bad gzip), and when every span of the request was rejected.
 - 401 when an ingest token is set and the request does not carry it (:func:`ingest_token_problem`);
