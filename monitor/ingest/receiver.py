@@ -7,7 +7,7 @@
 Every span is checked before it joins a group commit (:mod:`.validate`), so one client's bad values
 never fail another request's INSERT. Answers:
 
-- 200 once the spans are stored, or with ``receiver_log`` on (the default), once they are in the receiver's
+- 200 once the spans are stored, or with ``receiver_log`` on, once they are in the receiver's
   write-ahead log, which the writer inserts in large batches and replays after a crash. When some spans were
   dropped for values the store cannot hold (a time of 0, before 1973-03-03 or after 2262-04-11, a missing or
   all-zero trace or span id, an id of the wrong length, text that is not valid Unicode), the rest are stored and

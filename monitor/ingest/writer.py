@@ -11,9 +11,10 @@ next requests overlaps the current INSERT. While one INSERT runs, new submission
 next one. The receiver validates spans before submitting them; should the database still refuse a
 batch, each request's rows are retried alone, so one request's rows never fail another's.
 
-With a write-ahead log (``GroupWriter(store, SPANS, log=WriteAheadLog(path))``, the receiver's default), a
-submission is acknowledged once its encoded rows are appended to the log, and the writer drains the log into
-INSERTs as large as ``max_rows``, which cost the engine far less per row than one INSERT per few requests. Each
+With a write-ahead log (``GroupWriter(store, SPANS, log=WriteAheadLog(path))``; the receiver's with
+``SUMWATCH_RECEIVER_LOG=on``), a submission is acknowledged once its encoded rows are appended to the log, and
+the writer drains the log into INSERTs as large as ``max_rows``, which cost the engine far less per row than one
+INSERT per few requests. Each
 INSERT is followed by the log's committed offset; at start the records after it are inserted again, except those
 whose spans are all in the table already (an INSERT that landed just before a crash), so a replay never stores a
 record twice. While the database fails, logged rows are retried and new submissions are refused (503), and
