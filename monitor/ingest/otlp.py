@@ -19,6 +19,7 @@ import binascii
 import json
 import re
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -29,9 +30,9 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
-from sumwatch.tracer.otel_traces import SERVICE_NAME_KEY, SPAN_KINDS, STATUS_CODES, attribute_string
+from sumwatch.tracer.otel_traces import SERVICE_NAME_KEY, SPAN_KINDS, STATUS_CODES, attribute_string, format_double
 
-from .validate import Rejections, span_problem, stored_id, text_problem
+from .validate import Rejections, plain_span_ok, span_problem, stored_id, text_problem
 
 _M = TypeVar("_M", bound=Message)
 
@@ -270,16 +271,38 @@ def _any_value(value: Any) -> Any:
     return getattr(value, which)
 
 
+# An attribute value's text by its oneof case, as attribute_string renders it, without building the Python
+# value first; strings, by far the most common, never get here.
+_VALUE_TEXT: dict[str | None, Callable[[Any], str]] = {
+    None: lambda value: "",
+    "bool_value": lambda value: "true" if value.bool_value else "false",
+    "int_value": lambda value: str(value.int_value),
+    "double_value": lambda value: format_double(value.double_value),
+    "bytes_value": lambda value: attribute_string(value.bytes_value),
+    "array_value": lambda value: attribute_string(_any_value(value)),
+    "kvlist_value": lambda value: attribute_string(_any_value(value)),
+}
+
+
 def _attributes(kvs: Any) -> dict[str, str]:
     out = {}
     for kv in kvs:
         value = kv.value
         which = value.WhichOneof("value")
-        if which == "string_value":
-            out[kv.key] = value.string_value
-        else:
-            out[kv.key] = attribute_string(_any_value(value)) if which is not None else ""
+        out[kv.key] = value.string_value if which == "string_value" else _VALUE_TEXT[which](value)
     return out
+
+
+def _resource_attributes(resource: Any, seen: dict[bytes, dict[str, str]] | None) -> dict[str, str]:
+    """A resource's attributes, converted once per request (``seen``, when it holds several resources: a
+    Collector that merged batches repeats the same resource in them)."""
+    if seen is None:
+        return _attributes(resource.attributes)
+    key = resource.SerializeToString(deterministic=True)
+    found = seen.get(key)
+    if found is None:
+        found = seen[key] = _attributes(resource.attributes)
+    return found
 
 
 def request_to_rows(request: ExportTraceServiceRequest,
@@ -287,46 +310,60 @@ def request_to_rows(request: ExportTraceServiceRequest,
     """Rows of the spans that can be stored; the others counted in ``rejected`` with their reasons, in
     request order (``refused``: reasons of spans already rejected while reading the body, by place)."""
     decoded = Decoded()
-    rows, reject = decoded.rows, decoded.rejected.add
+    reject, append = decoded.rejected.add, decoded.rows.append
+    resources: dict[bytes, dict[str, str]] | None = {} if len(request.resource_spans) > 1 else None
+    kinds, codes = len(SPAN_KINDS), len(STATUS_CODES)
     for r, rs in enumerate(request.resource_spans):
-        resource_attrs = _attributes(rs.resource.attributes)
+        resource_attrs = _resource_attributes(rs.resource, resources)
         service = resource_attrs.get(SERVICE_NAME_KEY, "")
         for s, ss in enumerate(rs.scope_spans):
             scope_name, scope_version = ss.scope.name, ss.scope.version
             for i, span in enumerate(ss.spans):
+                # read each field once: every access of a protobuf field builds a new Python object
+                trace_id, span_id, parent_id = span.trace_id, span.span_id, span.parent_span_id
+                start, end = span.start_time_unix_nano, span.end_time_unix_nano
+                events, links = span.events, span.links
                 problem = refused.get((r, s, i)) if refused else None
-                if problem is None:
+                if problem is None and not plain_span_ok(trace_id, span_id, parent_id, start):
+                    problem = span_problem(span)
+                if problem is None and (events or links):
                     problem = span_problem(span)
                 if problem is not None:
                     reject(f"resourceSpans[{r}].scopeSpans[{s}].spans[{i}].{problem}")
                     continue
-                start, end = span.start_time_unix_nano, span.end_time_unix_nano
-                kind = span.kind if 0 <= span.kind < len(SPAN_KINDS) else 0
-                code = span.status.code if 0 <= span.status.code < len(STATUS_CODES) else 0
-                events, links = span.events, span.links
-                rows.append((
+                kind = span.kind
+                status = span.status
+                code = status.code
+                if events:
+                    event_columns: tuple[list[Any], ...] = (
+                        [e.time_unix_nano for e in events], [e.name for e in events],
+                        [_attributes(e.attributes) for e in events])
+                else:
+                    event_columns = ([], [], [])
+                if links:
+                    link_columns: tuple[list[Any], ...] = (
+                        [stored_id(link.trace_id) for link in links], [stored_id(link.span_id) for link in links],
+                        [link.trace_state for link in links], [_attributes(link.attributes) for link in links])
+                else:
+                    link_columns = ([], [], [], [])
+                append((
                     start,
-                    span.trace_id.hex(),
-                    span.span_id.hex(),
-                    stored_id(span.parent_span_id),
+                    trace_id.hex(),
+                    span_id.hex(),
+                    stored_id(parent_id) if parent_id else "",
                     span.trace_state,
                     span.name,
-                    SPAN_KINDS[kind],
+                    SPAN_KINDS[kind if 0 <= kind < kinds else 0],
                     service,
                     resource_attrs,
                     scope_name,
                     scope_version,
                     _attributes(span.attributes),
                     end - start if end >= start else 0,
-                    STATUS_CODES[code],
-                    span.status.message,
-                    [e.time_unix_nano for e in events],
-                    [e.name for e in events],
-                    [_attributes(e.attributes) for e in events],
-                    [stored_id(link.trace_id) for link in links],
-                    [stored_id(link.span_id) for link in links],
-                    [link.trace_state for link in links],
-                    [_attributes(link.attributes) for link in links],
+                    STATUS_CODES[code if 0 <= code < codes else 0],
+                    status.message,
+                    *event_columns,
+                    *link_columns,
                 ))
     return decoded
 

@@ -7,12 +7,14 @@
 Every span is checked before it joins a group commit (:mod:`.validate`), so one client's bad values
 never fail another request's INSERT. Answers:
 
-- 200 once the stored spans are written. When some spans were dropped for values the store cannot hold
-  (a time of 0, before 1973-03-03 or after 2262-04-11, a missing or all-zero trace or span id, an id of
-  the wrong length, text that is not valid Unicode), the rest are stored and the answer carries OTLP's
-  partial success: ``rejected_spans`` and an ``error_message`` naming the field and place of the first
-  ones, e.g. ``1 of 4 spans rejected: resourceSpans[0].scopeSpans[0].spans[3].startTimeUnixNano: 0 (unset)
-  is before 1973-03-03T09:46:40Z, the earliest time the store holds``. Exporters do not resend those.
+- 200 once the spans are stored, or with ``receiver_log`` on, once they are in the receiver's
+  write-ahead log, which the writer inserts in large batches and replays after a crash. When some spans were
+  dropped for values the store cannot hold (a time of 0, before 1973-03-03 or after 2262-04-11, a missing or
+  all-zero trace or span id, an id of the wrong length, text that is not valid Unicode), the rest are stored and
+  the answer carries OTLP's partial success: ``rejected_spans`` and an ``error_message`` naming the field and
+  place of the first ones, e.g. ``1 of 4 spans rejected:
+  resourceSpans[0].scopeSpans[0].spans[3].startTimeUnixNano: 0 (unset) is before 1973-03-03T09:46:40Z, the
+  earliest time the store holds``. Exporters do not resend those.
 - 400 with the reason when the body is not an OTLP trace export (not protobuf or JSON, wrong types at
   any level, too deeply nested, bad gzip), and when every span of the request was rejected.
 - 401 when an ingest token is set and the request does not carry it (:func:`ingest_token_problem`);
@@ -66,6 +68,7 @@ from .otlp import (
     safe_text,
 )
 from .timeouts import BodyTimeout, guarded_protocol, read_body
+from .write_ahead_log import WriteAheadLog
 from .writer import GENAI_EVENTS, SPANS, GroupWriter, RowEncodeError
 
 _log = logging.getLogger(__name__)
@@ -233,8 +236,12 @@ def _uvicorn_server(config: Any) -> Any:
 
 
 def span_writer(settings: Settings, store: Store) -> GroupWriter:
+    """The spans' group commit; with ``receiver_log`` on, through the write-ahead log (opened at ``start()``)."""
     receiver = settings.receiver
-    return GroupWriter(store, SPANS, max_rows=receiver.insert_batch_rows, linger_ms=receiver.insert_batch_wait_ms)
+    log = WriteAheadLog(settings.receiver_log_path / "spans", fsync=receiver.receiver_log_fsync) \
+        if receiver.receiver_log else None
+    return GroupWriter(store, SPANS, max_rows=receiver.insert_batch_rows, linger_ms=receiver.insert_batch_wait_ms,
+                       log=log)
 
 
 def log_writer(settings: Settings, store: Store) -> GroupWriter:

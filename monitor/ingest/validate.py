@@ -57,6 +57,21 @@ def stored_id(raw: bytes) -> str:
     return raw.hex() if any(raw) else ""
 
 
+_ZERO_TRACE_ID, _ZERO_SPAN_ID = bytes(TRACE_ID_BYTES), bytes(SPAN_ID_BYTES)
+
+
+def plain_span_ok(trace_id: bytes, span_id: bytes, parent_span_id: bytes, start_ns: int) -> bool:
+    """Whether a span's ids and start time can be stored, in one expression for the hot path; the same rules as
+    :func:`span_problem`, which says why when they cannot (and checks events and links, which this does not).
+
+        plain_span_ok(span.trace_id, span.span_id, span.parent_span_id, span.start_time_unix_nano)
+    """
+    return (len(trace_id) == TRACE_ID_BYTES and trace_id != _ZERO_TRACE_ID
+            and len(span_id) == SPAN_ID_BYTES and span_id != _ZERO_SPAN_ID
+            and (not parent_span_id or len(parent_span_id) == SPAN_ID_BYTES)
+            and MIN_TIME_NS <= start_ns <= MAX_TIME_NS)
+
+
 def span_problem(span: Any) -> str | None:
     """The first reason a decoded OTLP ``Span`` cannot be stored, as ``field: reason``, or None."""
     problem = (id_problem(span.trace_id, TRACE_ID_BYTES, "traceId")

@@ -10,23 +10,37 @@ joins the encoded blocks and inserts; the engine releases the GIL while it works
 next requests overlaps the current INSERT. While one INSERT runs, new submissions queue and form the
 next one. The receiver validates spans before submitting them; should the database still refuse a
 batch, each request's rows are retried alone, so one request's rows never fail another's.
+
+With a write-ahead log (``GroupWriter(store, SPANS, log=WriteAheadLog(path))``; the receiver's with
+``SUMWATCH_RECEIVER_LOG=on``), a submission is acknowledged once its encoded rows are appended to the log, and
+the writer drains the log into INSERTs as large as ``max_rows``, which cost the engine far less per row than one
+INSERT per few requests. Each
+INSERT is followed by the log's committed offset; at start the records after it are inserted again, except those
+whose spans are all in the table already (an INSERT that landed just before a crash), so a replay never stores a
+record twice. While the database fails, logged rows are retried and new submissions are refused (503), and
+beyond ``max_backlog_rows`` not yet stored, acknowledgements wait for the INSERTs (memory stays bounded).
 """
 
 from __future__ import annotations
 
 import logging
 import queue
+import struct
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from sumwatch.tracer.otel_traces import COLUMNS, INSERT_FORMAT, TRACES_TABLE, encode_columns, join_columns
 
 from ..store.connection import Store, StoreError, StoreUnavailableError
 from ..store.genai_events import GENAI_EVENT_COLUMNS, GENAI_EVENTS_TABLE, encode_genai_events
+from .write_ahead_log import LogRecord, WriteAheadLog
 
 _log = logging.getLogger(__name__)
 _STOP = object()
@@ -49,28 +63,64 @@ class InsertTable:
     columns: tuple[str, ...]
     encode: Callable[[Sequence[Any]], list[bytes]]
     noun: str
+    # the two columns naming a row, so a log replay can tell which records an INSERT already stored
+    keys: tuple[str, str] | None = None
 
 
-SPANS = InsertTable(TRACES_TABLE, COLUMNS, encode_columns, "spans")
+SPANS = InsertTable(TRACES_TABLE, COLUMNS, encode_columns, "spans", ("TraceId", "SpanId"))
 GENAI_EVENTS = InsertTable(GENAI_EVENTS_TABLE, GENAI_EVENT_COLUMNS, encode_genai_events, "GenAI log records")
+
+
+def pack_record(encoded: Sequence[bytes], rows: int) -> bytes:
+    """A log record: the row count, each column block's length, then the blocks."""
+    return struct.pack(f"<I{len(encoded)}I", rows, *map(len, encoded)) + b"".join(encoded)
+
+
+def unpack_record(payload: bytes, columns: int) -> tuple[list[bytes], int]:
+    """:func:`pack_record` undone: (column blocks, row count)."""
+    rows, *lengths = struct.unpack_from(f"<I{columns}I", payload)
+    blocks, at = [], 4 * (columns + 1)
+    for length in lengths:
+        blocks.append(payload[at:at + length])
+        at += length
+    return blocks, rows
 
 
 class GroupWriter:
     def __init__(self, store: Store, into: InsertTable = SPANS, *, max_rows: int = 20_000,
-                 linger_ms: int = 0) -> None:
+                 linger_ms: int = 0, log: WriteAheadLog | None = None, max_backlog_rows: int = 65_536) -> None:
         self._store, self._into = store, into
         self._max_rows, self._linger = max_rows, linger_ms / 1000.0
         self._queue: queue.Queue[Any] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._stopping = False
+        self._log = log
+        self._appending = threading.Lock()  # one order for the log's records and the queue's items
+        self._draining = threading.Event()
+        self._draining.set()
+        self._backlog = 0  # rows acknowledged from the log and not yet stored
+        self._max_backlog = max_backlog_rows
+        self._waiting: deque[tuple[int, Future[int]]] = deque()  # acknowledgements held back by the backlog
+        self._failing: Exception | None = None  # the database's last error while logged rows wait for it
         self.noun = into.noun
         self.inserts = 0  # INSERT statements issued, for tests and stats
         self.rows_written = 0
 
     def start(self) -> GroupWriter:
+        """Start the writer thread; with a log, first store what it holds from before (a crash, a held drain)."""
+        if self._log is not None:
+            self._replay(self._log.open())
         self._thread = threading.Thread(target=self._run, name=f"sumwatch-writer-{self._into.table}", daemon=True)
         self._thread.start()
         return self
+
+    def hold(self) -> None:
+        """Keep logged rows in the log (acknowledged, not inserted) until :meth:`release`: maintenance of the
+        database, and the crash tests' known point."""
+        self._draining.clear()
+
+    def release(self) -> None:
+        self._draining.set()
 
     def submit(self, rows: Sequence[Any]) -> Future[int]:
         """Queue rows (as the table's ``encode`` takes them); the future resolves when they are stored.
@@ -85,15 +135,72 @@ class GroupWriter:
                 encoded = self._into.encode(rows)
             except Exception as exc:  # orjson's and the formatter's errors: the rows, not the database
                 raise RowEncodeError(f"{self._into.noun} could not be encoded: {exc}") from exc
-            self._queue.put((encoded, len(rows), fut))
+            if self._log is None:
+                self._queue.put((encoded, len(rows), fut, 0))
+            elif self._failing is not None:
+                fut.set_exception(self._failing)
+            else:
+                self._append(encoded, len(rows), fut)
         return fut
 
+    def _append(self, encoded: list[bytes], count: int, fut: Future[int]) -> None:
+        assert self._log is not None
+        payload = pack_record(encoded, count)
+        with self._appending:
+            end = self._log.append(payload)
+            self._queue.put((encoded, count, None, end))
+            self._backlog += count
+            if self._backlog <= self._max_backlog and not self._waiting:
+                fut.set_result(count)
+            else:
+                self._waiting.append((count, fut))
+
     def stop(self, timeout: float = 30.0) -> None:
-        """Write what is queued, then stop."""
+        """Write what is queued, then stop (with a held drain, what is logged stays for the next start)."""
         self._stopping = True
         self._queue.put(_STOP)
+        self._draining.set()
         if self._thread is not None:
             self._thread.join(timeout)
+        if self._log is not None:
+            self._log.close()
+
+    def _replay(self, records: list[LogRecord]) -> None:
+        """Insert the log's uncommitted records, less those an INSERT stored before the offset was written."""
+        if not records:
+            return
+        columns = len(self._into.columns)
+        items = [(*unpack_record(r.payload, columns), None, r.end) for r in records]
+        stored = self._stored_keys(items)
+        todo = [item for item in items if not self._keys(item[0]) <= stored]
+        _log.warning("receiver log: %d records not committed before the last stop, %d of them already stored",
+                     len(items), len(items) - len(todo))
+        batch: list[Any] = []
+        for item in todo:
+            batch.append(item)
+            if sum(b[1] for b in batch) >= self._max_rows:
+                self._insert_logged(batch)
+                batch = []
+        if batch:
+            self._insert_logged(batch)
+        assert self._log is not None
+        with self._appending:
+            self._log.commit(records[-1].end)
+
+    def _keys(self, encoded: list[bytes]) -> set[tuple[Any, Any]]:
+        if self._into.keys is None:
+            return set()
+        first, second = (orjson.loads(encoded[self._into.columns.index(k)]) for k in self._into.keys)
+        return set(zip(first, second, strict=True))
+
+    def _stored_keys(self, items: list[Any]) -> set[tuple[Any, Any]]:
+        if self._into.keys is None:
+            return set()
+        first_key, second_key = self._into.keys
+        wanted = sorted({k[0] for item in items for k in self._keys(item[0])})
+        rows = self._store.query_rows(f"SELECT DISTINCT {first_key}, {second_key} FROM {self._into.table} "
+                                      f"WHERE {first_key} IN {{ids:Array(String)}}", {"ids": wanted})
+        return {(a, b) for a, b in rows}
 
     def _take_batch(self, first: Any) -> tuple[list[Any], bool]:
         batch, count = [first], first[1]
@@ -112,12 +219,53 @@ class GroupWriter:
             count += item[1]
         return batch, stop
 
+    def _insert_logged(self, batch: list[Any]) -> None:
+        """One INSERT for logged records, retried while the database is unavailable (the rows are acknowledged);
+        records the database refuses are dropped with an error in the log, after trying each alone."""
+        delay = 0.1
+        while True:
+            try:
+                self._insert_encoded(batch)
+            except StoreUnavailableError as exc:
+                self._failing = exc
+                if self._stopping:
+                    raise
+                _log.error("insert of %d logged %s failed, retrying: %s", sum(b[1] for b in batch), self.noun, exc)
+                time.sleep(delay)
+                delay = min(delay * 2, 5.0)
+                continue
+            except Exception as exc:
+                if len(batch) > 1:
+                    _log.warning("insert of %d logged requests refused, inserting them one by one: %s", len(batch), exc)
+                    for item in batch:
+                        self._insert_logged([item])
+                    return
+                _log.error("dropping %d acknowledged %s the database refused: %s", batch[0][1], self.noun, exc)
+                return
+            self._failing = None
+            return
+
+    def _insert_encoded(self, batch: list[Any]) -> None:
+        into = self._into
+        self._store.insert_encoded(into.table, into.columns, join_columns([b[0] for b in batch]), INSERT_FORMAT)
+        self.inserts += 1
+        self.rows_written += sum(b[1] for b in batch)
+
+    def _commit(self, batch: list[Any]) -> None:
+        """The log's offset past ``batch``, and the acknowledgements the backlog held back."""
+        assert self._log is not None
+        with self._appending:
+            self._log.commit(batch[-1][3])
+            self._backlog -= sum(b[1] for b in batch)
+            while self._waiting and self._backlog <= self._max_backlog:
+                count, fut = self._waiting.popleft()
+                fut.set_result(count)
+
     def _insert(self, batch: list[Any]) -> None:
         """One INSERT for the batch; if the database refuses it (and is not down), each submitter's rows
         again on their own, so rows the engine cannot take fail only the request that sent them."""
         try:
-            into = self._into
-            self._store.insert_encoded(into.table, into.columns, join_columns([b[0] for b in batch]), INSERT_FORMAT)
+            self._insert_encoded(batch)
         except Exception as exc:
             if len(batch) > 1 and not isinstance(exc, StoreUnavailableError):
                 _log.warning("insert of %d requests refused, inserting them one by one: %s", len(batch), exc)
@@ -129,8 +277,6 @@ class GroupWriter:
                 item[2].set_exception(exc)
         else:
             count = sum(b[1] for b in batch)
-            self.inserts += 1
-            self.rows_written += count
             for item in batch:
                 item[2].set_result(count)
 
@@ -139,7 +285,15 @@ class GroupWriter:
             item = self._queue.get()
             if item is _STOP:
                 return
+            self._draining.wait()
             batch, stop = self._take_batch(item)
-            self._insert(batch)
+            if self._log is None:
+                self._insert(batch)
+            else:
+                try:
+                    self._insert_logged(batch)
+                except StoreUnavailableError:
+                    return  # stopping with the database down: the log keeps the rows for the next start
+                self._commit(batch)
             if stop:
                 return
