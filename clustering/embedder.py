@@ -33,7 +33,7 @@ from .vocabulary import Choice
 
 if TYPE_CHECKING:  # numpy is imported on the first encode, not with this module
     from .arrays import Vectors
-    from .model_pool import ModelPool
+    from .model_pool import ModelPool, ModelSpec
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _PACKAGED_NAMES = frozenset({DEFAULT_MODEL, "sentence-transformers/" + DEFAULT_MODEL})
@@ -137,7 +137,7 @@ class Embedder:
                 from .model_pool import ModelPool, ModelSpec  # noqa: PLC0415 - only a pool needs it
 
                 self._pool = ModelPool(ModelSpec(self._name, self._backend.value, self._threads, self._cache_dir),
-                                       processes)
+                                       processes, helper_embedder)
         if old is not None:
             old.close()
 
@@ -241,3 +241,7 @@ def _load_model(name: str, device: str, threads: int | None = None) -> Any:
 def _digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
+
+def helper_embedder(spec: ModelSpec) -> Embedder:
+    """The model a pool's helper process loads: ``spec`` as this process resolved it (after any fallback)."""
+    return Embedder(spec.name, backend=spec.backend, threads=spec.threads, cache_dir=spec.cache_dir)

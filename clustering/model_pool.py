@@ -27,7 +27,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from .arrays import Vectors
@@ -35,6 +35,12 @@ if TYPE_CHECKING:
 _log = logging.getLogger(__name__)
 _CGROUP_V2 = Path("/sys/fs/cgroup/cpu.max")
 _CGROUP_V1 = (Path("/sys/fs/cgroup/cpu/cpu.cfs_quota_us"), Path("/sys/fs/cgroup/cpu/cpu.cfs_period_us"))
+
+
+class Encoder(Protocol):
+    """What a helper runs: one model batch in, its rows out."""
+
+    def encode_chunk(self, texts: list[str]) -> Vectors: ...
 
 
 @dataclass(frozen=True)
@@ -81,10 +87,11 @@ def model_processes(requested: int, threads: int | None) -> int:
 class ModelPool:
     """``processes`` model processes: this one and ``processes - 1`` helpers, started on first use."""
 
-    def __init__(self, spec: ModelSpec, processes: int) -> None:
+    def __init__(self, spec: ModelSpec, processes: int, load: Callable[[ModelSpec], Encoder]) -> None:
         if processes < 2:
             raise ValueError(f"a pool needs at least 2 processes, got {processes}")
-        self.spec, self.processes = spec, processes
+        # ``load`` is a module-level function (it is pickled by name): a helper calls it once to get its model
+        self.spec, self.processes, self._load = spec, processes, load
         self._executor: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
 
@@ -130,7 +137,7 @@ class ModelPool:
                 import multiprocessing  # noqa: PLC0415 - only a pass with more than one process needs it
 
                 self._executor = ProcessPoolExecutor(self.processes - 1, multiprocessing.get_context("spawn"),
-                                                     initializer=_start_helper, initargs=(self.spec,))
+                                                     initializer=_start_helper, initargs=(self._load, self.spec))
             return self._executor
 
     def _broken(self) -> None:
@@ -141,16 +148,14 @@ class ModelPool:
             executor.shutdown(wait=False, cancel_futures=True)
 
 
-_helper_model: Any = None  # the helper process's Embedder, loaded by _start_helper
+_helper_model: Any = None  # the helper process's model, loaded by _start_helper
 
 
-def _start_helper(spec: ModelSpec) -> None:
+def _start_helper(load: Callable[[ModelSpec], Encoder], spec: ModelSpec) -> None:
     global _helper_model  # one model per helper process, loaded before its first chunk
-    from .embedder import Embedder  # noqa: PLC0415 - the helper's own import
-
     # Ctrl-C reaches the whole process group: the parent stops its helpers, they need not print tracebacks
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _helper_model = Embedder(spec.name, backend=spec.backend, threads=spec.threads, cache_dir=spec.cache_dir)
+    _helper_model = load(spec)
     _helper_model.encode_chunk(["warm"])
 
 
