@@ -56,7 +56,7 @@ class Embedder:
 
     def __init__(self, model_name: str = DEFAULT_MODEL, device: str = "cpu", batch_size: int = 64,
                  cache_size: int = 100_000, *, backend: str = ModelBackend.TORCH, threads: int | None = None,
-                 cache_dir: Path | None = None) -> None:
+                 cache_dir: Path | None = None, prebuilt_dir: Path | None = None) -> None:
         self._name = model_name
         self._device = device
         self._batch_size = batch_size
@@ -69,6 +69,7 @@ class Embedder:
             raise ValueError("the onnx backend needs a cache_dir for its exported model")
         self._threads = threads
         self._cache_dir = cache_dir
+        self._prebuilt_dir = prebuilt_dir  # exported ahead, read-only; tried before cache_dir
 
     @property
     def name(self) -> str:
@@ -145,7 +146,8 @@ class Embedder:
         try:
             if not target.is_dir():
                 raise OnnxExportError(f"{self._name!r} is not a local model directory to export from")
-            return OnnxSentenceModel.load(target, self._cache_dir, threads=self._threads or 1, name=self._name)
+            return OnnxSentenceModel.load(target, self._cache_dir, threads=self._threads or 1, name=self._name,
+                                          prebuilt=self._prebuilt_dir)
         except (OnnxExportError, OSError) as exc:  # OSError: the cache folder cannot be written
             _log.warning("embedding model %s: ONNX backend unavailable (%s); using torch", self._name, exc)
             return None
