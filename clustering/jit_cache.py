@@ -132,7 +132,7 @@ def _remake_thread_count_users() -> None:
         module = sys.modules.get(module_name)
         if module is None:
             continue
-        originals = [getattr(module, name, None) for name in function_names]
+        originals: list[Any] = [getattr(module, name, None) for name in function_names]
         if not all(isinstance(f, Dispatcher) and not f.py_func.__qualname__.endswith(_REMADE_SUFFIX)
                    for f in originals):
             continue  # remade already (or the library changed shape: leave it as it is)

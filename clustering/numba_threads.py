@@ -22,12 +22,13 @@ from numba.extending import intrinsic
 from numba.np.ufunc.parallel import _launch_threads
 
 
-@intrinsic  # type: ignore[misc]
+@intrinsic
 def linked_num_threads(typingctx: Any) -> Any:
     """The threading layer's ``get_num_threads()`` (an int32, as numba's own returns), called by symbol name."""
 
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(32), []), "get_num_threads")
+        fn = cgutils.get_or_insert_function(  # type: ignore[no-untyped-call]
+            builder.module, ir.FunctionType(ir.IntType(32), []), "get_num_threads")
         return builder.call(fn, [])
 
     return numba.types.int32(), codegen
@@ -36,7 +37,7 @@ def linked_num_threads(typingctx: Any) -> Any:
 def numba_with_linked_thread_count() -> types.ModuleType:
     """A copy of the ``numba`` module's names whose ``get_num_threads`` is :func:`linked_num_threads`; starts the
     threading layer, which registers the symbol, before anything compiled against it can be loaded."""
-    _launch_threads()
+    _launch_threads()  # type: ignore[no-untyped-call]
     shim = types.ModuleType("numba")
     shim.__dict__.update(vars(numba))
     shim.get_num_threads = linked_num_threads  # type: ignore[attr-defined]
