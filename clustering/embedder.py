@@ -57,7 +57,7 @@ class Embedder:
 
     def __init__(self, model_name: str = DEFAULT_MODEL, device: str = "cpu", batch_size: int = 64,
                  cache_size: int = 100_000, *, backend: str = ModelBackend.TORCH, threads: int | None = None,
-                 cache_dir: Path | None = None) -> None:
+                 cache_dir: Path | None = None, prebuilt_dir: Path | None = None) -> None:
         self._name = model_name
         self._device = device
         self._batch_size = batch_size
@@ -70,6 +70,7 @@ class Embedder:
             raise ValueError("the onnx backend needs a cache_dir for its exported model")
         self._threads = threads
         self._cache_dir = cache_dir
+        self._prebuilt_dir = prebuilt_dir  # exported ahead, read-only; tried before cache_dir
         self._pool: ModelPool | None = None  # helper processes, when more than one process encodes
         self._pool_lock = threading.Lock()
 
@@ -136,7 +137,8 @@ class Embedder:
                 self._load()  # here first: an export happens once, and a fallback to torch is the helpers' too
                 from .model_pool import ModelPool, ModelSpec  # noqa: PLC0415 - only a pool needs it
 
-                self._pool = ModelPool(ModelSpec(self._name, self._backend.value, self._threads, self._cache_dir),
+                self._pool = ModelPool(ModelSpec(self._name, self._backend.value, self._threads, self._cache_dir,
+                                                 self._prebuilt_dir),
                                        processes, helper_embedder)
         if old is not None:
             old.close()
@@ -195,7 +197,8 @@ class Embedder:
         try:
             if not target.is_dir():
                 raise OnnxExportError(f"{self._name!r} is not a local model directory to export from")
-            return OnnxSentenceModel.load(target, self._cache_dir, threads=self._threads or 1, name=self._name)
+            return OnnxSentenceModel.load(target, self._cache_dir, threads=self._threads or 1, name=self._name,
+                                          prebuilt=self._prebuilt_dir)
         except (OnnxExportError, OSError) as exc:  # OSError: the cache folder cannot be written
             _log.warning("embedding model %s: ONNX backend unavailable (%s); using torch", self._name, exc)
             return None
@@ -244,4 +247,5 @@ def _digest(text: str) -> bytes:
 
 def helper_embedder(spec: ModelSpec) -> Embedder:
     """The model a pool's helper process loads: ``spec`` as this process resolved it (after any fallback)."""
-    return Embedder(spec.name, backend=spec.backend, threads=spec.threads, cache_dir=spec.cache_dir)
+    return Embedder(spec.name, backend=spec.backend, threads=spec.threads, cache_dir=spec.cache_dir,
+                    prebuilt_dir=spec.prebuilt_dir)

@@ -51,6 +51,7 @@ class ModelSpec:
     backend: str
     threads: int | None
     cache_dir: Path | None
+    prebuilt_dir: Path | None = None  # a model exported ahead (the image's), read before cache_dir
 
 
 def usable_cpus() -> int:

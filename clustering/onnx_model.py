@@ -9,6 +9,12 @@ channel. The result lives in ``cache_root/<model>-onnx-int8/`` beside a manifest
 source files (weights, configs, tokenizer) with :data:`EXPORT_VERSION`, and the hash of the files written. Each
 load checks both; a mismatch or a damaged file is rebuilt, with one log line. Only this first build needs
 torch: later loads read the tokenizer and the graph with ``tokenizers`` and ``onnxruntime`` alone.
+
+A folder exported ahead (``prebuilt``, e.g. an image's, made at build time) is read first and never written:
+when its manifest matches the source files and its files their hashes it is used, else the cache under
+``cache_root`` as above. Sampler pods whose home is an empty volume so skip the export at each start.
+
+    python -m sumwatch.clustering.export_onnx DIR [MODEL]   # export MODEL (the packaged default) into DIR
 """
 
 from __future__ import annotations
@@ -114,9 +120,10 @@ class OnnxSentenceModel:
         self._inputs = {i.name for i in session.get_inputs()}
 
     @classmethod
-    def load(cls, model_dir: Path, cache_root: Path, threads: int = 1, name: str | None = None) -> OnnxSentenceModel:
-        """The cached graph for ``model_dir`` under ``cache_root`` (in a folder named after ``name``, else the
-        directory), exported first when missing or stale."""
+    def load(cls, model_dir: Path, cache_root: Path, threads: int = 1, name: str | None = None,
+             prebuilt: Path | None = None) -> OnnxSentenceModel:
+        """The graph for ``model_dir`` (in a folder named after ``name``, else the directory) from ``prebuilt``
+        when it holds a matching one, else from ``cache_root``, exported first when missing or stale."""
         try:
             import onnxruntime as ort  # noqa: PLC0415 - heavy: loaded on first use
             from tokenizers import Tokenizer  # noqa: PLC0415 - heavy: loaded on first use
@@ -124,7 +131,10 @@ class OnnxSentenceModel:
             raise OnnxExportError(f"{exc.name or 'onnxruntime'} is not installed") from exc
         label = re.sub(r"[^\w.-]+", "--", name or model_dir.name).strip("-") or "model"
         target = cache_root / f"{label}-{BACKEND_TAG}"
-        manifest = _cached(model_dir, target)
+        ahead = _prebuilt(model_dir, prebuilt / target.name) if prebuilt is not None else None
+        if prebuilt is not None and ahead is not None:
+            target = prebuilt / target.name
+        manifest = ahead if ahead is not None else _cached(model_dir, target)
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -185,6 +195,18 @@ def _cached(model_dir: Path, target: Path) -> Manifest:
         if problem != "not built yet":
             _log.warning("rebuilding the ONNX cache %s: %s", target, problem)
         return _build(model_dir, target, source)
+
+
+def _prebuilt(model_dir: Path, target: Path) -> Manifest | None:
+    """The manifest of a read-only folder exported ahead when it matches ``model_dir``, else None (one log line
+    when it exists but does not match: the model is then exported under the cache root)."""
+    if not target.exists():
+        return None
+    problem = _check(target, source_hash(model_dir))
+    if problem is not None:
+        _log.warning("not using the models exported ahead in %s: %s", target, problem)
+        return None
+    return _read_manifest(target)
 
 
 def _check(target: Path, source: str) -> str | None:
@@ -314,3 +336,4 @@ def _file_hash(path: Path) -> str:
         while block := f.read(1 << 20):
             digest.update(block)
     return digest.hexdigest()
+

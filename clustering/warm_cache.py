@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .cluster import HdbscanClusterer
-from .jit_cache import compile_counter, use_jit_cache
+from .jit_cache import compile_counter, umap_module, use_jit_cache
 from .reduce import UmapReducer
 
 
@@ -33,6 +33,15 @@ def warm_jit_cache(directory: Path) -> int:
     low = reducer.fit_transform(points)
     HdbscanClusterer().fit(low)
     UmapReducer(n_components=2, min_dist=0.1, metric="euclidean").fit_transform(low)
+    # below 4,096 points UMAP finds neighbours exactly; a real run (thousands of failures) uses pynndescent's
+    # search, so compile that too, with the reducer's settings; its index builds parts of its trees only once
+    # a leaf is split a few times, which takes a few thousand points
+    many = (centres[rng.integers(0, 4, 3000)] + 0.3 * rng.standard_normal((3000, 384))).astype(np.float32)
+    forced = umap_module().UMAP(n_components=reducer.n_components, n_neighbors=reducer.n_neighbors,
+                                min_dist=reducer.min_dist, metric=reducer.metric, random_state=reducer.random_state,
+                                n_jobs=1, force_approximation_algorithm=True)
+    forced.fit(many[:2500])
+    forced.transform(many[2500:])
     return len(compiled)
 
 

@@ -29,7 +29,7 @@ def shared_embedder(settings: Settings) -> Embedder:
     key = (judge.embedding_model, judge.model_backend.value, judge.model_threads)
     if key not in _embedders:
         _embedders[key] = Embedder(judge.embedding_model, backend=judge.model_backend, threads=judge.model_threads,
-                                   cache_dir=settings.models_path)
+                                   cache_dir=settings.models_path, prebuilt_dir=judge.model_prebuilt_dir)
     return _embedders[key]
 
 

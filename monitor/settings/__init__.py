@@ -147,6 +147,9 @@ class JudgeSettings(_Concern):
     # intra-op threads of the sentence model in each process: one per process, and more processes (shards) for
     # more cores, since a second thread mostly waits (torch does ~2.2x more work per CPU-second with one)
     model_threads: int = 1
+    # a folder of models exported ahead (the image's, made at build time), read-only: used when its manifest
+    # matches the model's files, so a pod with an empty home does not export again; else home/models as usual
+    model_prebuilt_dir: Path | None = None
     embeddings: bool = True
     # the learned faithfulness tier (monitor/rubrics/learned); it reads the embedding tier's vectors, so it
     # runs only with embeddings on

@@ -68,3 +68,53 @@ def test_cli_warms_the_cache_under_the_data_directory(tmp_path):
     assert report["compiled"] > 20  # an empty folder: the neighbour search and the layout were compiled into it
     assert any(p.name.startswith("pynndescent") for p in Path(report["cache_dir"]).iterdir())
     assert any(p.name.startswith("umap") for p in Path(report["cache_dir"]).iterdir())
+
+
+# pynndescent's neighbour search (what UMAP runs above a few thousand points) in a fresh process, through the
+# library's own NNDescent; with "compare", also through the library's original nn_descent, not cached
+_NN_DESCENT = textwrap.dedent("""
+    import json, sys
+    from pathlib import Path
+    import numpy as np
+    import pynndescent.pynndescent_ as nnd
+    from sumwatch.clustering.jit_cache import compile_counter, use_jit_cache
+
+    original = nnd.nn_descent
+    use_jit_cache(Path(sys.argv[1]))
+    compiled = compile_counter()
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((400, 32)).astype(np.float32)
+
+    def graph():
+        index = nnd.NNDescent(X, metric="cosine", n_neighbors=10, random_state=1, n_jobs=1, compressed=True)
+        return index.neighbor_graph[0].tolist()
+
+    out = {"remade": nnd.nn_descent is not original, "graph": graph(), "compiled": list(compiled)}
+    if sys.argv[2] == "compare":
+        nnd.nn_descent = original
+        out["library_graph"] = graph()
+    print(json.dumps(out))
+""")
+
+
+def _run_nn_descent(cache: Path, compare: bool) -> dict:
+    proc = subprocess.run([sys.executable, "-c", _NN_DESCENT, str(cache), "compare" if compare else "-"],
+                          capture_output=True, text=True, check=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.slow
+def test_a_warm_process_loads_the_neighbour_search_and_finds_the_same_neighbours(tmp_path):
+    cache = tmp_path / "numba"
+    cold = _run_nn_descent(cache, compare=True)
+    warm = _run_nn_descent(cache, compare=False)
+
+    assert cold["remade"] and warm["remade"]
+    assert {"pynndescent.pynndescent_.nn_descent_linked_threads",
+            "pynndescent.pynndescent_.nn_descent_internal_linked_threads",
+            "pynndescent.pynndescent_.process_candidates"} <= set(cold["compiled"])
+    # nothing under nn_descent compiles again: not the pair that asks for the thread count, not the functions
+    # that take the distance as an argument, not numba's own helpers beneath them
+    assert warm["compiled"] == [], warm["compiled"]
+    # the re-made search computes what the library's own does, compiled or loaded
+    assert cold["graph"] == cold["library_graph"] == warm["graph"]

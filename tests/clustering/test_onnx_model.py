@@ -4,6 +4,7 @@ close to torch's vectors, and torch in its place (one warning) when it cannot ru
 import json
 import logging
 import shutil
+import subprocess
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -130,3 +131,44 @@ def test_threads_reach_the_onnx_session(models: Path):
     session = emb._load()._session
     options = session.get_session_options()
     assert options.intra_op_num_threads == 2 and options.inter_op_num_threads == 1
+
+
+def test_a_folder_exported_ahead_is_read_and_never_written(models: Path, tmp_path: Path,
+                                                             caplog: pytest.LogCaptureFixture):
+    # the image's build step: python -m sumwatch.clustering.export_onnx DIR, into a folder of its own
+    ahead = tmp_path / "opt-models"
+    proc = subprocess.run([sys.executable, "-m", "sumwatch.clustering.export_onnx", str(ahead)],
+                          capture_output=True, text=True, check=True)
+    assert "all-MiniLM-L6-v2: onnx-int8 model in" in proc.stdout
+    graph = _cache(ahead) / "model.int8.onnx"
+    written = graph.stat().st_mtime_ns
+    home_models = tmp_path / "home" / "models"  # a pod's empty home
+    with caplog.at_level(logging.INFO):
+        rows = Embedder(backend="onnx", cache_dir=home_models, prebuilt_dir=ahead).encode(SENTENCES)
+    assert not [r for r in caplog.records if "export" in r.getMessage()]
+    assert not home_models.exists() and graph.stat().st_mtime_ns == written
+    assert np.allclose(rows, Embedder(backend="onnx", cache_dir=models).encode(SENTENCES), atol=1e-6)
+
+
+def test_a_damaged_folder_exported_ahead_is_passed_over_with_one_line(models: Path, tmp_path: Path,
+                                                                       caplog: pytest.LogCaptureFixture):
+    ahead = tmp_path / "opt-models"
+    shutil.copytree(models, ahead)
+    graph = _cache(ahead) / "model.int8.onnx"
+    graph.write_bytes(graph.read_bytes()[: graph.stat().st_size // 2])
+    home_models = tmp_path / "home" / "models"
+    shutil.copytree(models, home_models)  # the data directory's own cache, already exported
+    with caplog.at_level(logging.WARNING):
+        emb = Embedder(backend="onnx", cache_dir=home_models, prebuilt_dir=ahead)
+        emb.encode(SENTENCES[:2])
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1 and "not using the models exported ahead" in warnings[0] and "damaged" in warnings[0]
+    assert emb.backend is ModelBackend.ONNX
+    assert graph.stat().st_size < _cache(home_models).joinpath("model.int8.onnx").stat().st_size  # left as found
+
+
+def test_the_export_command_names_a_bad_model_in_one_line(tmp_path: Path):
+    proc = subprocess.run([sys.executable, "-m", "sumwatch.clustering.export_onnx", str(tmp_path), "no/such-model"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "'no/such-model' is not a local model directory to export from"

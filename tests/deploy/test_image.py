@@ -50,6 +50,11 @@ def test_the_image_is_pinned_non_root_checks_its_health_and_starts_sumwatch_up()
     cache = next(rest for op, rest in ops if op == "ENV" and rest.startswith("NUMBA_CACHE_DIR=")).split("=", 1)[1]
     assert not cache.startswith("/data")
     assert any(op == "RUN" and "sumwatch.clustering.warm_cache" in rest for op, rest in ops)
+    # the sentence model is exported at build time, outside /data, into the folder the code reads first
+    models = next(rest for op, rest in ops if op == "ENV" and rest.startswith("SUMWATCH_MODEL_PREBUILT_DIR="))
+    assert not models.split("=", 1)[1].startswith("/data")
+    assert any(op == "RUN" and "sumwatch.clustering.export_onnx \"$SUMWATCH_MODEL_PREBUILT_DIR\"" in rest
+               for op, rest in ops)
 
 
 def test_the_build_context_leaves_out_the_venv_and_copies_what_exists():
