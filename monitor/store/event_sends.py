@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
 
 from .connection import Store, as_utc, quote_ident
 from .ddl import Table, TableRow, Target
+from .exports import issue_target_where
 
 EVENT_SENDS_TABLE = "sumwatch_event_sends"
 SENT, FAILED, UNCERTAIN = "sent", "failed", "uncertain"
@@ -59,13 +59,7 @@ def save_event_send(store: Store, send: EventSend) -> None:
 def event_sends(store: Store, *, numbers: list[int] | None = None, target: str | None = None
                 ) -> dict[tuple[int, str, str], EventSend]:
     """The latest row of each (issue number, target, event id), optionally of some issues or one target."""
-    where, params = ["1"], dict[str, Any]()
-    if numbers is not None:
-        where.append("Number IN {numbers:Array(UInt32)}")
-        params["numbers"] = numbers
-    if target is not None:
-        where.append("Target = {target:String}")
-        params["target"] = target
+    where, params = issue_target_where(numbers, target)
     rows = store.query_rows(
         f"SELECT Number, EventId, Target, Phase, Error, UpdatedAt FROM {quote_ident(EVENT_SENDS_TABLE)} FINAL "
         f"WHERE {' AND '.join(where)}", params)

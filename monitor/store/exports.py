@@ -98,9 +98,9 @@ def save_export(store: Store, row: ExportRow) -> None:
     store.insert(EXPORTS_TABLE, [row.row()], EXPORT_COLUMNS)
 
 
-def load_exports(store: Store, *, numbers: list[int] | None = None, target: str | None = None
-                 ) -> dict[tuple[int, str], ExportRow]:
-    """The latest row of each (issue number, target), optionally of some issues or one target."""
+def issue_target_where(numbers: list[int] | None, target: str | None) -> tuple[list[str], dict[str, Any]]:
+    """The WHERE terms and parameters of a per-ticket table's read: some issues, one target, or all
+    (``issue_target_where([3], None)`` is ``(["1", "Number IN ..."], {"numbers": [3]})``)."""
     where: list[str] = ["1"]
     params: dict[str, Any] = {}
     if numbers is not None:
@@ -109,6 +109,13 @@ def load_exports(store: Store, *, numbers: list[int] | None = None, target: str 
     if target is not None:
         where.append("Target = {target:String}")
         params["target"] = target
+    return where, params
+
+
+def load_exports(store: Store, *, numbers: list[int] | None = None, target: str | None = None
+                 ) -> dict[tuple[int, str], ExportRow]:
+    """The latest row of each (issue number, target), optionally of some issues or one target."""
+    where, params = issue_target_where(numbers, target)
     rows = store.query_rows(
         f"SELECT {', '.join(EXPORT_COLUMNS)} FROM {quote_ident(EXPORTS_TABLE)} FINAL "
         f"WHERE {' AND '.join(where)} ORDER BY Number, Target", params)
