@@ -82,7 +82,7 @@ def sample(all_spans: bool = flag(False, "--all",
         print_json(report)
         return
     out.print(f"scored {report.scored_spans} spans ({report.score_rows} rubric scores) with {report.judge_version} "
-              f"in {report.seconds:.1f}s" + (f" on {report.workers} model processes" if report.workers > 1 else "")
+              f"in {report.seconds:.1f}s on {report.workers} model process{'es' if report.workers != 1 else ''}"
               + f"; {report.failing} with a failing rubric, {report.errors} judge errors"
               + (f", {report.skipped_no_text} without text" if report.skipped_no_text else "")
               + (f"; {report.llm_requests} LLM judgements, ${report.spent_usd:.4f}" if report.llm_requests else ""))
