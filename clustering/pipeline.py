@@ -23,11 +23,10 @@ Tracking runs before naming: a cluster matched to a known issue that has a name 
 new issues are named (with an LLM namer, that is where the calls go).
 
 Before reducing, each failure's vector loses what it shares with its nearest failure of another kind
-when ``topic_weight`` is above 0 (off by default): when a few long documents fail many ways, that shared part
-is the document's topic, and without it clusters follow the failure kind instead of the document. It is off
-because on the demo workload it once joined four kinds into one 21-failure issue, depending on which texts
-the embedder had cached (int8 activations are scaled per batch, so a vector moves slightly with its batch,
-and the subtraction's 0.7 cut-off turns that into a different neighbour).
+(``topic_weight``, 1 by default; 0 turns it off): when a few long documents fail many ways, that shared part
+is the document's topic, and without it clusters follow the document instead of the failure kind. The
+subtraction's 0.7 cosine cut-off makes it sensitive to small moves of a vector, so it relies on the
+embedder giving a text the same vector whatever was encoded with it (the ONNX backend runs each text alone).
 
 Points HDBSCAN calls noise stay unassigned unless their best soft membership reaches
 ``noise_threshold`` (0.5 by default: the point's soft membership favours one cluster over all others
@@ -108,7 +107,7 @@ class FailureClusterer:
                  clusterer: ClustererStage | None = None, representer: RepresenterStage | None = None,
                  namer: NamerStage | None = None, tracker: TrackerStage | None = None,
                  noise_threshold: float = 0.5, n_contrast: int = 5, kind_weight: float = 0.0,
-                 topic_weight: float = 0.0, topic_similarity: float = 0.7, topic_pool: int = 20_000) -> None:
+                 topic_weight: float = 1.0, topic_similarity: float = 0.7, topic_pool: int = 20_000) -> None:
         self._embedder: EmbedderStage | None = embedder
         self.reducer: ReducerStage = reducer if reducer is not None else UmapReducer()
         self.clusterer: ClustererStage = clusterer if clusterer is not None else HdbscanClusterer()
