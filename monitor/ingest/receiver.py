@@ -7,8 +7,9 @@
 Every span is checked before it joins a group commit (:mod:`.validate`), so one client's bad values
 never fail another request's INSERT. Answers:
 
-- 200 once the spans are stored, or with ``receiver_log`` on, once they are in the receiver's
-  write-ahead log, which the writer inserts in large batches and replays after a crash. When some spans were
+- 200 once the spans are in the receiver's write-ahead log (``receiver_log``, on by default), which the writer
+  inserts in large batches and replays after a crash; requests to the server itself (API, dashboard) wait for
+  those INSERTs (:class:`ReadsSeeAcknowledged`). With ``receiver_log`` off, once stored. When some spans were
   dropped for values the store cannot hold (a time of 0, before 1973-03-03 or after 2262-04-11, a missing or
   all-zero trace or span id, an id of the wrong length, text that is not valid Unicode), the rest are stored and
   the answer carries OTLP's partial success: ``rejected_spans`` and an ``error_message`` naming the field and
@@ -69,7 +70,7 @@ from .otlp import (
 )
 from .timeouts import BodyTimeout, guarded_protocol, read_body
 from .write_ahead_log import WriteAheadLog
-from .writer import GENAI_EVENTS, SPANS, GroupWriter, RowEncodeError
+from .writer import GENAI_EVENTS, SPANS, GroupWriter, Incoming, RowEncodeError
 
 _log = logging.getLogger(__name__)
 _D = TypeVar("_D")
@@ -156,7 +157,8 @@ def receiver_routes(settings: Settings, writer: GroupWriter, store: Store, log_w
         return _status_body(503, "database unavailable, retry later", content_type,
                             settings.receiver.retry_after_seconds)
 
-    async def stored(into: GroupWriter, rows: Sequence[Any], content_type: str | None) -> Response | None:
+    async def stored(into: GroupWriter, rows: Sequence[Any], content_type: str | None,
+                     ticket: Incoming) -> Response | None:
         """None once ``rows`` are stored by a group commit, else the error answer."""
         if not rows:
             return None
@@ -165,6 +167,8 @@ def receiver_routes(settings: Settings, writer: GroupWriter, store: Store, log_w
         except RowEncodeError as exc:
             _log.warning("answering 400: %s", exc)
             return _status_body(400, f"{into.noun} could not be encoded for the store", content_type)
+        finally:
+            ticket.done()  # submitted (or refused): the batch need not wait for this request any longer
         try:
             await asyncio.wrap_future(done)
         except Exception as exc:  # nothing acknowledged that was not stored
@@ -172,26 +176,34 @@ def receiver_routes(settings: Settings, writer: GroupWriter, store: Store, log_w
         return None
 
     async def traces(request: Request) -> Response:
+        with writer.incoming() as ticket:
+            return await traces_into(request, ticket)
+
+    async def traces_into(request: Request, ticket: Incoming) -> Response:
         content_type = request.headers.get("content-type")
         spans = await decoded(request, decode_traces, "trace")
         if isinstance(spans, Response):
             return spans
         if spans.rejected.count and not spans.rows:
             return _status_body(400, spans.rejected.message(spans.total), content_type)
-        failed = await stored(writer, spans.rows, content_type)
+        failed = await stored(writer, spans.rows, content_type, ticket)
         if failed is not None:
             return failed
         body, out_type = encode_response(content_type, spans)
         return Response(body, media_type=out_type)
 
     async def logs(request: Request) -> Response:
+        with log_writer.incoming() as ticket:
+            return await logs_into(request, ticket)
+
+    async def logs_into(request: Request, ticket: Incoming) -> Response:
         content_type = request.headers.get("content-type")
         records = await decoded(request, decode_logs, "log")
         if isinstance(records, Response):
             return records
         if records.rejected.count and not records.rows and not records.skipped:
             return _status_body(400, records.rejected.message(records.total), content_type)
-        failed = await stored(log_writer, records.rows, content_type)
+        failed = await stored(log_writer, records.rows, content_type, ticket)
         if failed is not None:
             return failed
         body, out_type = encode_logs_response(content_type, records)
@@ -203,6 +215,27 @@ def receiver_routes(settings: Settings, writer: GroupWriter, store: Store, log_w
     return [Route(TRACES_PATH, traces, methods=["POST"]), Route(LANGFUSE_TRACES_PATH, traces, methods=["POST"]),
             Route(LOGS_PATH, logs, methods=["POST"]), Route("/healthz", health),
             Route("/readyz", _readiness(store))]
+
+
+class ReadsSeeAcknowledged:
+    """ASGI middleware for a server that holds the receiver: before any request but ingest and the probes, wait
+    until what the writers acknowledged is stored, so a client that was told its spans were received reads them
+    (``sumwatch traces`` right after an export). Only the write-ahead log acknowledges before storing, and only
+    a backlog makes a request wait; at most ``timeout_s``, after which the request is answered from what is
+    stored (the database is failing, and the writer says so in the log)."""
+
+    def __init__(self, app: Any, writers: Sequence[GroupWriter], timeout_s: float = 30.0) -> None:
+        self.app, self._writers, self._timeout = app, tuple(writers), timeout_s
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] not in _NO_WAIT and any(w.backlog for w in self._writers):
+            loop = asyncio.get_running_loop()
+            for writer in self._writers:
+                await loop.run_in_executor(None, writer.wait_stored, self._timeout)
+        await self.app(scope, receive, send)
+
+
+_NO_WAIT = frozenset({TRACES_PATH, LANGFUSE_TRACES_PATH, LOGS_PATH, "/healthz", "/readyz"})
 
 
 def _readiness(store: Store) -> Any:

@@ -6,6 +6,10 @@
     log.commit(end)                       # everything up to ``end`` is in the table; empties the log when drained
     log.close()
 
+Receivers that share a home (two servers on one database, a test's second server) each take a slot of their
+own: ``spans.log``, ``spans-1.log`` ... (:meth:`WriteAheadLog.open`); at start a receiver also drains the slots
+no writer holds (:meth:`WriteAheadLog.orphans`), so a receiver that died and does not come back loses nothing.
+
 A record is ``<u32 length><u32 crc32>payload``. The committed offset lives in a file of its own, replaced
 (write then rename) after each INSERT, so a crash leaves either the old or the new offset, never half of one.
 A torn last record (a crash during its write) fails its length or checksum and is cut off at open: it was
@@ -25,6 +29,7 @@ from pathlib import Path
 
 _HEADER = struct.Struct("<II")
 _OFFSET = struct.Struct("<Q")
+MAX_SLOTS = 64  # receivers that may share one home and database, each with a log of its own
 
 
 class WriteAheadLogError(RuntimeError):
@@ -40,17 +45,48 @@ class LogRecord:
 
 
 class WriteAheadLog:
-    def __init__(self, path: Path, *, fsync: bool = False) -> None:
-        """``path`` without a suffix: the log is ``path.log``, its committed offset ``path.committed``."""
-        self.path = path.with_suffix(".log")
-        self._offset_path = path.with_suffix(".committed")
-        self._fsync = fsync
+    def __init__(self, path: Path, *, fsync: bool = False, slot: int = 0) -> None:
+        """``path`` without a suffix: the log is ``path.log`` (``path-<slot>.log`` beyond the first slot), its
+        committed offset beside it with the suffix ``.committed``."""
+        self._base, self._fsync = path, fsync
         self._fd = -1
         self.size = 0  # bytes in the log file: the offset just past the last record appended
         self.committed = 0
+        self._use_slot(slot)
+
+    def _use_slot(self, slot: int) -> None:
+        self.slot = slot
+        named = self._base if slot == 0 else self._base.with_name(f"{self._base.name}-{slot}")
+        self.path = named.with_suffix(".log")
+        self._offset_path = named.with_suffix(".committed")
 
     def open(self) -> list[LogRecord]:
-        """Take the log (one process at a time) and return the records not yet committed, in order."""
+        """Take the first log slot no other writer holds (receivers sharing a home each get one) and return its
+        records not yet committed, in order."""
+        for slot in range(MAX_SLOTS):
+            self._use_slot(slot)
+            tail = self._take()
+            if tail is not None:
+                return tail
+        raise WriteAheadLogError(f"all {MAX_SLOTS} receiver logs under {self._base.parent} are in use")
+
+    def orphans(self) -> list[tuple[WriteAheadLog, list[LogRecord]]]:
+        """The other slots' logs that no writer holds and that hold records not yet committed (a receiver that
+        died and has not come back), each taken, with those records: to insert, commit and close."""
+        found = []
+        for slot in range(MAX_SLOTS):
+            other = WriteAheadLog(self._base, fsync=self._fsync, slot=slot)
+            if slot == self.slot or not other.path.exists() or other.path.stat().st_size == 0:
+                continue
+            tail = other._take()
+            if tail:
+                found.append((other, tail))
+            elif tail is not None:
+                other.close()
+        return found
+
+    def _take(self) -> list[LogRecord] | None:
+        """Lock this slot's log and read its uncommitted tail; None when another writer holds it."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
@@ -58,10 +94,10 @@ class WriteAheadLog:
             raise WriteAheadLogError(f"cannot open the receiver log {self.path}: {exc}") from exc
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
+        except OSError:
             os.close(self._fd)
             self._fd = -1
-            raise WriteAheadLogError(f"the receiver log {self.path} is in use by another process") from exc
+            return None
         self.size = os.fstat(self._fd).st_size
         self.committed = self._read_offset()
         if self.committed > self.size:

@@ -8,8 +8,13 @@ A submitter's future resolves only after the INSERT holding its rows succeeded, 
 acknowledged that was not stored. Submitters encode their own rows (in their thread), the writer only
 joins the encoded blocks and inserts; the engine releases the GIL while it works, so decoding the
 next requests overlaps the current INSERT. While one INSERT runs, new submissions queue and form the
-next one. The receiver validates spans before submitting them; should the database still refuse a
-batch, each request's rows are retried alone, so one request's rows never fail another's.
+next one. A batch also waits (up to ``linger_ms``) for requests announced with :meth:`GroupWriter.incoming`,
+those the receiver is still reading or decoding, and for nothing else: an exporter sends its next batch only
+once acknowledged, so a wave of requests arrives together, and one INSERT for the wave costs far less than one
+per request (the engine's fixed cost per INSERT is about that of a thousand 2 KB spans).
+
+The receiver validates spans before submitting them; should the database still refuse a batch, each request's
+rows are retried alone, so one request's rows never fail another's.
 
 With a write-ahead log (``GroupWriter(store, SPANS, log=WriteAheadLog(path))``; the receiver's with
 ``SUMWATCH_RECEIVER_LOG=on``), a submission is acknowledged once its encoded rows are appended to the log, and
@@ -44,6 +49,10 @@ from .write_ahead_log import LogRecord, WriteAheadLog
 
 _log = logging.getLogger(__name__)
 _STOP = object()
+# ClickHouse's names for a table or database that is not there: logged rows wait for it (a restore, a migration)
+# instead of being dropped as rows the database refuses
+_TABLE_MISSING = ("UNKNOWN_TABLE", "UNKNOWN_DATABASE")
+_RECHECK_S = 0.005  # how often a waiting batch looks whether the requests it waits for are still on their way
 
 
 class WriterStopped(StoreError):
@@ -99,9 +108,13 @@ class GroupWriter:
         self._draining = threading.Event()
         self._draining.set()
         self._backlog = 0  # rows acknowledged from the log and not yet stored
+        self._appended = self._settled = 0  # rows appended to the log, and of those stored or refused for good
+        self._settled_changed = threading.Condition(self._appending)
         self._max_backlog = max_backlog_rows
         self._waiting: deque[tuple[int, Future[int]]] = deque()  # acknowledgements held back by the backlog
         self._failing: Exception | None = None  # the database's last error while logged rows wait for it
+        self._arriving = 0  # requests being read or decoded that will submit here (see incoming)
+        self._arriving_lock = threading.Lock()
         self.noun = into.noun
         self.inserts = 0  # INSERT statements issued, for tests and stats
         self.rows_written = 0
@@ -109,7 +122,12 @@ class GroupWriter:
     def start(self) -> GroupWriter:
         """Start the writer thread; with a log, first store what it holds from before (a crash, a held drain)."""
         if self._log is not None:
-            self._replay(self._log.open())
+            self._replay(self._log, self._log.open())
+            for orphan, records in self._log.orphans():
+                try:
+                    self._replay(orphan, records)
+                finally:
+                    orphan.close()
         self._thread = threading.Thread(target=self._run, name=f"sumwatch-writer-{self._into.table}", daemon=True)
         self._thread.start()
         return self
@@ -121,6 +139,32 @@ class GroupWriter:
 
     def release(self) -> None:
         self._draining.set()
+
+    def incoming(self) -> Incoming:
+        """Announce a request whose rows will come (``with writer.incoming() as ticket: ... ticket.done()``, done
+        right after :meth:`submit` or when the request fails): a batch waits for announced requests, up to
+        ``linger_ms``, and for nothing else."""
+        return Incoming(self)
+
+    @property
+    def backlog(self) -> int:
+        """Rows acknowledged (from the write-ahead log) and not yet stored; always 0 without a log."""
+        return self._backlog
+
+    @property
+    def failing(self) -> bool:
+        """Whether the last INSERT of logged rows failed for want of the database (new submissions get refused)."""
+        return self._failing is not None
+
+    def wait_stored(self, timeout: float) -> bool:
+        """Wait until every row acknowledged before this call is stored (or refused for good by the database):
+        readers in the same process then see what their clients were told was received. True when so, False
+        after ``timeout`` seconds (the database failing). Returns at once without a log or a backlog."""
+        if self._log is None:
+            return True
+        with self._settled_changed:
+            target = self._appended
+            return self._settled_changed.wait_for(lambda: self._settled >= target, timeout)
 
     def submit(self, rows: Sequence[Any]) -> Future[int]:
         """Queue rows (as the table's ``encode`` takes them); the future resolves when they are stored.
@@ -150,6 +194,7 @@ class GroupWriter:
             end = self._log.append(payload)
             self._queue.put((encoded, count, None, end))
             self._backlog += count
+            self._appended += count
             if self._backlog <= self._max_backlog and not self._waiting:
                 fut.set_result(count)
             else:
@@ -165,16 +210,16 @@ class GroupWriter:
         if self._log is not None:
             self._log.close()
 
-    def _replay(self, records: list[LogRecord]) -> None:
-        """Insert the log's uncommitted records, less those an INSERT stored before the offset was written."""
+    def _replay(self, log: WriteAheadLog, records: list[LogRecord]) -> None:
+        """Insert ``log``'s uncommitted records, less those an INSERT stored before the offset was written."""
         if not records:
             return
         columns = len(self._into.columns)
         items = [(*unpack_record(r.payload, columns), None, r.end) for r in records]
         stored = self._stored_keys(items)
         todo = [item for item in items if not self._keys(item[0]) <= stored]
-        _log.warning("receiver log: %d records not committed before the last stop, %d of them already stored",
-                     len(items), len(items) - len(todo))
+        _log.warning("receiver log %s: %d records not committed before the last stop, %d of them already stored",
+                     log.path, len(items), len(items) - len(todo))
         batch: list[Any] = []
         for item in todo:
             batch.append(item)
@@ -183,9 +228,8 @@ class GroupWriter:
                 batch = []
         if batch:
             self._insert_logged(batch)
-        assert self._log is not None
         with self._appending:
-            self._log.commit(records[-1].end)
+            log.commit(records[-1].end)
 
     def _keys(self, encoded: list[bytes]) -> set[tuple[Any, Any]]:
         if self._into.keys is None:
@@ -203,14 +247,21 @@ class GroupWriter:
         return {(a, b) for a, b in rows}
 
     def _take_batch(self, first: Any) -> tuple[list[Any], bool]:
+        """``first`` and what is queued behind it, up to ``max_rows``; while requests announced by
+        :meth:`incoming` are still on their way, up to ``linger_ms`` more for them. Exporters wait for their
+        acknowledgement before sending the next batch, so the requests of one wave arrive together: waiting for
+        the rest of the wave makes one large INSERT (each has a large fixed cost) instead of several, and waiting
+        when nothing is on its way would only add latency."""
         batch, count = [first], first[1]
         stop = False
         deadline = time.monotonic() + self._linger
         while count < self._max_rows:
             try:
-                wait = deadline - time.monotonic()
-                item = self._queue.get(timeout=wait) if wait > 0 else self._queue.get_nowait()
+                wait = deadline - time.monotonic() if self._arriving > 0 else 0.0
+                item = self._queue.get(timeout=min(wait, _RECHECK_S)) if wait > 0 else self._queue.get_nowait()
             except queue.Empty:
+                if self._arriving > 0 and time.monotonic() < deadline:
+                    continue  # an announced request failed or is slow: look again until the deadline
                 break
             if item is _STOP:
                 stop = True
@@ -225,7 +276,14 @@ class GroupWriter:
         delay = 0.1
         while True:
             try:
-                self._insert_encoded(batch)
+                try:
+                    self._insert_encoded(batch)
+                except StoreUnavailableError:
+                    raise
+                except Exception as exc:  # clickhouse-connect's DatabaseError: the engine answered
+                    if any(code in str(exc) for code in _TABLE_MISSING):  # the schema, not the rows: wait for it
+                        raise StoreUnavailableError(str(exc)) from exc
+                    raise
             except StoreUnavailableError as exc:
                 self._failing = exc
                 if self._stopping:
@@ -257,6 +315,8 @@ class GroupWriter:
         with self._appending:
             self._log.commit(batch[-1][3])
             self._backlog -= sum(b[1] for b in batch)
+            self._settled += sum(b[1] for b in batch)
+            self._settled_changed.notify_all()
             while self._waiting and self._backlog <= self._max_backlog:
                 count, fut = self._waiting.popleft()
                 fut.set_result(count)
@@ -297,3 +357,26 @@ class GroupWriter:
                 self._commit(batch)
             if stop:
                 return
+
+
+class Incoming:
+    """A request announced to a :class:`GroupWriter` (see :meth:`GroupWriter.incoming`)."""
+
+    def __init__(self, writer: GroupWriter) -> None:
+        self._writer: GroupWriter | None = writer
+
+    def __enter__(self) -> Incoming:
+        assert self._writer is not None
+        with self._writer._arriving_lock:  # noqa: SLF001 - the writer's own counter, kept by this helper
+            self._writer._arriving += 1  # noqa: SLF001
+        return self
+
+    def done(self) -> None:
+        """The request submitted its rows or will not: idempotent."""
+        if self._writer is not None:
+            with self._writer._arriving_lock:  # noqa: SLF001
+                self._writer._arriving -= 1  # noqa: SLF001
+            self._writer = None
+
+    def __exit__(self, *exc: object) -> None:
+        self.done()

@@ -7,18 +7,18 @@ import gzip
 import json
 import random
 import threading
-import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
+from hang_guard import HANG_GUARD_S
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
 )
-from test_receiver import make_spans, otlp_json
+from test_receiver import make_spans, otlp_json, started
 from test_validation import served  # noqa: F401  (the module's database and receiver)
 
 from sumwatch.monitor.ingest.receiver import ReceiverServer
@@ -198,10 +198,8 @@ def test_mutated_bodies_never_get_a_5xx_and_change_the_store_only_by_what_was_ac
     pb_seeds = [encode_spans(make_spans(n)) for n in (1, 2, 3)]
     json_seeds = [json.loads(otlp_json(make_spans(n))) for n in (1, 2)]
     bodies = [make_body(rng, pb_seeds, json_seeds) for _ in range(BODIES)]
-    started = time.monotonic()
     with httpx.Client(base_url=server.endpoint, timeout=20) as client, ThreadPoolExecutor(4) as pool:
         answers = list(pool.map(lambda b: send(client, *b), bodies))
-    elapsed = time.monotonic() - started
     expected, seen = 0, Counter()
     for n, ((body, ctype, encoding), (status, rejected, text)) in enumerate(zip(bodies, answers)):
         seen["partial" if status == 200 and rejected else status] += 1
@@ -210,11 +208,12 @@ def test_mutated_bodies_never_get_a_5xx_and_change_the_store_only_by_what_was_ac
             spans = spans_in(body, ctype, encoding)
             assert spans is not None and spans >= rejected, (n, text)
             expected += spans - rejected
-    # nothing stored for a refused body or a rejected span, everything stored that was acknowledged
+    # nothing stored for a refused body or a rejected span, everything stored that was acknowledged (the log
+    # acknowledges before the INSERT: wait for it)
+    assert server.writer.wait_stored(HANG_GUARD_S)
     assert store.query_rows("SELECT count() FROM otel_traces")[0][0] == expected == server.writer.rows_written
     # the mutations reach every kind of answer: stored, partly rejected, refused
     assert min(seen[200], seen["partial"], seen[400]) > BODIES // 20, seen
-    assert elapsed < 120, elapsed
 
 
 @pytest.mark.slow
@@ -222,7 +221,7 @@ def test_good_clients_all_get_200_while_a_bad_client_sends_poisoned_timestamps(s
     settings, store, _ = served
     store.command("TRUNCATE TABLE otel_traces")
     # a linger makes concurrent requests share INSERTs, which is where a poisoned span used to fail everyone
-    server = ReceiverServer(settings.with_(insert_batch_wait_ms=5), store).start()
+    server = started(ReceiverServer(settings.with_(insert_batch_wait_ms=5), store))
     good_body = encode_spans(make_spans(2)).SerializeToString()  # 4 spans
     poison = ExportTraceServiceRequest.FromString(good_body)
     for rs in poison.resource_spans:

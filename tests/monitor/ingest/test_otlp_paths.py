@@ -8,7 +8,7 @@ from google.rpc import status_pb2
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.trace.export import SpanExportResult
-from test_receiver import PB, make_spans, otlp_json, stored
+from test_receiver import PB, make_spans, otlp_json, started, stored
 
 from sumwatch.monitor.ingest.receiver import LANGFUSE_TRACES_PATH, TRACES_PATH, ReceiverServer
 from sumwatch.monitor.views.app import create_app
@@ -26,7 +26,7 @@ def serve(settings, store):
 
     def start(**overrides):
         changed = settings.with_(**overrides)
-        server = ReceiverServer(changed, app=create_app(changed, store)).start()
+        server = started(ReceiverServer(changed, app=create_app(changed, store)))
         servers.append(server)
         return server
 

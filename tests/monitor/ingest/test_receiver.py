@@ -5,6 +5,7 @@ import gzip
 import json
 import threading
 import time
+import weakref
 
 import httpx
 import pytest
@@ -25,9 +26,26 @@ PB = {"content-type": "application/x-protobuf"}
 SOURCE = "Quarterly revenue rose 12% to $4.2 million while costs fell 3%, the company said on Tuesday."
 
 
+# Receivers started by these tests: with the write-ahead log (the default) a 200 comes before the INSERT, so a
+# test that reads the table directly first waits for what they acknowledged (the server's own reads wait alone)
+LIVE: weakref.WeakSet[ReceiverServer] = weakref.WeakSet()
+
+
+def started(server: ReceiverServer) -> ReceiverServer:
+    """``server``, started and known to :func:`settle`."""
+    LIVE.add(server)
+    return server.start()
+
+
+def settle() -> None:
+    """Wait until every live receiver stored what it acknowledged."""
+    for server in list(LIVE):
+        assert server.writer.wait_stored(HANG_GUARD_S)
+
+
 @pytest.fixture
 def receiver(settings, store):
-    server = ReceiverServer(settings.with_(retry_after_seconds=1), store).start()
+    server = started(ReceiverServer(settings.with_(retry_after_seconds=1), store))
     yield server
     server.stop()
 
@@ -49,6 +67,7 @@ def make_spans(n=3, service="checkout-digest"):
 
 
 def stored(store, where="1"):
+    settle()
     return store.query_dicts(f"SELECT * FROM otel_traces WHERE {where} ORDER BY Timestamp, SpanName")
 
 
@@ -138,7 +157,7 @@ def test_bad_gzip_and_unknown_content_type(receiver):
 
 
 def test_oversize_bodies_get_413(settings, store):
-    server = ReceiverServer(settings.with_(max_body_bytes=2048), store).start()
+    server = started(ReceiverServer(settings.with_(max_body_bytes=2048), store))
     try:
         url = server.endpoint + "/v1/traces"
         body = encode_spans(make_spans(5)).SerializeToString()
@@ -156,7 +175,7 @@ def test_oversize_bodies_get_413(settings, store):
 
 
 def test_ingest_token_is_required_when_set(settings, store):
-    server = ReceiverServer(settings.with_(ingest_token="s3cret-token"), store).start()
+    server = started(ReceiverServer(settings.with_(ingest_token="s3cret-token"), store))
     try:
         url = server.endpoint + "/v1/traces"
         body = encode_spans(make_spans(1)).SerializeToString()
@@ -172,8 +191,16 @@ def test_ingest_token_is_required_when_set(settings, store):
         server.stop()
 
 
-def test_database_failure_answers_503_and_the_exporter_retries_until_stored(receiver, store):
-    url = receiver.endpoint + "/v1/traces"
+@pytest.fixture
+def receiver_without_log(settings, store):
+    """Each request acknowledged after the INSERT holding it (``SUMWATCH_RECEIVER_LOG=off``)."""
+    server = started(ReceiverServer(settings.with_(retry_after_seconds=1, receiver_log=False), store))
+    yield server
+    server.stop()
+
+
+def test_database_failure_answers_503_and_the_exporter_retries_until_stored(receiver_without_log, store):
+    url = receiver_without_log.endpoint + "/v1/traces"
     store.command("RENAME TABLE otel_traces TO otel_traces_away")  # the database loses the table
     r = httpx.post(url, content=encode_spans(make_spans(1)).SerializeToString(), headers=PB)
     assert r.status_code == 503 and r.headers["retry-after"] == "1"

@@ -8,7 +8,7 @@ import time
 import httpx
 import pytest
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
-from test_receiver import PB, make_spans, stored
+from test_receiver import PB, make_spans, started, stored
 
 from sumwatch.monitor.ingest.receiver import ReceiverServer
 
@@ -22,7 +22,7 @@ def body():
 
 @pytest.fixture
 def receiver(settings, store):
-    server = ReceiverServer(settings.with_(header_timeout_s=1.0, body_timeout_s=1.5), store).start()
+    server = started(ReceiverServer(settings.with_(header_timeout_s=1.0, body_timeout_s=1.5), store))
     yield server
     server.stop()
 
@@ -135,7 +135,7 @@ def keep_alive(server) -> socket.socket:
 
 def test_idle_connections_up_to_the_cap_are_shed_oldest_first_so_probes_and_work_are_served(settings, store, body):
     # idle connections must outlive the test's steps however slow the machine: only the cap may close them
-    server = ReceiverServer(settings.with_(max_connections=5), store, keep_alive_s=600).start()
+    server = started(ReceiverServer(settings.with_(max_connections=5), store, keep_alive_s=600))
     held = [keep_alive(server) for _ in range(5)]
     try:
         # two more connections, each answered a probe while the cap was full and kept open: they made room
@@ -155,7 +155,7 @@ def test_idle_connections_up_to_the_cap_are_shed_oldest_first_so_probes_and_work
 
 
 def test_requests_in_progress_over_the_cap_get_503_but_the_probes_are_answered(settings, store, body):
-    server = ReceiverServer(settings.with_(max_connections=3), store).start()
+    server = started(ReceiverServer(settings.with_(max_connections=3), store))
     url = server.endpoint + "/v1/traces"
     # three requests whose bodies never come: in progress until the body timeout
     held = [connect(server) for _ in range(3)]

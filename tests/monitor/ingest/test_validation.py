@@ -14,7 +14,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
 )
-from test_receiver import PB, make_spans, stored
+from test_receiver import PB, make_spans, settle, started, stored
 
 from sumwatch.monitor.ingest.receiver import ReceiverServer
 from sumwatch.monitor.ingest.validate import MAX_TIME_NS, MIN_TIME_NS
@@ -34,7 +34,7 @@ def served(sw_home):
     settings = Settings.from_env(env={}, home=sw_home, database=f"t_{uuid.uuid4().hex[:10]}", port=0)
     store = Store.open(settings)
     migrate(store)
-    server = ReceiverServer(settings.with_(retry_after_seconds=1), store).start()
+    server = started(ReceiverServer(settings.with_(retry_after_seconds=1), store))
     yield settings, store, server
     server.stop()
     try:
@@ -50,6 +50,7 @@ def settings(served):
 
 @pytest.fixture
 def store(served):
+    settle()  # what an earlier test's requests were acknowledged for lands before the table is emptied
     served[1].command("TRUNCATE TABLE otel_traces")
     return served[1]
 
@@ -216,7 +217,7 @@ def test_every_gzip_member_is_decoded(receiver, store):
     (gzip.compress(b"abc")[:-3], "gzip", 400, "truncated"),
 ])
 def test_gzip_members_are_bounded_together(settings, store, body, encoding, status, reason):
-    server = ReceiverServer(settings.with_(max_body_bytes=50_000), store).start()
+    server = started(ReceiverServer(settings.with_(max_body_bytes=50_000), store))
     try:
         r = httpx.post(server.endpoint + "/v1/traces", content=body,
                        headers={**PB, "content-encoding": encoding}, timeout=10)
@@ -226,12 +227,14 @@ def test_gzip_members_are_bounded_together(settings, store, body, encoding, stat
         server.stop()
 
 
-def test_a_failing_database_answers_503_without_its_error_text(receiver, store, caplog):
+def test_a_failing_database_answers_503_without_its_error_text(settings, store, caplog):
+    receiver = started(ReceiverServer(settings.with_(receiver_log=False), store))  # acknowledged once stored
     store.command("RENAME TABLE otel_traces TO otel_traces_away")
     try:
         r = post(receiver, export(span(0)))
     finally:
         store.command("RENAME TABLE otel_traces_away TO otel_traces")
+        receiver.stop()
     assert r.status_code == 503 and r.json()["message"] == "database unavailable, retry later"
     assert "UNKNOWN_TABLE" in caplog.text or "does not exist" in caplog.text  # logged on the server
 
@@ -245,7 +248,11 @@ def test_rows_the_database_refuses_fail_only_the_request_that_sent_them(store):
 
         rows = request_to_rows(ExportTraceServiceRequest.FromString(good.SerializeToString())).rows
         poison = [(0,) + rows[0][1:]]  # a time the engine cannot read, submitted past the checks
-        futures = [writer.submit(rows), writer.submit(poison), writer.submit(rows)]
+        futures = []
+        with writer.incoming() as a, writer.incoming() as b, writer.incoming() as c:  # one batch: all announced
+            for ticket, batch in ((a, rows), (b, poison), (c, rows)):
+                futures.append(writer.submit(batch))
+                ticket.done()
         assert futures[0].result(10) == futures[2].result(10) == 2
         with pytest.raises(Exception, match="Cannot read DateTime"):
             futures[1].result(10)

@@ -9,6 +9,8 @@ import os
 import signal
 import subprocess
 import sys
+import threading
+import time
 
 import httpx
 from fakes.tracing import memory_provider
@@ -130,16 +132,88 @@ def test_a_replay_skips_records_an_insert_stored_before_the_offset_was_written(t
     assert (tmp_path / "spans.log").stat().st_size == 0
 
 
-def test_a_second_writer_on_the_same_log_is_refused_with_one_line(tmp_path):
+def test_writers_sharing_a_home_take_a_log_each_and_the_next_start_drains_one_left_behind(tmp_path, store):
     first = WriteAheadLog(tmp_path / "spans")
     first.open()
+    second = WriteAheadLog(tmp_path / "spans")
+    second.open()  # another receiver on the same home and database
+    assert (first.path.name, second.path.name) == ("spans.log", "spans-1.log")
+    bodies = request_bodies(2, 5)
+    for body in bodies:  # acknowledged by the second receiver, which then dies
+        second.append(pack_record(SPANS.encode(decode(body)), 5))
+    second.close()
+    first.close()
+
+    writer = GroupWriter(store, SPANS, log=WriteAheadLog(tmp_path / "spans")).start()  # one receiver comes back
+    writer.stop()
+    stored = sorted(list(k) for k in store.query_rows(f"SELECT TraceId, SpanId FROM {TRACES_TABLE}"))
+    assert stored == keys_of(bodies)
+    assert (tmp_path / "spans-1.log").stat().st_size == 0  # drained and committed
+
+
+def test_every_slot_in_use_is_named_in_one_line(tmp_path, monkeypatch):
+    monkeypatch.setattr("sumwatch.monitor.ingest.write_ahead_log.MAX_SLOTS", 2)
+    held = [WriteAheadLog(tmp_path / "spans"), WriteAheadLog(tmp_path / "spans")]
+    for log in held:
+        log.open()
     try:
-        second = WriteAheadLog(tmp_path / "spans")
         try:
-            second.open()
+            WriteAheadLog(tmp_path / "spans").open()
         except RuntimeError as exc:
-            assert str(exc) == f"the receiver log {tmp_path / 'spans.log'} is in use by another process"
+            assert str(exc) == f"all 2 receiver logs under {tmp_path} are in use"
         else:
-            raise AssertionError("a second writer opened the log")
+            raise AssertionError("a third writer opened a log")
     finally:
-        first.close()
+        for log in held:
+            log.close()
+
+
+def test_the_servers_reads_wait_for_what_the_log_acknowledged(settings, store):
+    """With the log, a 200 comes before the INSERT; a read through the server then waits for that INSERT, so a
+    client told its spans were received finds them (the drain is held until the read has been sent)."""
+    from served import serve
+
+    server = serve(settings.with_(receiver_log=True), store)
+    try:
+        server.writer.hold()
+        (body,) = request_bodies(1, 3)
+        assert httpx.post(f"{server.endpoint}/v1/traces", content=body,
+                          headers={"content-type": PROTOBUF}).status_code == 200
+        assert server.writer.backlog == 3  # acknowledged, in the log, not in the table
+        listed: list[dict] = []
+        reader = threading.Thread(target=lambda: listed.append(
+            httpx.get(f"{server.endpoint}/api/traces", timeout=HANG_GUARD_S).json()))
+        reader.start()
+        server.writer.release()
+        reader.join(HANG_GUARD_S)
+        assert server.writer.backlog == 0
+        assert len(listed[0]) == 3
+    finally:
+        server.stop()
+
+
+def test_while_the_table_is_missing_logged_spans_wait_and_new_requests_get_503(settings, store):
+    """The log acknowledged the first request; its INSERT then fails until the table is back, and is retried (not
+    dropped as refused rows), while new requests are refused so exporters keep them."""
+    from served import serve
+
+    server = serve(settings.with_(receiver_log=True, retry_after_seconds=1), store)
+    first, second = request_bodies(2, 3)
+    url, headers = f"{server.endpoint}/v1/traces", {"content-type": PROTOBUF}
+    try:
+        store.command("RENAME TABLE otel_traces TO otel_traces_away")
+        try:
+            assert httpx.post(url, content=first, headers=headers).status_code == 200  # in the log
+            deadline = time.monotonic() + HANG_GUARD_S  # a hang guard, not a test limit
+            while not server.writer.failing:
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+            refused = httpx.post(url, content=second, headers=headers)
+            assert refused.status_code == 503 and refused.headers["retry-after"] == "1"
+        finally:
+            store.command("RENAME TABLE otel_traces_away TO otel_traces")
+        assert server.writer.wait_stored(HANG_GUARD_S)
+    finally:
+        server.stop()
+    stored = sorted(list(k) for k in store.query_rows(f"SELECT TraceId, SpanId FROM {TRACES_TABLE}"))
+    assert stored == keys_of([first])  # once, and only what was acknowledged
