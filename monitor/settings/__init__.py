@@ -97,16 +97,17 @@ class ReceiverSettings(_Concern):
     api_token: SecretStr | None = None
     max_body_bytes: int = 20 * 1024 * 1024
     insert_batch_rows: int = 20_000
-    # group commit: how long the writer waits after a request's rows arrive for other requests to join its INSERT
-    # (0: only what is already queued). Each chDB INSERT has a large fixed cost, so fewer, bigger ones cost less
-    # CPU per span; measured with tests/bench/ingest.py --commit-wait-ms (README, capacity plan)
+    # group commit: the most a batch waits for requests the receiver is already reading or decoding to join its
+    # INSERT (it never waits when none is on its way; 0: only what is already queued). Each chDB INSERT has a large
+    # fixed cost, so fewer, bigger ones cost less CPU per span; measured with tests/bench/ingest.py --commit-wait-ms
     insert_batch_wait_ms: int = 50
     # acknowledge a request once its rows are in a write-ahead log under home (receiver-log/<database>), and
-    # insert the log in batches up to insert_batch_rows: bigger INSERTs cost the engine less per span. Off: each
-    # request is acknowledged after the INSERT holding it. Replayed at start, so a killed process loses nothing.
-    # Off by default for now: with it, a 200 no longer means readers already see the spans (the test suite and
-    # scripts that post then read rely on that), though the ingest bench shows fewer CPU us per span with it on
-    receiver_log: bool = False
+    # insert the log in batches up to insert_batch_rows: bigger INSERTs cost the engine less per span (the receiver
+    # stores 0.65 of the direct exporter's spans/s with it, 0.45 without, tests/bench/ingest.py --receiver-log
+    # off,on). Replayed at start, so a killed process loses nothing. The server's own reads (API, dashboard, the
+    # CLI through them) wait for what was acknowledged; a reader that queries ClickHouse itself may see spans up
+    # to one INSERT later. Off: each request is acknowledged after the INSERT holding it.
+    receiver_log: bool = True
     # fsync each record before acknowledging: survives power loss, not only a killed process, at a disk flush
     # per request (a write() alone is in the page cache, which outlives the process)
     receiver_log_fsync: bool = False

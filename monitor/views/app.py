@@ -21,7 +21,7 @@ from fastapi.openapi.utils import get_openapi
 from starlette.routing import BaseRoute
 
 from ..exports.config import ExportConfig
-from ..ingest.receiver import log_writer, receiver_routes, span_writer
+from ..ingest.receiver import ReadsSeeAcknowledged, log_writer, receiver_routes, span_writer
 from ..settings import Settings
 from ..store.connection import Store
 from ..store.job_locks import job_locks
@@ -51,8 +51,9 @@ def create_app(settings: Settings, store: Store, *, judges: Judges | None = None
         app.include_router(router)
     app.router.routes.extend(login_routes(settings) + dashboard_routes(store, settings,
                                                                            app.state.services.export_config))
+    app.add_middleware(ReadsSeeAcknowledged, (writer, logs))
     layer = auth_middleware(settings)
-    app.add_middleware(layer.cls, *layer.args, **layer.kwargs)
+    app.add_middleware(layer.cls, *layer.args, **layer.kwargs)  # outermost: a refused request never waits
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 

@@ -1,14 +1,15 @@
 """Ingest throughput into embedded chDB: raw batched INSERT (the ceiling), the direct ClickHouse
 exporter, and the OTLP/HTTP receiver, all with 2 KB of source text per span, in one run.
 
-    python tests/bench/ingest.py [--spans 40000] [--batch 2048] [--request-spans 512] [--clients 4]
-    python tests/bench/ingest.py --commit-wait-ms 0,5,20,50     # the receiver once per group-commit wait
+    python tests/bench/ingest.py [--spans 40960] [--batch 8192] [--request-spans 512] [--clients 8] [--rounds 3]
+    python tests/bench/ingest.py --commit-wait-ms 0,5,20,50     # the receiver once per group-commit wait, per round
 
 The OTLP client runs in its own process (as an app would) and posts pre-encoded protobuf bodies,
 so the figure is the receiver's: decode, convert, group-commit INSERT, acknowledge. Beside spans/s it
 reports the acknowledgement latency each exporter saw (p50, p99) and the CPU time per span of the process
 holding the store (the receiver's threads and the engine's), and both as ratios to the direct exporter of the
-same run: on shared cores wall time mostly measures the neighbours, a ratio from one run much less.
+same round: on shared cores wall time mostly measures the neighbours, a ratio from one round much less, and the
+median over rounds (direct, then each receiver setting, repeated) less again.
 Targets on a 2-core machine: direct >= 20,000 spans/s, OTLP >= 10,000 spans/s and >= 0.6 of the direct exporter.
 """
 
@@ -26,6 +27,7 @@ import time
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.resources import Resource
@@ -112,6 +114,8 @@ def main() -> None:
                     help="concurrent OTLP exporters (app processes), each waiting for its acknowledgement")
     ap.add_argument("--commit-wait-ms", default="",
                     help="comma-separated group-commit waits to run the receiver with (default: the setting's)")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="rounds of direct exporter then receiver(s); ratios are per round, figures medians")
     ap.add_argument("--receiver-log", default="",
                     help="comma-separated on/off: the receiver with and without its write-ahead log "
                          "(default: the setting's)")
@@ -149,19 +153,9 @@ def main() -> None:
     assert count(store) == args.spans
     store.command(f"TRUNCATE TABLE {TRACES_TABLE}")
 
-    # 2. direct exporter: ReadableSpan -> row -> INSERT
-    exporter = ClickHouseSpanExporter(store.client, database=settings.store.database)
-    t0, c0 = time.perf_counter(), time.process_time()
-    for batch in batches:
-        exporter.export(batch)
-    exporter.force_flush()
-    direct_s, direct_cpu = time.perf_counter() - t0, time.process_time() - c0
-    results["direct_exporter_spans_per_s"] = args.spans / direct_s
-    results["direct_cpu_us_per_span"] = direct_cpu / args.spans * 1e6
-    assert count(store) == args.spans
-    store.command(f"TRUNCATE TABLE {TRACES_TABLE}")
-
-    # 3. OTLP/HTTP receiver, client in another process, once per group-commit wait
+    # 2 and 3, in rounds: the direct exporter (ReadableSpan -> row -> INSERT), then the OTLP/HTTP receiver (client
+    # in another process) once per setting. Each receiver run is compared with the direct run of its own round, so
+    # a neighbour's load that comes and goes moves both sides; the medians over rounds are reported.
     bodies = [encode_spans(spans[i:i + args.request_spans]).SerializeToString()
               for i in range(0, len(spans), args.request_spans)]
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="latin-1") as fh:
@@ -170,17 +164,30 @@ def main() -> None:
         [settings.receiver.insert_batch_wait_ms]
     logs = [w == "on" for w in args.receiver_log.split(",")] if args.receiver_log else \
         [settings.receiver.receiver_log]
-    runs = []
+    configs = [(w, g) for g in logs for w in waits]
+    rounds: list[dict[str, Any]] = []
     try:
-        for wait, log in ((w, g) for g in logs for w in waits):
-            run = receiver_run(settings.with_(insert_batch_wait_ms=wait, receiver_log=log), store, fh.name,
-                               len(bodies), args)
-            runs.append({"commit_wait_ms": wait, "receiver_log": log, **asdict(run),
-                         "vs_direct": round(run.spans_per_s / results["direct_exporter_spans_per_s"], 3),
-                         "cpu_vs_direct": round(run.cpu_us_per_span / results["direct_cpu_us_per_span"], 3)})
-            store.command(f"TRUNCATE TABLE {TRACES_TABLE}")
+        for number in range(args.rounds):
+            print(f"round {number + 1} of {args.rounds} ...", file=sys.stderr)
+            direct = direct_run(store, settings, batches, args.spans)
+            runs = []
+            for wait, log in configs:
+                run = receiver_run(settings.with_(insert_batch_wait_ms=wait, receiver_log=log), store, fh.name,
+                                   len(bodies), args)
+                runs.append({"commit_wait_ms": wait, "receiver_log": log, **asdict(run),
+                             "vs_direct": round(run.spans_per_s / direct["spans_per_s"], 3),
+                             "cpu_vs_direct": round(run.cpu_us_per_span / direct["cpu_us_per_span"], 3)})
+                store.command(f"TRUNCATE TABLE {TRACES_TABLE}")
+            rounds.append({"direct": direct, "receiver": runs})
     finally:
         os.unlink(fh.name)
+    results["direct_exporter_spans_per_s"] = median([r["direct"]["spans_per_s"] for r in rounds])
+    results["direct_cpu_us_per_span"] = median([r["direct"]["cpu_us_per_span"] for r in rounds])
+    runs = [{key: (median([r["receiver"][i][key] for r in rounds])
+                   if key not in ("commit_wait_ms", "receiver_log") else value)
+             for key, value in rounds[0]["receiver"][i].items()} for i in range(len(configs))]
+    for i, run in enumerate(runs):
+        run["vs_direct_by_round"] = [r["receiver"][i]["vs_direct"] for r in rounds]
     results["otlp_receiver_spans_per_s"] = runs[0]["spans_per_s"]
     results["otlp_inserts"] = runs[0]["inserts"]
     results["otlp_requests"] = len(bodies)
@@ -198,24 +205,43 @@ def main() -> None:
                               ("OTLP/HTTP receiver", "otlp_receiver_spans_per_s", 10_000)):
         print(f"{name:<24}{results[key]:>12,.0f}{results[key] / ceiling:>16.2f}{(target or 0):>10,}")
     print(f"\n{'log':<5}{'commit wait':<14}{'spans/s':>10}{'of direct':>11}{'CPU us/span':>13}{'of direct':>11}"
-          f"{'ack p50 ms':>12}{'ack p99 ms':>12}{'INSERTs':>9}")
+          f"{'ack p50 ms':>12}{'ack p99 ms':>12}{'INSERTs':>9}  of direct by round")
     for run in runs:
         print(f"{'on' if run['receiver_log'] else 'off':<5}{str(run['commit_wait_ms']) + ' ms':<14}"
               f"{run['spans_per_s']:>10,.0f}{run['vs_direct']:>11.2f}"
               f"{run['cpu_us_per_span']:>13.1f}{run['cpu_vs_direct']:>11.2f}{run['ack_p50_ms']:>12.1f}"
-              f"{run['ack_p99_ms']:>12.1f}{run['inserts']:>9}")
+              f"{run['ack_p99_ms']:>12.1f}{run['inserts']:>9}  {run['vs_direct_by_round']}")
     summary = {
         "bench": "ingest", "spans": args.spans, "source_bytes": 2048, "clients": args.clients,
         **{k: round(v, 1) if isinstance(v, float) else v for k, v in results.items()},
         "direct_vs_raw": round(results["direct_exporter_spans_per_s"] / ceiling, 3),
         "otlp_vs_raw": round(results["otlp_receiver_spans_per_s"] / ceiling, 3),
-        "otlp_vs_direct": runs[0]["vs_direct"], "otlp_ack_p99_ms": runs[0]["ack_p99_ms"],
+        "rounds": args.rounds, "otlp_vs_direct": runs[0]["vs_direct"], "otlp_ack_p99_ms": runs[0]["ack_p99_ms"],
         "receiver_runs": runs,
         "target_direct": 20_000, "target_otlp": 10_000, "target_otlp_vs_direct": 0.6,
         "pass": results["direct_exporter_spans_per_s"] >= 20_000 and results["otlp_receiver_spans_per_s"] >= 10_000
         and runs[0]["vs_direct"] >= 0.6,
     }
     print(json.dumps(summary))
+
+
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def direct_run(store: Store, settings: Settings, batches: list[list[ReadableSpan]], spans: int) -> dict[str, float]:
+    """The direct exporter's spans/s and CPU per span (this process: exporter and engine threads)."""
+    exporter = ClickHouseSpanExporter(store.client, database=settings.store.database)
+    t0, c0 = time.perf_counter(), time.process_time()
+    for batch in batches:
+        exporter.export(batch)
+    exporter.force_flush()
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    assert count(store) == spans
+    store.command(f"TRUNCATE TABLE {TRACES_TABLE}")
+    return {"spans_per_s": round(spans / seconds, 1), "cpu_us_per_span": round(cpu / spans * 1e6, 1)}
 
 
 @dataclass(frozen=True)
