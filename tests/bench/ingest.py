@@ -1,7 +1,7 @@
 """Ingest throughput into embedded chDB: raw batched INSERT (the ceiling), the direct ClickHouse
 exporter, and the OTLP/HTTP receiver, all with 2 KB of source text per span, in one run.
 
-    python tests/bench/ingest.py [--spans 40960] [--batch 8192] [--request-spans 512] [--clients 8] [--rounds 3]
+    python tests/bench/ingest.py [--spans 40960] [--batch 8192] [--request-spans 512] [--clients 8] [--rounds 5]
     python tests/bench/ingest.py --commit-wait-ms 0,5,20,50     # the receiver once per group-commit wait, per round
 
 The OTLP client runs in its own process (as an app would) and posts pre-encoded protobuf bodies,
@@ -114,7 +114,7 @@ def main() -> None:
                     help="concurrent OTLP exporters (app processes), each waiting for its acknowledgement")
     ap.add_argument("--commit-wait-ms", default="",
                     help="comma-separated group-commit waits to run the receiver with (default: the setting's)")
-    ap.add_argument("--rounds", type=int, default=3,
+    ap.add_argument("--rounds", type=int, default=5,
                     help="rounds of direct exporter then receiver(s); ratios are per round, figures medians")
     ap.add_argument("--receiver-log", default="",
                     help="comma-separated on/off: the receiver with and without its write-ahead log "

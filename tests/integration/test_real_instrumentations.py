@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hang_guard import HANG_GUARD_S
 
 from sumwatch.monitor.ingest.receiver import ReceiverServer
 from sumwatch.monitor.rubrics import FACTUALITY
@@ -74,6 +75,9 @@ def verdicts(store, trace_id: str, span_id: str) -> dict[str, bool]:
 def test_a_real_instrumentation_is_recognised_and_scored_by_a_running_sumwatch(which, sumwatch_up, store,
                                                                                  offline_cascade):
     trace_ids = run_application(which, sumwatch_up.endpoint, CALLS)
+    # acknowledged from the receiver's log: this test reads the table itself, so it waits for the INSERT first,
+    # as the server's own reads do
+    assert sumwatch_up.writer.wait_stored(HANG_GUARD_S)
     spans = [llm_span(store, t) for t in trace_ids]
     keys = [(t, s[0]) for t, s in zip(trace_ids, spans)]
     events = genai_events(store, keys)
