@@ -89,8 +89,10 @@ def test_onnx_int8_agrees_with_torch_on_the_shared_data(models_home: Path):
     assert len(pairs) >= 4 * len(cases)
     assert "embeddings" in {b.tier for _, _, b in pairs}  # the comparison reaches the tiers that read vectors
     same = sum(a.passed == b.passed for _, a, b in pairs) / len(pairs)
+    print(f"pass/fail agreement {same:.4f} on {len(pairs)} verdicts")
     assert same >= 0.995, f"pass/fail agreement {same:.4f}"
     apart = [(case, a, b) for case, a, b in pairs if abs(a.score - b.score) >= 0.05]
+    print(f"{len(apart)} of {len(pairs)} scores differ by 0.05 or more")
     assert len(apart) <= 0.02 * len(pairs), f"{len(apart)} of {len(pairs)} scores differ by 0.05 or more"
     for case, a, b in apart:
         assert a.rubric == "completeness" and not case.expected_facts, (a, b)
