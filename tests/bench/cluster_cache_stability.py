@@ -1,5 +1,5 @@
 """Whether the demo's issues depend on what the embedder happened to cache, with the topic subtraction off
-and on (the default).
+(the default) and on.
 
     python tests/bench/cluster_cache_stability.py [--trials 6] [--n 120] [--seed 11]
 

@@ -2,7 +2,7 @@
 
     python tests/bench/cluster_purity.py [--n 120] [--seed 11] [--held-out-n 200] [--held-out-seed 5] [--backend onnx]
 
-"Before" is the pipeline with ``topic_weight=0`` (the text vectors as they are), "after" the default
+"Before" is the default pipeline, ``topic_weight=0`` (the text vectors as they are), "after" the opt-in
 ``topic_weight=1`` (each failure's vector less its nearest failure of another kind when their cosine is at
 least ``topic_similarity=0.7``, see ``clustering.pipeline._without_topic``). The weight was chosen on the first
 two workloads, the similarity on them and on tests/clustering/test_pipeline.py's (failures that share only a

@@ -28,7 +28,7 @@ def workload(request, embedder):
 
 def test_clusters_do_not_mix_failure_kinds_of_the_same_documents(workload):
     texts, meta, vectors = workload
-    result = FailureClusterer().fit(texts=texts, vectors=vectors, meta=meta)  # the default subtracts the topic
+    result = FailureClusterer(topic_weight=1).fit(texts=texts, vectors=vectors, meta=meta)
     kinds = [m.failure_mode for m in meta]
     assert purity(result.labels, kinds) >= 0.95
     assert len(result.noise) <= 0.1 * len(texts)
@@ -42,8 +42,8 @@ def test_clusters_do_not_mix_failure_kinds_of_the_same_documents(workload):
 def test_a_failure_kind_is_not_split_by_document(workload):
     texts, meta, vectors = workload
     kinds = [m.failure_mode for m in meta]
-    split = FailureClusterer(topic_weight=0).fit(texts=texts, vectors=vectors, meta=meta)  # the text vectors as such
-    result = FailureClusterer().fit(texts=texts, vectors=vectors, meta=meta)
+    split = FailureClusterer().fit(texts=texts, vectors=vectors, meta=meta)  # the default: the text vectors
+    result = FailureClusterer(topic_weight=1).fit(texts=texts, vectors=vectors, meta=meta)
     # text alone gives about one cluster per document and kind; without the documents' topic, kinds come together
     assert clusters_per_kind(result.labels, kinds) <= 1.5 < clusters_per_kind(split.labels, kinds)
     assert len(result.clusters) < len(split.clusters)
