@@ -27,9 +27,10 @@ Before reducing, each failure's vector can lose what it shares with its nearest 
 that shared part is the document's topic, and without it clusters follow the failure kind instead of the
 document (held-out 4 documents x 4 kinds: purity 0.375 -> 1.0, ``tests/bench/cluster_purity.py``). It is not the
 default because on the demo's many documents it costs purity (held-out demo 0.915 -> 0.864: an issue of short
-summaries took in other failures). Its 0.7 cosine cut-off makes it sensitive to small moves of a vector, so it
-relies on the embedder giving a text the same vector whatever was encoded with it (the ONNX backend runs each
-text alone).
+summaries took in other failures). Its 0.7 cosine cut-off makes it sensitive to small moves of a vector: on
+the ONNX backend, whose int8 activations are scaled per batch, a text's vector moves slightly with what shares its
+batch, and with the subtraction on the demo's issues changed with the embedder's cache in 5 of 12 trials
+(``tests/bench/cluster_cache_stability.py``).
 
 Points HDBSCAN calls noise stay unassigned unless their best soft membership reaches
 ``noise_threshold`` (0.5 by default: the point's soft membership favours one cluster over all others

@@ -6,10 +6,8 @@
 The demo workload is traced into a fresh embedded database and scored offline, as ``sumwatch demo`` does. Each
 trial copies it into a database of its own, empties the shared embedder's cache, and (after the first trial)
 encodes a random half of the failure texts plus some unrelated sentences first, as earlier work in the same
-process would; then the clustering job runs. int8 activations are scaled per model run, so when texts shared a
-run a text's vector moved slightly with its neighbours (the subtraction's cut-off turned that into different
-issues: 5 of 12 trials differed); now each text runs alone, and a stable pipeline makes the same issues every
-trial. Prints the
+process would; then the clustering job runs. int8 activations are scaled per batch, so a text's vector moves
+slightly with the texts that share its batch: a stable pipeline makes the same issues every trial. Prints the
 issue sizes per trial, and one JSON line.
 """
 
