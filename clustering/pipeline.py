@@ -25,9 +25,9 @@ new issues are named (with an LLM namer, that is where the calls go).
 Before reducing, each failure's vector can lose what it shares with its nearest failure of another kind
 (``topic_weight=1``; 0, the default, leaves the vectors as they are): when a few long documents fail many ways,
 that shared part is the document's topic, and without it clusters follow the failure kind instead of the
-document (held-out 4 documents x 4 kinds: purity 0.375 -> 1.0, ``tests/bench/cluster_purity.py``). It is not the
-default because on the demo's many documents it costs purity (held-out demo 0.915 -> 0.864: an issue of short
-summaries took in other failures). Its 0.7 cosine cut-off makes it sensitive to small moves of a vector: on
+document (held-out 4 documents x 4 kinds: purity 0.438 -> 1.0, ``tests/bench/cluster_purity.py``). It is not the
+default because on the demo's many documents it costs purity (held-out demo 0.915 -> 0.898, a kind split over
+1.14 clusters). Its 0.7 cosine cut-off makes it sensitive to small moves of a vector: on
 the ONNX backend, whose int8 activations are scaled per batch, a text's vector moves slightly with what shares its
 batch, and with the subtraction on the demo's issues changed with the embedder's cache in 5 of 12 trials
 (``tests/bench/cluster_cache_stability.py``).
