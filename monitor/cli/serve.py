@@ -41,6 +41,9 @@ def up(host: str | None = typer.Option(None, "--host", help="Bind address (defau
         api_auth = "API token required" if settings.receiver.api_token else "API open (set SUMWATCH_API_TOKEN)"
         err.print(f"sumwatch receiving OTLP/HTTP on {endpoint}/v1/traces ({auth}); "
                   f"storing in {settings.store.database} on {settings.safe_url}. Ctrl-C to stop.")
+        err.print(f"acknowledging spans once in the write-ahead log under {settings.receiver_log_path} "
+                  "(SUMWATCH_RECEIVER_LOG=on)" if settings.receiver.receiver_log else
+                  "acknowledging spans once stored (SUMWATCH_RECEIVER_LOG=off)")
         err.print(f"also GenAI log records on {endpoint}/v1/logs and the Langfuse SDK's export on "
                   f"{endpoint}/api/public/otel/v1/traces")
         err.print(f"API on {endpoint}/api (OpenAPI at {endpoint}/api/openapi.json; {api_auth})")

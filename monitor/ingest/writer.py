@@ -107,7 +107,6 @@ class GroupWriter:
         self._appending = threading.Lock()  # one order for the log's records and the queue's items
         self._draining = threading.Event()
         self._draining.set()
-        self._backlog = 0  # rows acknowledged from the log and not yet stored
         self._appended = self._settled = 0  # rows appended to the log, and of those stored or refused for good
         self._settled_changed = threading.Condition(self._appending)
         self._max_backlog = max_backlog_rows
@@ -146,10 +145,14 @@ class GroupWriter:
         ``linger_ms``, and for nothing else."""
         return Incoming(self)
 
+    def _count_arriving(self, change: int) -> None:
+        with self._arriving_lock:
+            self._arriving += change
+
     @property
     def backlog(self) -> int:
         """Rows acknowledged (from the write-ahead log) and not yet stored; always 0 without a log."""
-        return self._backlog
+        return self._appended - self._settled
 
     @property
     def failing(self) -> bool:
@@ -193,9 +196,8 @@ class GroupWriter:
         with self._appending:
             end = self._log.append(payload)
             self._queue.put((encoded, count, None, end))
-            self._backlog += count
             self._appended += count
-            if self._backlog <= self._max_backlog and not self._waiting:
+            if self.backlog <= self._max_backlog and not self._waiting:
                 fut.set_result(count)
             else:
                 self._waiting.append((count, fut))
@@ -314,10 +316,9 @@ class GroupWriter:
         assert self._log is not None
         with self._appending:
             self._log.commit(batch[-1][3])
-            self._backlog -= sum(b[1] for b in batch)
             self._settled += sum(b[1] for b in batch)
             self._settled_changed.notify_all()
-            while self._waiting and self._backlog <= self._max_backlog:
+            while self._waiting and self.backlog <= self._max_backlog:
                 count, fut = self._waiting.popleft()
                 fut.set_result(count)
 
@@ -367,15 +368,13 @@ class Incoming:
 
     def __enter__(self) -> Incoming:
         assert self._writer is not None
-        with self._writer._arriving_lock:  # noqa: SLF001 - the writer's own counter, kept by this helper
-            self._writer._arriving += 1  # noqa: SLF001
+        self._writer._count_arriving(1)  # noqa: SLF001 - the writer's helper
         return self
 
     def done(self) -> None:
         """The request submitted its rows or will not: idempotent."""
         if self._writer is not None:
-            with self._writer._arriving_lock:  # noqa: SLF001
-                self._writer._arriving -= 1  # noqa: SLF001
+            self._writer._count_arriving(-1)  # noqa: SLF001
             self._writer = None
 
     def __exit__(self, *exc: object) -> None:
