@@ -65,4 +65,5 @@ async def test_a_refused_connection_is_retried_then_reported_as_refused_never_as
     assert result.verdict == ERROR and judge.calls == 2  # a refused connection is worth one more try
     assert result.error.startswith(f"connection refused by 127.0.0.1:{port}")
     assert result.error.endswith("(gave up after 2 attempts)")
-    assert "500" not in result.error and "sk-secret-key-123" not in result.error
+    said = result.error.replace(f"127.0.0.1:{port}", "127.0.0.1:PORT")  # the free port itself may contain "500"
+    assert "500" not in said and "sk-secret-key-123" not in said
