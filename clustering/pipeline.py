@@ -22,15 +22,13 @@ A cluster whose members sit nearest to different known issues is first split alo
 Tracking runs before naming: a cluster matched to a known issue that has a name keeps that name, so only
 new issues are named (with an LLM namer, that is where the calls go).
 
-Before reducing, each failure's vector can lose what it shares with its nearest failure of another kind
-(``topic_weight=1``; 0, the default, leaves the vectors as they are): when a few long documents fail many ways,
-that shared part is the document's topic, and without it clusters follow the failure kind instead of the
-document (held-out 4 documents x 4 kinds: purity 0.438 -> 1.0, ``tests/bench/cluster_purity.py``). It is not the
-default because on the demo's many documents it costs purity (held-out demo 0.915 -> 0.898, a kind split over
-1.14 clusters). Its 0.7 cosine cut-off makes it sensitive to small moves of a vector: on
-the ONNX backend, whose int8 activations are scaled per batch, a text's vector moves slightly with what shares its
-batch, and with the subtraction on the demo's issues changed with the embedder's cache in 5 of 12 trials
-(``tests/bench/cluster_cache_stability.py``).
+Before reducing, a failure whose source document also failed another way loses what it shares with that
+document's other failures (``topic_weight``, 1 by default; 0 leaves the vectors as they are). Every failure of a
+document quotes it (names, figures, sentences), so text alone groups a few long documents' failures by document;
+less the document's part, they group by failure kind (held-out 4 documents x 4 kinds: clusters per kind 4.0 ->
+1.0, ``tests/bench/cluster_purity.py``). Documents are known by ``PointMeta.document`` (the clustering job passes a
+digest of each span's source text); failures without one, or the only kind of their document, keep their vectors,
+so a workload of many documents (the demo) clusters exactly as before.
 
 Points HDBSCAN calls noise stay unassigned unless their best soft membership reaches
 ``noise_threshold`` (0.5 by default: the point's soft membership favours one cluster over all others
@@ -70,6 +68,7 @@ class PointMeta:
 
     rubric: str = ""
     failure_mode: str = ""
+    document: str = ""  # the same value for failures of the same source document ("" when not known)
 
 
 @dataclass
@@ -111,7 +110,7 @@ class FailureClusterer:
                  clusterer: ClustererStage | None = None, representer: RepresenterStage | None = None,
                  namer: NamerStage | None = None, tracker: TrackerStage | None = None,
                  noise_threshold: float = 0.5, n_contrast: int = 5, kind_weight: float = 0.0,
-                 topic_weight: float = 0.0, topic_similarity: float = 0.7, topic_pool: int = 20_000) -> None:
+                 topic_weight: float = 1.0) -> None:
         self._embedder: EmbedderStage | None = embedder
         self.reducer: ReducerStage = reducer if reducer is not None else UmapReducer()
         self.clusterer: ClustererStage = clusterer if clusterer is not None else HdbscanClusterer()
@@ -122,8 +121,6 @@ class FailureClusterer:
         self.n_contrast = n_contrast
         self.kind_weight = kind_weight
         self.topic_weight = topic_weight
-        self.topic_similarity = topic_similarity
-        self.topic_pool = topic_pool
 
     @property
     def embedder(self) -> EmbedderStage:
@@ -151,8 +148,7 @@ class FailureClusterer:
             raise ValueError(f"{len(meta)} meta entries but {n} points")
         points = [_as_meta(m) for m in meta] if meta is not None else [PointMeta()] * n
 
-        spread = _without_topic(vectors, points, self.topic_weight, self.topic_similarity,
-                                self.topic_pool)
+        spread = _without_document(vectors, points, self.topic_weight)
         low = self.reducer.fit_transform(_with_kinds(spread, points, self.kind_weight))
         fitted = self.clusterer.fit(low)
         labels = np.asarray(fitted.labels, dtype=np.intp).copy()
@@ -246,37 +242,40 @@ def dominant_kind(points: Sequence[PointMeta]) -> PointMeta:
     return PointMeta(rubric, mode)
 
 
-def _without_topic(vectors: Vectors, points: Sequence[PointMeta], weight: float, similarity: float,
-                   pool: int) -> Vectors:
-    """The vectors less what each failure shares with its nearest failure of another kind, scaled by ``weight``.
+def _without_document(vectors: Vectors, points: Sequence[PointMeta], weight: float) -> Vectors:
+    """The vectors the reducer sees: each failure's unit vector less ``weight`` times the mean unit vector of
+    the failures of other kinds from the same source document.
 
-    When a document fails several ways, every failure quotes it (names, figures, sentences), so its nearest
-    failure of another kind is mostly of the same document, and what the two share is the document's topic.
-    Taking that out leaves what the failure itself is, and failures of one kind in different documents come
-    together instead of one cluster per document and kind. Where documents do not repeat, the nearest failure
-    of another kind shares less: below cosine ``similarity`` (0.7: failures quoting the same sentences are
-    above 0.74, failures that only name the same company below 0.6) nothing is taken away. Only the reducer
-    sees these vectors: centroids, tracking and representatives stay in text space, so issue matching across
-    runs is unchanged. Neighbours are searched among at most ``pool`` points (a seeded draw), like the
-    reducer's fit sample."""
-    kinds = [(p.rubric, p.failure_mode) for p in points]
-    codes = {k: i for i, k in enumerate(sorted(set(kinds)))}
-    if weight <= 0 or len(codes) < 2:
+    Those other failures quote the same document, so what they have in common with this one is the document's
+    part (its names, figures, sentences) and their mean is that part plus a blend of other kinds; taking it
+    away leaves what this failure is, and a kind's failures from different documents come together. A mean,
+    not a nearest neighbour or a similarity cut-off: it moves smoothly with the vectors, so the issues do not
+    jump when a vector moves slightly (the int8 embedder's vectors move with their batch). Failures with no
+    document, or whose document failed one way only, keep their vectors. Centroids, tracking and
+    representatives stay in text space, so issue matching across runs is unchanged."""
+    if weight <= 0:
         return vectors
-    kind = np.array([codes[k] for k in kinds])
+    by_document: dict[str, list[int]] = {}
+    for i, p in enumerate(points):
+        if p.document:
+            by_document.setdefault(p.document, []).append(i)
     unit = _unit(vectors)
-    n = len(unit)
-    candidates = np.arange(n) if n <= pool else np.sort(np.random.default_rng(42).choice(n, size=pool, replace=False))
-    out = np.empty_like(unit)
-    for start in range(0, n, 1024):  # a chunk of rows at a time: never the full n x n similarity matrix
-        rows = slice(start, min(start + 1024, n))
-        sim = unit[rows] @ unit[candidates].T
-        sim[kind[rows, None] == kind[None, candidates]] = -np.inf
-        nearest = candidates[np.argmax(sim, axis=1)]
-        other = sim.max(axis=1) >= similarity  # -inf too: a pool of one kind has no neighbour to take away
-        out[rows] = unit[rows] - np.float32(weight) * unit[nearest] * other[:, None]
+    out: Vectors | None = None
+    for members in by_document.values():
+        kinds = [(points[i].rubric, points[i].failure_mode) for i in members]
+        if len(set(kinds)) < 2:
+            continue
+        if out is None:
+            out = unit.copy()
+        rows = np.asarray(members)
+        total = unit[rows].astype(np.float64).sum(axis=0)
+        for same in (rows[[m == k for m in kinds]] for k in sorted(set(kinds))):
+            others = (total - unit[same].astype(np.float64).sum(axis=0)) / (len(rows) - len(same))
+            out[same] = unit[same] - np.float32(weight) * others.astype(np.float32)
+    if out is None:
+        return vectors
     norms = np.linalg.norm(out, axis=1, keepdims=True)
-    # a failure that reads exactly like one of another kind keeps its own vector rather than none
+    # a failure that reads exactly like its document's other failures keeps its own vector rather than none
     return np.asarray(np.where(norms > 1e-6, out / np.maximum(norms, 1e-6), unit), dtype=np.float32)
 
 
@@ -340,8 +339,10 @@ def _meanings(points: Sequence[PointMeta], glossary: Mapping[str, str]) -> dict[
 
 def _as_meta(m: PointMeta | Mapping[str, str]) -> PointMeta:
     if isinstance(m, Mapping):
-        return PointMeta(str(m.get("rubric", "") or ""), str(m.get("failure_mode", "") or ""))
-    return PointMeta(getattr(m, "rubric", "") or "", getattr(m, "failure_mode", "") or "")
+        return PointMeta(str(m.get("rubric", "") or ""), str(m.get("failure_mode", "") or ""),
+                         str(m.get("document", "") or ""))
+    return PointMeta(getattr(m, "rubric", "") or "", getattr(m, "failure_mode", "") or "",
+                     getattr(m, "document", "") or "")
 
 
 def _assigned(cluster: Cluster) -> Assignment:

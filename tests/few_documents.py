@@ -1,6 +1,6 @@
 """A workload of a few long documents, each failing several ways, as the judges would write the failures.
 
-    texts, meta = few_document_failures(documents=3, per_kind=6)   # failure texts and their (rubric, mode)
+    texts, meta = few_document_failures(documents=3, per_kind=6)   # failure texts, their (rubric, mode, document)
     purity(labels, [m.failure_mode for m in meta])                  # 1.0: no cluster mixes failure kinds
     clusters_per_kind(labels, [m.failure_mode for m in meta])       # 1.0: each kind in one cluster
 
@@ -12,9 +12,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 from sumwatch.clustering.pipeline import PointMeta
 from sumwatch.monitor.issues.failures import FailingScore, failure_text
+from sumwatch.monitor.rubrics.verdicts import RubricResult
+from sumwatch.monitor.store.scores import ScoredSpan, SpanRef, write_scores
+from sumwatch.tracer import semconv
 
 _DOCUMENTS = [
     ("Northwind Logistics", "Harbor Street depot", "Maria Okafor", "freight volume", 4.2, "Rotterdam"),
@@ -32,11 +36,13 @@ def _sentences(company: str, site: str, person: str, metric: str, figure: float,
             f"The {site} added two shifts, and {person} credited the {city} suppliers for the growth."]
 
 
-def few_document_failures(documents: int = 3, per_kind: int = 6) -> tuple[list[str], list[PointMeta]]:
-    """``per_kind`` failures of each of four kinds for each of ``documents`` long documents."""
-    texts, meta = [], []
+def few_document_scores(documents: int = 3, per_kind: int = 6) -> list[tuple[str, FailingScore]]:
+    """``per_kind`` failing scores of each of four kinds for each of ``documents`` long documents, each with
+    the text of the document it was judged against."""
+    out = []
     for company, site, person, metric, figure, city in _DOCUMENTS[:documents]:
         sentences = _sentences(company, site, person, metric, figure, city)
+        document = " ".join(sentences)
         for i in range(per_kind):
             # judges quote generously: two or three sentences of the document in each failure
             quote = " ".join(sentences[(i + k) % len(sentences)] for k in range(2))
@@ -59,10 +65,36 @@ def few_document_failures(documents: int = 3, per_kind: int = 6) -> tuple[list[s
                              f"The summary of {company} ({site}, {person}, {city}) has 4 words; the band asks for "
                              f"40 to 80. {quote}", f"{company} {metric} rose."),
             ]
-            for score in kinds:
-                texts.append(failure_text(score))
-                meta.append(PointMeta(score.rubric, score.failure_mode))
-    return texts, meta
+            out += [(document, score) for score in kinds]
+    return out
+
+
+def few_document_failures(documents: int = 3, per_kind: int = 6) -> tuple[list[str], list[PointMeta]]:
+    """The failure texts of :func:`few_document_scores` and their (rubric, failure mode, document)."""
+    scored = few_document_scores(documents, per_kind)
+    return ([failure_text(score) for _, score in scored],
+            [PointMeta(score.rubric, score.failure_mode, document) for document, score in scored])
+
+
+def store_few_documents(store: Any, documents: int = 3, per_kind: int = 6, ns: int = 1_700_000_000_000_000_000
+                        ) -> dict[tuple[str, str], str]:
+    """The workload of :func:`few_document_scores` written as the sampler leaves it: one tagged span per
+    failure (its source the document, its summary the blamed sentence, one nanosecond apart from ``ns``) and
+    its failing score. Returns the failure kind ("rubric/mode") of each (trace id, span id)."""
+    spans, results, kinds = [], [], {}
+    for i, (document, score) in enumerate(few_document_scores(documents, per_kind)):
+        tid, sid = f"{i + 1:032x}", f"{i + 1:016x}"
+        attrs = {semconv.TASK: semconv.TASK_SUMMARIZATION, semconv.INPUT_VALUE: document,
+                 semconv.OUTPUT_VALUE: score.sentence}
+        spans.append((ns + i, tid, sid, "", "", semconv.SPAN_NAME, "Internal", "digest", {"service.name": "digest"},
+                      semconv.INSTRUMENTATION_NAME, "", attrs, 1_000_000, "Unset", "", (), (), (), (), (), (), ()))
+        results.append(ScoredSpan(SpanRef(tid, sid, ns + i, "digest"), {score.rubric: RubricResult.make(
+            score.rubric, score.verdict, tier=score.tier, failure_mode=score.failure_mode, evidence=score.evidence,
+            explanation=score.explanation, details=({"claim": score.sentence, "status": score.verdict},))}))
+        kinds[(tid, sid)] = f"{score.rubric}/{score.failure_mode}"
+    store.insert_spans(spans)
+    write_scores(store, results, "v1")
+    return kinds
 
 
 def purity(labels: Sequence[int], kinds: Sequence[str]) -> float:

@@ -2,6 +2,7 @@
 
     failures = load_failures(store, start_ns, end_ns)          # one Failure per failing span
     failures[0].text        # "factuality numerically_wrong (number_mismatch): In "A 95-minute ..." ..."
+    failures[0].document    # a digest of the span's source text: failures of one document share it
     vectors, computed = embed_failures(store, embedder, failures)   # cached in sumwatch_embeddings
 
 A span can fail several rubrics at once (a changed number fails factuality and groundedness). Clustering
@@ -19,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,7 @@ from ..store.connection import Store, quote_ident
 from ..store.embeddings import cached_vectors, save_vectors, text_hash
 from ..store.judges import active_definitions
 from ..store.scores import SCORES_TABLE
+from ..store.traces import source_digests
 
 _TIER_RANK = {LLM: 0, RULES: 1}  # anything else (embeddings) after these
 _RUBRIC_RANK = {FACTUALITY: 0, GROUNDEDNESS: 1, CONCISENESS: 2, COMPLETENESS: 3}  # a custom rubric: -1
@@ -62,6 +64,7 @@ class Failure:
     primary: FailingScore
     others: tuple[FailingScore, ...] = ()
     text: str = field(default="", compare=False)
+    document: str = field(default="", compare=False)  # a digest of the span's source text ("" when unknown)
 
     @property
     def rubric(self) -> str:
@@ -149,7 +152,8 @@ def load_failures(store: Store, start_ns: int, end_ns: int, *, limit: int | None
                            failure_text(ordered[0], ordered[1:])))
         if limit is not None and len(out) >= limit:
             break
-    return out
+    documents = source_digests(store, [(f.trace_id, f.span_id) for f in out]) if out else {}
+    return [replace(f, document=documents.get((f.trace_id, f.span_id), "")) for f in out]
 
 
 def embed_failures(store: Store, embedder: Any, failures: Sequence[Failure], *, model: str,

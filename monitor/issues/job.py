@@ -149,7 +149,7 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
     if failures:
 
         result = clusterer.fit(texts=[f.text for f in failures], vectors=vectors,
-                               meta=[PointMeta(f.rubric, f.failure_mode) for f in failures], known=known,
+                               meta=[PointMeta(f.rubric, f.failure_mode, f.document) for f in failures], known=known,
                                glossary=rubric_glossary(definitions.values()))
         clusters, unmatched, noise = result.clusters, result.tracking.unmatched, len(result.noise)
         progress("map", 0, 1)

@@ -35,7 +35,7 @@ from sumwatch.tracer.otel_traces import TRACE_ID_TS_TABLE, TRACE_ID_TS_VIEW, TRA
 
 from .connection import Store, quote_ident
 from .ddl import Target
-from .recognised import RecognisedSpan, read_recognised
+from .recognised import RECOGNISED_TABLE, RecognisedSpan, read_recognised
 from .score_facts import SPAN_KEY
 
 ONE_PER_SPAN = "LIMIT 1 BY TraceId, SpanId"  # appended to a read of otel_traces: each span once
@@ -356,4 +356,35 @@ def span_texts(store: Store, keys: Sequence[tuple[str, str]]
     for tid, sid, source, summary, band, facts in rows:
         if (tid, sid) in wanted and (tid, sid) not in out and source.strip() and summary.strip():
             out[(tid, sid)] = (source, summary, band, parse_expected_facts(facts))
+    return out
+
+
+def source_digests(store: Store, keys: Sequence[tuple[str, str]], chunk: int = 20_000) -> dict[tuple[str, str], str]:
+    """A digest of the source document of each (trace id, span id), computed by the engine (the texts never
+    leave it): equal digests, the same source text. A recognised span's source is its recognised row's; a
+    tagged span's is its input text, or the SHA-256 its tracer kept when text capture was off. Spans with
+    neither are absent.
+
+        source_digests(store, [(trace_id, span_id)]) == {(trace_id, span_id): "9f0c1a..."}
+    """
+    wanted = sorted(set(keys))
+    out: dict[tuple[str, str], str] = {}
+    for start in range(0, len(wanted), chunk):
+        part = wanted[start:start + chunk]
+        tids = sorted({t for t, _ in part})
+        pairs = {"tids": tids, "pairs": part}
+        for tid, sid, digest in store.query_rows(
+                f"SELECT TraceId, SpanId, lower(hex(cityHash64(argMax(Source, RecognisedAt)))) "
+                f"FROM {quote_ident(RECOGNISED_TABLE)} WHERE TraceId IN {{tids:Array(String)}} "
+                f"AND (TraceId, SpanId) IN {{pairs:Array(Tuple(String, String))}} "
+                f"GROUP BY TraceId, SpanId HAVING notEmpty(argMax(Source, RecognisedAt))", pairs):
+            out[(tid, sid)] = digest
+        a = "SpanAttributes"
+        for tid, sid, digest in store.query_rows(
+                f"""SELECT TraceId, SpanId, if(notEmpty({a}['{semconv.INPUT_VALUE}']),
+                       lower(hex(cityHash64({a}['{semconv.INPUT_VALUE}']))), {a}['{semconv.SOURCE_HASH}'])
+                FROM {TRACES_TABLE} WHERE TraceId IN {{tids:Array(String)}}
+                  AND (TraceId, SpanId) IN {{pairs:Array(Tuple(String, String))}} {ONE_PER_SPAN}""", pairs):
+            if digest and (tid, sid) not in out:
+                out[(tid, sid)] = digest
     return out

@@ -2,17 +2,20 @@
 
     python tests/bench/cluster_purity.py [--n 120] [--seed 11] [--held-out-n 200] [--held-out-seed 5] [--backend onnx]
 
-"Before" is the default pipeline, ``topic_weight=0`` (the text vectors as they are), "after" the opt-in
-``topic_weight=1`` (each failure's vector less its nearest failure of another kind when their cosine is at
-least ``topic_similarity=0.7``, see ``clustering.pipeline._without_topic``). The weight was chosen on the first
-two workloads, the similarity on them and on tests/clustering/test_pipeline.py's (failures that share only a
-company name); the held-out ones were only measured:
+"Before" is ``topic_weight=0`` (the text vectors as they are), "after" the default ``topic_weight=1``: a failure
+whose source document also failed another way loses the mean of that document's other-kind failures (see
+``clustering.pipeline._without_document``). The mean (rather than the nearest such failure) and the weight were
+chosen on the first two workloads and on a mix of them; the held-out ones were only measured:
 
 - few documents: 3 long documents, each failing four ways (changed number, swapped entity, filler padding,
   too short) 6 times, every failure quoting its document;
 - the demo: ``--n`` demo spans traced into a fresh embedded database and scored offline, as ``sumwatch demo``
-  does; the kind is the primary failure's (rubric, failure mode), what the issue is named by;
-- held out: 4 documents (one never seen in tuning) failing four ways 4 times, and a demo of another size and seed.
+  does; the kind is the primary failure's (rubric, failure mode), what the issue is named by; the document is
+  the digest the clustering job reads (every demo span has a source of its own, so "after" changes nothing);
+- mixed: the demo's failures and the few documents' together (many documents failing once beside a few
+  failing often);
+- held out: 4 documents (one never seen in tuning) failing four ways 4 times, a demo of another size and seed,
+  and the two mixed.
 
 Per workload and side: purity (the share of clustered failures whose cluster's most common kind is their
 own), clusters, clusters per kind (how many clusters a kind's failures are spread over, averaged over
@@ -74,7 +77,11 @@ def _demo_failures(n: int, seed: int) -> tuple[list[str], list[PointMeta]]:
             failures = load_failures(store, 0, 2**62)
         finally:
             store.close()
-    return [f.text for f in failures], [PointMeta(f.rubric, f.failure_mode) for f in failures]
+    return [f.text for f in failures], [PointMeta(f.rubric, f.failure_mode, f.document) for f in failures]
+
+
+def _mixed(*workloads: tuple[list[str], list[PointMeta]]) -> tuple[list[str], list[PointMeta]]:
+    return [t for w in workloads for t in w[0]], [m for w in workloads for m in w[1]]
 
 
 def main() -> int:
@@ -90,11 +97,15 @@ def main() -> int:
     report: dict[str, object] = {"backend": args.backend}
     report["few_documents"] = _measures(*few_document_failures(3, 6), embedder)
     if args.n > 0:
-        report["demo"] = {"spans": args.n, **_measures(*_demo_failures(args.n, args.seed), embedder)}
+        demo = _demo_failures(args.n, args.seed)
+        report["demo"] = {"spans": args.n, **_measures(*demo, embedder)}
+    if args.n > 0:
+        report["mixed"] = _measures(*_mixed(few_document_failures(3, 6), demo), embedder)
     report["held_out_few_documents"] = _measures(*few_document_failures(4, 4), embedder)
     if args.n > 0:
-        report["held_out_demo"] = {"spans": args.held_out_n,
-                                   **_measures(*_demo_failures(args.held_out_n, args.held_out_seed), embedder)}
+        held_out = _demo_failures(args.held_out_n, args.held_out_seed)
+        report["held_out_demo"] = {"spans": args.held_out_n, **_measures(*held_out, embedder)}
+        report["held_out_mixed"] = _measures(*_mixed(few_document_failures(4, 4), held_out), embedder)
     for name, row in report.items():
         if name == "backend":
             continue

@@ -12,7 +12,7 @@ from sumwatch.monitor.store import stats
 from sumwatch.monitor.store.listing import list_stored_spans, list_traces, next_traces_cursor
 from sumwatch.monitor.store.recognised import write_recognised
 from sumwatch.monitor.store.scores import ScoredSpan, SpanRef, write_scores
-from sumwatch.monitor.store.traces import get_trace, span_texts
+from sumwatch.monitor.store.traces import get_trace, source_digests, span_texts
 from sumwatch.tracer import semconv
 
 T0 = datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc)
@@ -128,3 +128,20 @@ def test_the_older_gen_ai_token_names_and_the_response_model_are_read_too(store)
     assert (span.model, span.input_tokens, span.output_tokens) == ("claude-3-5-haiku", 300, 40)
     (listed,) = list_traces(store, limit=5)
     assert (listed.model, listed.input_tokens, listed.output_tokens) == ("claude-3-5-haiku", 300, 40)
+
+
+def test_a_source_digest_is_shared_by_spans_of_the_same_document_and_only_by_them(store):
+    found = mixed(store, recognised=2, tagged=2)
+    same = span_row(7, T0 + timedelta(minutes=30))
+    same[11][semconv.INPUT_VALUE] = "source 0"  # a later summary of span 0's document
+    blind = span_row(8, T0 + timedelta(minutes=31))
+    del blind[11][semconv.INPUT_VALUE]  # text capture off: the tracer kept the source's SHA-256
+    blind[11][semconv.SOURCE_HASH] = "ab" * 32
+    store.insert_spans([same, blind])
+    keys = [(f"{i:032x}", f"{i:016x}") for i in (0, 1, 7, 8, 9)] + [(r.trace_id, r.span_id) for r in found]
+    digests = source_digests(store, keys, chunk=3)  # chunks smaller than the keys: every chunk is read
+    assert digests[keys[0]] == digests[keys[2]] != digests[keys[1]]
+    assert digests[keys[3]] == "ab" * 32 and keys[4] not in digests  # a span never stored has no digest
+    # recognised spans: their document (the same one in both traces), not their request's message JSON
+    assert digests[keys[5]] == digests[keys[6]] not in (digests[keys[0]], digests[keys[1]])
+    assert digests[keys[5]] == store.query_rows("SELECT lower(hex(cityHash64({d:String})))", {"d": DOCUMENT})[0][0]
