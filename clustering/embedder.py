@@ -154,20 +154,18 @@ class Embedder:
 
         model = self._load()
         if self._backend is ModelBackend.ONNX:
-            rows = model.encode(texts, batch_size=len(texts))
+            rows = model.encode(texts)
         else:
             rows = model.encode(texts, batch_size=len(texts), convert_to_numpy=True, normalize_embeddings=True,
                                 show_progress_bar=False)
         return np.asarray(rows, dtype=np.float32)
 
     def _encode_fresh(self, texts: list[str]) -> list[Vectors]:
-        """Rows for ``texts``, in order. Batches are formed here by length, the same way whatever the number of
-        processes, so a text's vector does not depend on which process encoded its batch. For ONNX the length is
-        the token count, as in the model's own batching: int8 activations are scaled per batch, so cutting other
-        batches would move scores away from the one-process reference."""
-        model = self._load()
-        lengths = model.token_counts(texts) if self._backend is ModelBackend.ONNX else [len(t) for t in texts]
-        order = sorted(range(len(texts)), key=lambda i: lengths[i])
+        """Rows for ``texts``, in order, in batches of similar length (less padding for torch; for ONNX, where
+        each text runs alone, the batches only share the work between processes). The vectors do not depend on
+        the number of processes: the batches are cut here, the same way whatever that number."""
+        self._load()
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         chunks = [[texts[i] for i in order[start:start + self._batch_size]]
                   for start in range(0, len(order), self._batch_size)]
         pool = self._pool

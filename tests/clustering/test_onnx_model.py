@@ -51,6 +51,16 @@ def test_onnx_rows_are_unit_float32_and_close_to_torch(models: Path, reference: 
     assert float(a @ b) > 0.6 > 0.2 > float(a @ c)  # order and batch do not mix rows up
 
 
+def test_a_texts_vector_does_not_depend_on_what_is_encoded_with_it(models: Path):
+    """int8 activations are scaled per run, so a batch would tie a text's vector to its neighbours': clustering
+    and scores would then move with whatever else the cache missed. Each text runs alone."""
+    long_text = " ".join(["The quarterly report lists revenue, costs and a forecast for every region."] * 12)
+    alone = {text: Embedder(backend="onnx", cache_dir=models).encode([text])[0] for text in SENTENCES}
+    mixed = Embedder(backend="onnx", cache_dir=models).encode([long_text, *reversed(SENTENCES), "!!! 999 ???"])
+    for text, row in zip(reversed(SENTENCES), mixed[1:6]):
+        assert np.array_equal(row, alone[text]), text
+
+
 def test_the_cache_is_named_for_the_model_and_reused(models: Path, caplog: pytest.LogCaptureFixture):
     target = _cache(models)
     assert target.name == "all-MiniLM-L6-v2-onnx-int8"
