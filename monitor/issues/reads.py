@@ -20,10 +20,12 @@ from typing import Any
 
 from typing_extensions import TypedDict
 
+from sumwatch.clustering.name import ClusterName, with_figures
+
 from ..store.connection import Store
 from ..store.exports import ALERT_TARGETS, ExportRow, exports_of
 from ..store.issue_events import IssueEvent, events_of
-from ..store.issue_members import BOUNDARY, REPRESENTATIVE, Example, members_of
+from ..store.issue_members import BOUNDARY, REPRESENTATIVE, Example, kind_counts, members_of
 from ..store.issues import IssueState, issue_history, issue_states, member_counts, regressed_at, run_time
 from ..store.runs import FINISHED_RUNS, RunInfo, last_run_ids, latest_run, latest_run_id
 from .triage import Triage, fold, issue_label, merged_numbers, root
@@ -206,6 +208,7 @@ def list_issues(store: Store, *, include_resolved: bool = True, include_hidden: 
     regressed = regressed_at(store, [n for n, t in triaged.items() if t.muted_at is not None], FINISHED_RUNS)
     trends = _trends(store, [s.number for s in states], trend_runs)
     by_number = {s.number: s for s in states}
+    parts: dict[int, list[int]] = {}
     for t in triaged.values():  # a merged issue still in this run: its counts go to the one it is part of
         if t.merged_into is None or t.number not in by_number:
             continue
@@ -215,6 +218,9 @@ def list_issues(store: Store, *, include_resolved: bool = True, include_hidden: 
             into.members, into.traces, into.share = (into.members + merged.members, into.traces + merged.traces,
                                                      into.share + merged.share)
             trends[into.number] = [a + b for a, b in zip(trends.get(into.number, []), trends.get(t.number, []))]
+            parts.setdefault(into.number, [into.number]).append(t.number)
+    for number, part_of in parts.items():
+        by_number[number].description = _described(store, run.run_id, by_number[number], part_of)
     rows = []
     for s in states:
         found = triaged.get(s.number)
@@ -264,6 +270,8 @@ def get_issue(store: Store, issue_id: str, *, trend_runs: int = 8, max_traces: i
         if merged.number in part_of[1:]:  # still in the last run: its failures count as this issue's, as listed
             row.members, row.traces = row.members + merged.members, row.traces + merged.traces
             row.share = round(row.share + float(merged.share), _SHARE_DIGITS)
+    if len(part_of) > 1:
+        row.description = _described(store, run_id, row, part_of)
     timeline = sorted([TimelineEntry(datetime.fromisoformat(h["run_at"]), "run", "",
                                      f"{h['members']} failures, {h['status']} (run {h['run_id']})")
                        for h in history] + [TimelineEntry.of_event(e) for e in events_of(store, part_of)],
@@ -273,6 +281,16 @@ def get_issue(store: Store, issue_id: str, *, trend_runs: int = 8, max_traces: i
                        boundary=[e for e in examples if e.role == BOUNDARY], trace_ids=trace_ids, history=history,
                        exports=[IssueTicket.of(r) for r in exports_of(store, number)], timeline=timeline,
                        asked_as=issue_label(asked) if asked != number else "")
+
+
+def _described(store: Store, run_id: str, issue: Any, part_of: list[int]) -> str:
+    """The description of an issue that others were merged into, its figures those of all its parts in the run
+    (its counts add theirs, so its own figures alone would disagree with them)."""
+    rubrics, modes = kind_counts(store, run_id, part_of)
+    if not rubrics:
+        return str(issue.description)
+    name = ClusterName(issue.title, issue.description, issue.root_cause, issue.fix, issue.severity)
+    return with_figures(name, int(issue.members), rubrics, modes).description
 
 
 def lead_with_kind(examples: list[Example], issue: IssueView) -> list[Example]:

@@ -88,6 +88,20 @@ def save_members(store: Store, members: Sequence[MemberRow]) -> None:
     store.insert(ISSUE_MEMBERS_TABLE, [m.row() for m in members], MEMBER_COLUMNS)
 
 
+def kind_counts(store: Store, run_id: str, numbers: Sequence[int]) -> tuple[dict[str, int], dict[str, int]]:
+    """Members of the issues ``numbers`` in a run, counted by rubric and by failure mode (what a description's
+    figures sentence is written from)."""
+    rubrics: dict[str, int] = {}
+    modes: dict[str, int] = {}
+    for rubric, mode, n in store.query_rows(
+            f"SELECT Rubric, FailureMode, count() FROM {quote_ident(ISSUE_MEMBERS_TABLE)} FINAL "
+            f"WHERE RunId = {{run:String}} AND Number IN {{ns:Array(UInt32)}} GROUP BY Rubric, FailureMode",
+            {"run": run_id, "ns": list(numbers)}):
+        rubrics[rubric] = rubrics.get(rubric, 0) + int(n)
+        modes[mode] = modes.get(mode, 0) + int(n)
+    return rubrics, modes
+
+
 def members_of(store: Store, run_id: str, number: int) -> list[Example]:
     rows = store.query_rows(
         f"""SELECT TraceId, SpanId, Rubric, Verdict, FailureMode, Membership, Role, Evidence, FailureText

@@ -117,6 +117,26 @@ def test_merge_keeps_one_id_and_counts_the_merged_issues_failures(issues):
     assert get_issue(issues, "SW-1").triage.merged == ["SW-2", "SW-3"]
 
 
+def test_a_merged_issues_description_gives_the_figures_of_all_its_parts(store):
+    from dataclasses import replace
+
+    from sumwatch.monitor.store.issue_members import MEMBER, MemberRow, save_members
+
+    own = "6 failing summaries on conciseness with failure mode padded (100%). Filler opens all 6 summaries."
+    other = "4 failing summaries mostly on conciseness with failure mode filler_phrase (50%)."
+    _run(store, 1, [replace(_state(1, members=6), description=own), replace(_state(2, members=4), description=other)])
+    modes = {1: ["padded"] * 6, 2: ["filler_phrase", "filler_phrase", "padded", "hedged"]}
+    save_members(store, [MemberRow("run-1", n, f"{n}{i:031x}", f"{i:016x}", T0, "svc", "conciseness", "padded", mode,
+                                   0.9, MEMBER, "", "", T0) for n, ms in modes.items() for i, mode in enumerate(ms)])
+    act(store, "SW-2", "merge", by="ana", value="SW-1")
+    merged = "10 failing summaries mostly on conciseness with failure mode padded (70%). Filler opens all 10 summaries."
+    listed = {r.issue_id: r for r in issue_list(store).issues}["SW-1"]
+    detail = get_issue(store, "SW-2")
+    assert listed.members == detail.members == 10 and listed.description == detail.description == merged
+    assert get_issue(store, "SW-1").description == merged
+    assert {r.issue_id: r for r in issue_list(store, include_hidden=True).issues}["SW-2"].description == other
+
+
 @pytest.mark.parametrize(("issue_id", "action", "value", "message"), [
     ("SW-9", "resolve", "", "no issue SW-9 (see `sumwatch issues`)"),
     ("SW-1", "merge", "SW-1", "cannot merge SW-1 into itself"),
