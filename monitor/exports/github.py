@@ -1,7 +1,8 @@
 """GitHub Issues (REST): one issue per sumwatch issue, found again by the marker in its body.
 
     POST  {api}/repos/{owner}/{repo}/issues                  {"title", "body", "labels"}
-    PATCH {api}/repos/{owner}/{repo}/issues/{number}         {"title", "body"} or {"state", "state_reason"}
+    PATCH {api}/repos/{owner}/{repo}/issues/{number}         {"title", "body"}, {"state", "state_reason"} or
+                                                             {"assignees": [login]} (replaces them; [] clears)
     POST  {api}/repos/{owner}/{repo}/issues/{number}/comments {"body"}
     GET   {api}/search/issues?q=repo:{owner}/{repo} in:body "sumwatch:SW-3"
 
@@ -83,3 +84,7 @@ class GitHub(Tracker):
 
     def fetch(self, ticket: Ticket) -> Ticket:
         return self._ticket(self.http.request("GET", f"{self._issues}/{ticket.external_id}").json())
+
+    def assign(self, ticket: Ticket, account: str | None) -> None:
+        self.http.request("PATCH", f"{self._issues}/{ticket.external_id}",
+                          json={"assignees": [account] if account else []})

@@ -5,6 +5,7 @@
     PUT  {site}/rest/api/3/issue/{key}     {"fields": {"summary", "description"}}
     POST {site}/rest/api/3/issue/{key}/comment      {"body": <ADF>}
     POST {site}/rest/api/3/issue/{key}/transitions  {"transition": {"id"}}
+    PUT  {site}/rest/api/3/issue/{key}/assignee     {"accountId": "5b10ac8d82e05b22cc7d4ef5"} (null: unassigned)
     GET  {site}/rest/api/3/search/jql?jql=labels = "sumwatch-SW-3"
 
 Basic auth with the account's email and API token. The marker is a label, so a create that timed out is
@@ -146,6 +147,9 @@ class Jira(Tracker):
                                  f"{'to do' if open_ else 'done'} status")
         self.http.request("POST", url, json={"transition": {"id": chosen}})
         return Ticket(ticket.external_id, ticket.url, OPEN if open_ else CLOSED)
+
+    def assign(self, ticket: Ticket, account: str | None) -> None:
+        self.http.request("PUT", self._api(f"/issue/{ticket.external_id}/assignee"), json={"accountId": account})
 
     def fetch(self, ticket: Ticket) -> Ticket:
         answer = self.http.request("GET", self._api(f"/issue/{ticket.external_id}"), params={"fields": "status"})

@@ -1,4 +1,5 @@
-"""Linear (GraphQL): ``issueCreate``, ``issueUpdate``, ``commentCreate`` and an attachment linking back.
+"""Linear (GraphQL): ``issueCreate``, ``issueUpdate`` (also its ``assigneeId``, a user id, null for nobody),
+``commentCreate`` and an attachment linking back.
 
     POST {api}   Authorization: <API key>   {"query": "mutation IssueCreate($input: IssueCreateInput!) ...",
                                              "variables": {"input": {"id", "teamId", "title", "description",
@@ -116,6 +117,11 @@ class Linear(Tracker):
         data = self._gql(UPDATE, {"id": ticket.external_id, "input": {"stateId": chosen}})
         issue = (data.get("issueUpdate") or {}).get("issue")
         return self._ticket(issue) if issue else ticket
+
+    def assign(self, ticket: Ticket, account: str | None) -> None:
+        data = self._gql(UPDATE, {"id": ticket.external_id, "input": {"assigneeId": account}})
+        if not (data.get("issueUpdate") or {}).get("success"):
+            raise PermanentError(f"linear: assigning {ticket.external_id} did not succeed")
 
     def fetch(self, ticket: Ticket) -> Ticket:
         issue = self._gql(ISSUE, {"id": ticket.external_id}).get("issue")

@@ -8,6 +8,7 @@
         def comment(self, ticket, text): ...
         def set_open(self, ticket, open_): ...
         def fetch(self, ticket): ...        # the ticket as the tracker has it now (closed there?)
+        def assign(self, ticket, account): ...  # the ticket's assignee: an account there, or None for nobody
         def preview(self, payload): ...     # the create request, for --dry-run
 
 Adding a target is one module with such a class, and one line in ``registry.py``.
@@ -89,6 +90,15 @@ class Tracker:
 
     def fetch(self, ticket: Ticket) -> Ticket:
         return ticket
+
+    def accounts(self) -> dict[str, str]:
+        """This tracker's accounts by sumwatch name (``SUMWATCH_<TRACKER>_ASSIGNEES``): whom an assignment in
+        sumwatch assigns here. Empty: assignments reach the ticket as comments only."""
+        return self.config.assignees(self.name)
+
+    def assign(self, ticket: Ticket, account: str | None) -> None:
+        """Make ``account`` (an account of this tracker) the ticket's only assignee; None leaves it with none."""
+        raise NotImplementedError(f"{self.name} cannot assign tickets")
 
     # -- alerts --------------------------------------------------------------------------------
     def send(self, payload: IssuePayload, event: str) -> None:

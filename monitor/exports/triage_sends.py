@@ -7,7 +7,9 @@ every ticket of the issue (ignore also closes it with ``SUMWATCH_EXPORT_CLOSE_IG
 Resolving is not sent from here: a resolved status, whether a person or a run resolved it, is what the ticket
 sync comments on (and closes with close-resolved). Events the tracker itself caused (a ticket closed there) are
 not echoed back, and events older than the ticket are already in what it was created with.
-An assignee is a sumwatch name, not a tracker account: the comment names the person and says so.
+An assignee is a sumwatch name. Where ``SUMWATCH_<TRACKER>_ASSIGNEES`` maps it to an account of the tracker
+(``"ben=ben-gh"``), assigning sets the ticket's assignee to that account and unassigning clears it; a name it does
+not map, or a tracker with no map, gets the comment only, naming the person.
 """
 
 from __future__ import annotations
@@ -25,8 +27,8 @@ SENT_ACTIONS = (TriageAction.REOPEN, TriageAction.IGNORE, TriageAction.UNIGNORE,
                 TriageAction.UNMUTE, TriageAction.MERGE, TriageAction.ASSIGN, TriageAction.COMMENT)
 
 
-def triage_text(event: IssueEvent, tracker_name: str, issue_url: str = "") -> str:
-    """The ticket comment one triage event becomes (pure)."""
+def triage_text(event: IssueEvent, tracker_name: str, issue_url: str = "", account: str = "") -> str:
+    """The ticket comment one triage event becomes (pure); ``account``: the tracker account an assignment set."""
     issue, who = issue_label(event.number), event.by or "someone"
     action = TriageAction(event.action)
     if action == TriageAction.REOPEN:
@@ -43,6 +45,8 @@ def triage_text(event: IssueEvent, tracker_name: str, issue_url: str = "") -> st
     elif action == TriageAction.MERGE:
         into = issue_label(int(event.value))
         text = f"sumwatch: {issue} was merged into {into} by {who}; its failures count as {into}'s from now on."
+    elif action == TriageAction.ASSIGN and event.value and account:
+        text = f"sumwatch: {issue} is assigned to {event.value} ({tracker_name} account {account}) by {who}."
     elif action == TriageAction.ASSIGN:
         text = (f"sumwatch: {issue} is assigned to {event.value} by {who} (a sumwatch name, not a {tracker_name} "
                 f"account)." if event.value else f"sumwatch: {issue} is unassigned by {who}.")
@@ -76,7 +80,8 @@ def send_triage(store: Store, tracker: Tracker, issue_id: str, ticket: Ticket, *
         try:
             if action == TriageAction.REOPEN and ticket.state == CLOSED:
                 ticket = tracker.set_open(ticket, True)
-            tracker.comment(ticket, triage_text(event, tracker.name, issue_url))
+            account = _assigned(tracker, ticket, event) if action == TriageAction.ASSIGN else ""
+            tracker.comment(ticket, triage_text(event, tracker.name, issue_url, account))
         except Uncertain as exc:  # the tracker may hold the comment: never sent twice
             save_event_send(store, EventSend(number, event.event_id, tracker.name, UNCERTAIN, scrub(str(exc))))
             continue
@@ -87,6 +92,16 @@ def send_triage(store: Store, tracker: Tracker, issue_id: str, ticket: Ticket, *
         sent += 1
         ticket = _follow(tracker, ticket, action, resolved)
     return ticket, sent
+
+
+def _assigned(tracker: Tracker, ticket: Ticket, event: IssueEvent) -> str:
+    """Where the tracker maps sumwatch names to its accounts, the ticket's assignee set to ``event``'s (cleared for
+    an unassignment): the account it set, or "" (no map, or a name it does not list: nothing is changed)."""
+    accounts = tracker.accounts()
+    account = accounts.get(event.value, "") if event.value else ""
+    if accounts and (account or not event.value):  # setting the same assignee again changes nothing
+        tracker.assign(ticket, account or None)
+    return account
 
 
 def _follow(tracker: Tracker, ticket: Ticket, action: TriageAction, resolved: bool) -> Ticket:

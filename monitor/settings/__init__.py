@@ -51,6 +51,7 @@ from .values import (
     check_clickhouse_url,
     crontab_fields,
     parse_allowed_hosts,
+    parse_assignees,
     parse_duration,
     parse_headers,
     parse_pace,
@@ -240,6 +241,11 @@ class ExportSettings(_Concern):
     jira_token: SecretStr | None = None
     jira_project: str = ""  # project key, like OPS
     jira_issue_type: str = "Bug"
+    # who an assignment in sumwatch assigns in each tracker: "name=account,..." (a GitHub login, a Linear user id,
+    # a Jira accountId); a name not listed is named in a comment only
+    github_assignees: str = ""
+    linear_assignees: str = ""
+    jira_assignees: str = ""
     slack_webhook_url: SecretStr | None = None  # the URL is the secret
     webhook_url: SecretStr | None = None
     webhook_secret: SecretStr | None = None
@@ -297,6 +303,12 @@ class ExportSettings(_Concern):
             raise ValueError(f"must be an http(s):// URL, got {value!r}")
         return value.rstrip("/")
 
+    @field_validator("github_assignees", "linear_assignees", "jira_assignees")
+    @classmethod
+    def _assignees(cls, value: str) -> str:
+        parse_assignees(value)
+        return value
+
     @field_validator("scores_verdicts")
     @classmethod
     def _score_verdicts(cls, value: str) -> str:
@@ -321,6 +333,10 @@ class ExportSettings(_Concern):
     def pace(self) -> dict[str, float]:
         """Requests per minute per target from ``export_pace`` ("github=80,jira=100")."""
         return parse_pace(self.export_pace)
+
+    def assignees(self, target: str) -> dict[str, str]:
+        """``target``'s accounts by sumwatch name (``SUMWATCH_GITHUB_ASSIGNEES`` ...); {} when none is set."""
+        return parse_assignees(getattr(self, f"{target}_assignees", ""))
 
     def secrets(self) -> list[str]:
         """Every secret value set, for scrubbing from messages (longest first)."""

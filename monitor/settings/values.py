@@ -274,6 +274,17 @@ def parse_pace(text: str | None) -> dict[str, float]:
     return out
 
 
+def parse_assignees(text: str | None) -> dict[str, str]:
+    """A tracker's accounts by sumwatch name: ``"ben=ben-gh, ana=ana-dev"`` -> ``{"ben": "ben-gh", "ana": ...}``."""
+    out: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in (text or "").split(","))):
+        name, sep, account = part.partition("=")
+        if not sep or not name.strip() or not account.strip():
+            raise ValueError(f"entry {part!r} must be name=account, like ben=ben-gh")
+        out[name.strip()] = account.strip()
+    return out
+
+
 SCORE_VERDICTS = ("all", "failing")  # which verdicts go back out to a score target
 
 

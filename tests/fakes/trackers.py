@@ -90,6 +90,7 @@ class FakeTrackers(LoopbackServer):
             Route("/jira/rest/api/3/issue/{key}", self._jira_issue, methods=["GET", "PUT"]),
             Route("/jira/rest/api/3/issue/{key}/comment", self._jira_comment, methods=["POST"]),
             Route("/jira/rest/api/3/issue/{key}/transitions", self._jira_transitions, methods=["GET", "POST"]),
+            Route("/jira/rest/api/3/issue/{key}/assignee", self._jira_assignee, methods=["PUT"]),
             Route("/jira/rest/api/3/search/jql", self._jira_search, methods=["GET"]),
             Route(SLACK_PATH, self._slack, methods=["POST"]),
             Route("/hooks/sumwatch", self._webhook, methods=["POST"]),
@@ -184,8 +185,11 @@ class FakeTrackers(LoopbackServer):
         if n not in self.github:
             return JSONResponse({"message": "Not Found"}, status_code=404)
         if request.method == "PATCH":
-            if not isinstance(body, dict) or set(body) - {"title", "body", "state", "state_reason", "labels"} \
-                    or body.get("state", "open") not in ("open", "closed"):
+            fields = {"title", "body", "state", "state_reason", "labels", "assignees"}
+            if not isinstance(body, dict) or set(body) - fields \
+                    or body.get("state", "open") not in ("open", "closed") \
+                    or not isinstance(body.get("assignees", []), list) \
+                    or not all(isinstance(a, str) and a for a in body.get("assignees", [])):
                 return self._refuse(422, f"github: bad PATCH body {body!r:.100}")
             self.github[n].update(body)
         return await self._after(delay, JSONResponse(self._gh_view(n)))
@@ -247,7 +251,9 @@ class FakeTrackers(LoopbackServer):
                 return JSONResponse({"errors": [{"message": "Entity not found: Issue"}]})
             if "stateId" in inp:
                 self.linear[v["id"]]["state"] = {"s-todo": "unstarted", "s-done": "completed"}[inp["stateId"]]
-            self.linear[v["id"]].update({k: inp[k] for k in ("title", "description") if k in inp})
+            if "assigneeId" in inp and not (inp["assigneeId"] is None or isinstance(inp["assigneeId"], str)):
+                return self._refuse(400, "linear: assigneeId is a user id or null")
+            self.linear[v["id"]].update({k: inp[k] for k in ("title", "description", "assigneeId") if k in inp})
             data = {"issueUpdate": {"success": True, "issue": self._linear_view(v["id"])}}
         elif op == "commentCreate":
             inp = v.get("input") or {}
@@ -334,6 +340,20 @@ class FakeTrackers(LoopbackServer):
             self.jira[key]["fields"].update(fields)
             return await self._after(delay, Response(status_code=204))
         return await self._after(delay, JSONResponse(self._jira_view(key)))
+
+    async def _jira_assignee(self, request: Request) -> Response:
+        key = request.path_params["key"]
+        body, refused, delay = await self._begin(request, "jira", "assign", self._jira_auth(request))
+        if refused:
+            return refused
+        if key not in self.jira:
+            return JSONResponse({"errorMessages": ["Issue does not exist"]}, status_code=404)
+        account = (body or {}).get("accountId", "")
+        if not isinstance(body, dict) or set(body) != {"accountId"} or not (account is None or isinstance(account, str)
+                                                                             and account):
+            return self._refuse(400, "jira: assignee takes {\"accountId\": <account id> or null}")
+        self.jira[key]["assignee"] = account
+        return await self._after(delay, Response(status_code=204))
 
     async def _jira_comment(self, request: Request) -> Response:
         body, refused, delay = await self._begin(request, "jira", "comment", self._jira_auth(request))

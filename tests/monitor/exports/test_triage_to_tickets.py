@@ -42,6 +42,53 @@ def test_each_triage_event_becomes_one_comment_on_the_ticket_in_order(issues, fa
     assert {s.phase for s in event_sends(issues, target=target).values()} == {SENT}
 
 
+ACCOUNTS = {"github": "bo-gh", "linear": "5f1c2d3e-0000-4000-8000-00000000b0b0", "jira": "5b10ac8d82e05b22cc7d4ef5"}
+
+
+def _assignee(fake, target):
+    if target == "github":
+        return fake.github[1].get("assignees")
+    if target == "jira":
+        return next(iter(fake.jira.values())).get("assignee", "never set")
+    return next(iter(fake.linear.values())).get("assigneeId", "never set")
+
+
+@pytest.mark.parametrize("target", ("github", "jira", "linear"))
+def test_an_assignment_sets_the_tickets_assignee_where_the_name_maps_to_an_account(issues, fake, tmp_path, target):
+    config = fake.config(markdown_dir=str(tmp_path), **{f"{target}_assignees": f"bo={ACCOUNTS[target]}, cy=x"})
+    export_issues(issues, config, target, ["SW-1"])
+    act(issues, "SW-1", "assign", by="ana", value="bo")
+    export_issues(issues, config, target, ["SW-1"])
+    assert _assignee(fake, target) == ([ACCOUNTS[target]] if target == "github" else ACCOUNTS[target])
+    assert f"assigned to bo ({target} account {ACCOUNTS[target]}) by ana" in _comments(fake, target)[-1]
+    act(issues, "SW-1", "assign", by="ana", value="dee")  # a name the map does not list: the comment only
+    export_issues(issues, config, target, ["SW-1"])
+    assert _assignee(fake, target) == ([ACCOUNTS[target]] if target == "github" else ACCOUNTS[target])
+    assert f"assigned to dee by ana (a sumwatch name, not a {target} account)" in _comments(fake, target)[-1]
+    act(issues, "SW-1", "assign", by="ana", value="")
+    export_issues(issues, config, target, ["SW-1"])
+    assert _assignee(fake, target) in ([], None) and "unassigned by ana" in _comments(fake, target)[-1]
+    assert not fake.problems and {s.phase for s in event_sends(issues, target=target).values()} == {SENT}
+
+
+def test_without_a_map_an_assignment_changes_no_ticket_assignee(issues, fake, tmp_path):
+    config = fake.config(markdown_dir=str(tmp_path))
+    export_issues(issues, config, "jira", ["SW-1"])
+    act(issues, "SW-1", "assign", by="ana", value="bo")
+    act(issues, "SW-1", "assign", by="ana", value="")
+    export_issues(issues, config, "jira", ["SW-1"])
+    assert not [r for r in fake.requests if r.op == "assign"] and "unassigned by ana" in _comments(fake, "jira")[-1]
+
+
+def test_a_malformed_assignee_map_is_refused_in_one_line():
+    from sumwatch.monitor.settings import Settings, SettingsError
+
+    with pytest.raises(SettingsError) as caught:
+        Settings.from_env(env={"SUMWATCH_GITHUB_ASSIGNEES": "bo"})
+    message = str(caught.value)
+    assert "SUMWATCH_GITHUB_ASSIGNEES" in message and "name=account" in message and "\n" not in message
+
+
 def test_ignoring_closes_the_ticket_where_configured_and_unignoring_opens_it(issues, fake, tmp_path):
     config = fake.config(markdown_dir=str(tmp_path), export_close_ignored=True)
     export_issues(issues, config, "github", ["SW-1"])
