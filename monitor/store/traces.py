@@ -359,11 +359,12 @@ def span_texts(store: Store, keys: Sequence[tuple[str, str]]
     return out
 
 
-def source_digests(store: Store, keys: Sequence[tuple[str, str]], chunk: int = 20_000) -> dict[tuple[str, str], str]:
+def source_digests(store: Store, keys: Sequence[tuple[str, str]], chunk: int = 5_000) -> dict[tuple[str, str], str]:
     """A digest of the source document of each (trace id, span id), computed by the engine (the texts never
     leave it): equal digests, the same source text. A recognised span's source is its recognised row's; a
     tagged span's is its input text, or the SHA-256 its tracer kept when text capture was off. Spans with
-    neither are absent.
+    neither are absent. Read ``chunk`` spans a query: their ids travel as query parameters, which a ClickHouse
+    server takes in the URL (at most 1 MiB by default).
 
         source_digests(store, [(trace_id, span_id)]) == {(trace_id, span_id): "9f0c1a..."}
     """
