@@ -261,11 +261,13 @@ class KeywordNamer:
         return f"KeywordNamer(top_n={self.top_n})"
 
 
-def figures_sentence(size: int, rubric_counts: dict[str, int], failure_mode_counts: dict[str, int]) -> str:
+def figures_sentence(size: int, rubric_counts: dict[str, int], failure_mode_counts: dict[str, int],
+                     prefer: tuple[str, str] = ("", "")) -> str:
     """The sentence of a description that carries the cluster's figures, from one run's counts:
     ``figures_sentence(13, {"factuality": 13}, {"numerically_wrong": 12})`` ->
-    ``"13 failing summaries mostly on factuality with failure mode numerically_wrong (92%)."``"""
-    rubric, mode = _dominant(rubric_counts), _dominant(failure_mode_counts)
+    ``"13 failing summaries mostly on factuality with failure mode numerically_wrong (92%)."``
+    ``prefer``: the (rubric, failure mode) named when tied for the most (the issue's own), else the first by name."""
+    rubric, mode = _dominant(rubric_counts, prefer[0]), _dominant(failure_mode_counts, prefer[1])
     share = _share(failure_mode_counts, mode) if mode else _share(rubric_counts, rubric)
     return (f"{size} failing {_plural(size, 'summary', 'summaries')} "
             f"{'mostly ' if share < 0.999 else ''}on {rubric or 'an unknown rubric'}"
@@ -273,12 +275,12 @@ def figures_sentence(size: int, rubric_counts: dict[str, int], failure_mode_coun
 
 
 def with_figures(name: ClusterName, size: int, rubric_counts: dict[str, int],
-                 failure_mode_counts: dict[str, int]) -> ClusterName:
+                 failure_mode_counts: dict[str, int], prefer: tuple[str, str] = ("", "")) -> ClusterName:
     """``name`` with the figures of its description taken from this run's counts, whoever wrote it and when:
     the keyword namer's figures sentence is written again, and a count of failing summaries (or failures,
     spans, traces) in a model's words becomes this run's ``size``. An issue keeps its name across runs, so
     without this its description would keep the counts of the run that named it."""
-    text = _FIGURES.sub(figures_sentence(size, rubric_counts, failure_mode_counts), name.description, count=1)
+    text = _FIGURES.sub(figures_sentence(size, rubric_counts, failure_mode_counts, prefer), name.description, count=1)
 
     def count(match: re.Match[str]) -> str:
         failing = "failing " if match.group(1) else ""
@@ -292,10 +294,10 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "?", "!")) else text + "."
 
 
-def _dominant(counts: dict[str, int]) -> str:
-    # highest count, ties to the alphabetically first name; empty names do not count
+def _dominant(counts: dict[str, int], prefer: str = "") -> str:
+    # highest count, ties to ``prefer`` and then to the alphabetically first name; empty names do not count
     items = [(k, v) for k, v in counts.items() if k]
-    return min(items, key=lambda kv: (-kv[1], kv[0]))[0] if items else ""
+    return min(items, key=lambda kv: (-kv[1], kv[0] != prefer, kv[0]))[0] if items else ""
 
 
 def _share(counts: dict[str, int], key: str) -> float:

@@ -254,18 +254,23 @@ def get_issue(store: Store, issue_id: str, *, trend_runs: int = 8, max_traces: i
     found = issue_states(store, run_id, number)
     if not found:
         return None
-    history = [_run_count(h) for h in issue_history(store, number, FINISHED_RUNS)]
-    seen = [h["run_id"] for h in history if h["members"] > 0]
+    own = issue_history(store, number, FINISHED_RUNS)
+    seen = [h["run_id"] for h in own if h["members"] > 0]
     seen_in = seen[-1] if seen else None
     examples = members_of(store, seen_in, number) if seen_in else []
     trace_ids = list(dict.fromkeys(e.trace_id for e in examples))[:max_traces]
-    row = IssueRow.with_trend(found[0], _trends(store, [number], trend_runs).get(number, []))
+    part_of = [number, *merged_numbers(triaged, number)]
+    # the issues merged into it count in its history and trend, as they do in its counts
+    history = [_run_count(h) for h in _summed_history(own, [issue_history(store, m, FINISHED_RUNS)
+                                                            for m in part_of[1:]])]
+    trends = _trends(store, part_of, trend_runs)
+    trend = [sum(counts) for counts in zip(*(trends[n] for n in part_of))]
+    row = IssueRow.with_trend(found[0], trend)
     t = triaged.get(number)
     if t is not None:
         row.status = t.status(row.status, run_time(store, run_id))
         regressed = regressed_at(store, [number], FINISHED_RUNS).get(number) if t.muted_at else None
         row.triage = TriageView.of(t, now or datetime.now(timezone.utc), regressed)
-    part_of = [number, *merged_numbers(triaged, number)]
     for merged in issue_states(store, run_id, None) if len(part_of) > 1 else []:
         if merged.number in part_of[1:]:  # still in the last run: its failures count as this issue's, as listed
             row.members, row.traces = row.members + merged.members, row.traces + merged.traces
@@ -283,6 +288,19 @@ def get_issue(store: Store, issue_id: str, *, trend_runs: int = 8, max_traces: i
                        asked_as=issue_label(asked) if asked != number else "")
 
 
+def _summed_history(own: list[dict[str, Any]], parts: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """An issue's runs with the members of the issues merged into it added run by run (a run where only a merged
+    issue was seen appears with its status)."""
+    by_run = {h["run_id"]: dict(h) for h in own}
+    for history in parts:
+        for h in history:
+            if h["run_id"] in by_run:
+                by_run[h["run_id"]]["members"] += h["members"]
+            else:
+                by_run[h["run_id"]] = dict(h)
+    return sorted(by_run.values(), key=lambda h: (h["run_at"], h["run_id"]))
+
+
 def _described(store: Store, run_id: str, issue: Any, part_of: list[int]) -> str:
     """The description of an issue that others were merged into, its figures those of all its parts in the run
     (its counts add theirs, so its own figures alone would disagree with them)."""
@@ -290,7 +308,8 @@ def _described(store: Store, run_id: str, issue: Any, part_of: list[int]) -> str
     if not rubrics:
         return str(issue.description)
     name = ClusterName(issue.title, issue.description, issue.root_cause, issue.fix, issue.severity)
-    return with_figures(name, int(issue.members), rubrics, modes).description
+    # a tie names the issue's own kind, which its title names
+    return with_figures(name, int(issue.members), rubrics, modes, (issue.rubric, issue.failure_mode)).description
 
 
 def lead_with_kind(examples: list[Example], issue: IssueView) -> list[Example]:

@@ -52,3 +52,13 @@ def test_a_description_carries_this_runs_figures():
                       "r", "f", "high")
     assert with_figures(llm, 26, {}, {}).description == (
         "Across 26 failing summaries numbers change. Seen in 26 summaries of 5% growth.")
+
+
+def test_a_tie_in_the_figures_names_the_issues_own_kind():
+    name = ClusterName("Stacked hedges", "14 failing summaries on conciseness with failure mode hedging (100%).",
+                       "r", "f", "low")
+    tied = {"filler_phrases": 7, "hedging": 7}
+    own = with_figures(name, 14, {"conciseness": 14}, tied, ("conciseness", "hedging"))
+    assert own.description == "14 failing summaries mostly on conciseness with failure mode hedging (50%)."
+    first = with_figures(name, 14, {"conciseness": 14}, tied)  # no kind of its own: the first by name
+    assert "failure mode filler_phrases (50%)" in first.description

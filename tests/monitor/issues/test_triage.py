@@ -133,6 +133,9 @@ def test_a_merged_issues_description_gives_the_figures_of_all_its_parts(store):
     listed = {r.issue_id: r for r in issue_list(store).issues}["SW-1"]
     detail = get_issue(store, "SW-2")
     assert listed.members == detail.members == 10 and listed.description == detail.description == merged
+    # its history and trend count the merged issue too, as its counts do (the page's chart beside its header)
+    assert [h["members"] for h in detail.history] == [10] and detail.trend[-1] == listed.trend[-1] == 10
+    assert "10 failures" in [e.text for e in detail.timeline if e.action == "run"][0]
     assert get_issue(store, "SW-1").description == merged
     assert {r.issue_id: r for r in issue_list(store, include_hidden=True).issues}["SW-2"].description == other
 
