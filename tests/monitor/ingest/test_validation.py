@@ -96,6 +96,7 @@ def test_start_times_outside_what_the_store_holds_are_rejected(receiver, store, 
 def test_the_edges_of_the_range_are_stored_exactly(receiver, store):
     r = post(receiver, export(span(0, startTimeUnixNano=str(MIN_TIME_NS)), span(1, startTimeUnixNano=str(MAX_TIME_NS))))
     assert r.status_code == 200 and r.json() == {}
+    settle()
     rows = store.query_rows("SELECT toUnixTimestamp64Nano(Timestamp) FROM otel_traces ORDER BY Timestamp")
     assert rows == [(MIN_TIME_NS,), (MAX_TIME_NS,)]
 
