@@ -42,6 +42,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from ..settings import JUDGE_MODES, JudgeMode
+from ..settings.patterns import PatternTimeout
 from .consistency import ranked_score
 from .definition import BUILTIN, JudgeDefinition
 from .verdicts import FACTUALITY, GROUNDEDNESS, LEARNED, RUBRICS, RULES, VERDICTS, RubricResult, SummaryCase
@@ -266,8 +267,13 @@ class Cascade:
         LLM decides) or, with no LLM to ask, a pass nobody is sure of."""
         definition = self.definitions[rubric]
         version = self.version_for(rubric)
+        overran = ""
         for check in definition.checks:
-            hit = check.find(case.summary)
+            try:
+                hit = check.find(case.summary)
+            except PatternTimeout as exc:
+                overran = overran or f" (a check could not finish: {exc})"
+                continue
             if hit:
                 why = check.why or f"the summary contains {hit!r}, which the {rubric} definition forbids"
                 return RubricResult.judged(definition, check.verdict, failure_mode=check.failure_mode,
@@ -277,8 +283,8 @@ class Cascade:
         if self.llm is not None and self.mode != JudgeMode.OFF:
             return None
         return RubricResult.judged(definition, definition.overall[0], tier=RULES, judge_version=version,
-                                   confident=False, explanation=f"Unsure: the {rubric} checks found nothing and no "
-                                                                f"LLM is configured to judge the rest.")
+                                   confident=False, explanation=f"Unsure: the {rubric} checks found nothing{overran} "
+                                                                f"and no LLM is configured to judge the rest.")
 
     async def ascore_batch(self, cases: Sequence[SummaryCase],
                            rubrics: Sequence[str] | None = None) -> list[dict[str, RubricResult]]:

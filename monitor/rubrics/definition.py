@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..settings.patterns import PatternError, user_pattern
+
 DEFINITIONS_DIR = Path(__file__).parent / "definitions"
 BUILTIN_NAMES: tuple[str, ...] = ("groundedness", "completeness", "factuality", "conciseness")
 
@@ -101,8 +103,8 @@ class Example:
 
 @dataclass(frozen=True)
 class Check:
-    """A deterministic test on the summary: a listed phrase (whole words, any case) or a regular expression.
-    A hit fails the rubric with certainty; no LLM is asked."""
+    """A deterministic test on the summary: a listed phrase (whole words, any case) or a regular expression
+    (RE2, see :mod:`..settings.patterns`). A hit fails the rubric with certainty; no LLM is asked."""
 
     verdict: str
     failure_mode: str
@@ -111,16 +113,17 @@ class Check:
     why: str = ""
 
     def find(self, summary: str) -> str:
-        """The text of the first hit in ``summary``, or ""."""
+        """The text of the first hit in ``summary``, or ""; PatternTimeout when the pattern runs past its
+        time limit."""
         for phrase in self.phrases:
             hit = re.search(r"(?<!\w)" + r"\s+".join(map(re.escape, phrase.split())) + r"(?!\w)", summary,
                             re.IGNORECASE)
             if hit:
                 return hit.group(0)
         if self.pattern:
-            hit = re.search(self.pattern, summary)
-            if hit:
-                return hit.group(0) or self.pattern
+            found = user_pattern(self.pattern).search(summary)
+            if found is not None:
+                return found.text or self.pattern
         return ""
 
 
@@ -417,9 +420,9 @@ class _Reader:
                 raise self.fail(key, "needs phrases or a pattern")
             if pattern:
                 try:
-                    re.compile(pattern)
-                except re.error as exc:
-                    raise self.fail(f"{key}.pattern", f"is not a regular expression ({exc})") from None
+                    user_pattern(pattern)
+                except PatternError as exc:
+                    raise self.fail(f"{key}.pattern", f"is not a regular expression RE2 can run ({exc})") from None
             verdict = self.text(row, "verdict", f"{key}.verdict")
             spec = verdicts.get(verdict)
             if spec is None or spec.item_only:

@@ -13,12 +13,12 @@ named group then cuts the document (or the summary) out of the text.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..settings import Settings
+from ..settings.patterns import PatternTimeout, user_pattern
 from ..settings.selectors import Condition, Match, SelectorEntry, glob_regex
 from .recognise import Recognised, Refusal, recognise, request_text, response_text
 
@@ -54,12 +54,24 @@ def _holds(c: Condition, span_name: str, service: str, attributes: Mapping[str, 
     if c.op == "eq":
         return value == c.value
     pattern = glob_regex(c.value) if c.op == "glob" else c.value
-    return re.search(pattern, value) is not None
+    try:
+        return user_pattern(pattern).search(value) is not None
+    except PatternTimeout:
+        return False  # as the database would not wait on it either: the span is left to the other entries
 
 
 def _matches(m: Match, span_name: str, service: str, attributes: Mapping[str, str]) -> bool:
     return (all(_holds(c, span_name, service, attributes) for c in m.conditions)
             and (not m.any or any(_matches(alt, span_name, service, attributes) for alt in m.any)))
+
+
+def _cut(template: str, text: str, group: str) -> tuple[str, str]:
+    """The template's named group in ``text`` ("" when it does not match), and why not when it overran."""
+    try:
+        found = user_pattern(template).search(text)
+    except PatternTimeout as exc:
+        return "", str(exc)
+    return (found.groups.get(group, "") if found is not None else ""), ""
 
 
 def _int(raw: str) -> int | None:
@@ -96,16 +108,15 @@ class Selector:
             return Refusal(e.name, f"no text under {e.summary} (the selector's summary)")
         source, how = request_text(raw_source), f"selector {e.name}"
         if e.source_template:
-            cut = re.search(e.source_template, source)
-            if cut is None or not (cut.group("document") or "").strip():
-                return Refusal(e.name, f"source_template does not match the text under {e.source}")
-            source, how = cut.group("document"), how + "; document: template"
+            document, problem = _cut(e.source_template, source, "document")
+            if not document.strip():
+                return Refusal(e.name, problem or f"source_template does not match the text under {e.source}")
+            source, how = document, how + "; document: template"
         summary = response_text(raw_summary)
         if e.summary_template:
-            cut = re.search(e.summary_template, summary)
-            if cut is None or not (cut.group("summary") or "").strip():
-                return Refusal(e.name, f"summary_template does not match the text under {e.summary}")
-            summary = cut.group("summary")
+            summary, problem = _cut(e.summary_template, summary, "summary")
+            if not summary.strip():
+                return Refusal(e.name, problem or f"summary_template does not match the text under {e.summary}")
 
         def value(key: str) -> str:
             return attributes.get(key, "") if key else ""

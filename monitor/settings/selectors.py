@@ -18,9 +18,9 @@ match keys are ANDed; ``any`` lists alternative matches (each a table of the sam
     model = "llm.model_name"                        # optional keys: model, input_tokens, output_tokens, band,
                                                     # document_id, prompt_version (summary_template too)
 
-Regular expressions are searched (not anchored) and run in the database too, so they keep to what both
-Python and ClickHouse's RE2 read: no look-around, no back-references. Globs know ``*`` and ``?``. A bad
-entry is one line naming the file or variable, the entry and the field.
+Regular expressions are searched (not anchored) and run in the database too, so both sides read them with
+RE2 (:mod:`.patterns`): no look-around, back-references, atomic groups or possessive quantifiers. Globs
+know ``*`` and ``?``. A bad entry is one line naming the file or variable, the entry and the field.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .patterns import PatternError, UserPattern, user_pattern
+
 SELECTOR_VARIABLE_PREFIX = "SUMWATCH_SELECTOR_"
 FIELDS = ("span_name", "service")  # what a match compares besides attributes
 OPS = ("eq", "glob", "regex")
@@ -42,8 +44,6 @@ TEMPLATE_GROUPS = {"source_template": "document", "summary_template": "summary"}
 _MATCH_KEYS = frozenset({f"{f}{suffix}" for f in FIELDS for suffix in ("", "_glob", "_regex")}
                         | {"attributes", "attribute_globs", "attribute_regexes", "any"})
 _ENTRY_KEYS = _MATCH_KEYS | {"name", *TEXT_KEYS, *OPTIONAL_KEYS, *TEMPLATE_GROUPS}
-# RE2 (ClickHouse's match()) has neither look-around nor back-references
-_NOT_RE2 = re.compile(r"\(\?<?[=!]|\\[1-9]|\(\?P=")
 _NAME = re.compile(r"^[A-Za-z0-9][\w.-]*$")
 
 
@@ -152,7 +152,7 @@ def _entry(table: Any, where: str, label: str, default_name: str | None) -> Sele
     for key, group in TEMPLATE_GROUPS.items():
         if values[key]:
             pattern = _regex(values[key], where, label, key)
-            if group not in pattern.groupindex:
+            if group not in pattern.names:
                 raise SelectorError(f"{where}: {label} has a {key} without a named group (?P<{group}>...)")
     return SelectorEntry(name, match, origin=where, **values)
 
@@ -195,15 +195,12 @@ def _condition(field: str, op: str, value: Any, where: str, label: str, key: str
     return Condition(field, op, value)
 
 
-def _regex(value: str, where: str, label: str, key: str) -> re.Pattern[str]:
+def _regex(value: str, where: str, label: str, key: str) -> UserPattern:
     try:
-        pattern = re.compile(value)
-    except re.error as exc:
-        raise SelectorError(f"{where}: {label} has an invalid regular expression in {key}: {exc}") from None
-    if _NOT_RE2.search(value):
-        raise SelectorError(f"{where}: {label} has a regular expression in {key} the database cannot run "
-                            f"(look-around or a back-reference)")
-    return pattern
+        return user_pattern(value)
+    except PatternError as exc:
+        raise SelectorError(f"{where}: {label} has a regular expression in {key} that RE2 (the database's "
+                            f"engine) refuses: {exc}") from None
 
 
 def glob_regex(glob: str) -> str:

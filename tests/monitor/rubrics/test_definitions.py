@@ -76,7 +76,9 @@ def test_an_edit_to_a_builtin_criterion_changes_its_prompt_and_nothing_else():
     (('question = "Is', 'question = "Rate it on a scale of 1 to 5. Is'), "question", "verdicts, not scores"),
     (("[verdicts.neutral]", "[verdicts.5]"), "verdicts.5", "verdicts, not scores"),
     (('phrases = ["guaranteed returns"]', 'pattern = "(unclosed"'), "checks[1].pattern",
-     "is not a regular expression"),
+     "is not a regular expression RE2 can run (missing ): (unclosed)"),
+    (('phrases = ["guaranteed returns"]', "pattern = '(?<!not )guaranteed'"), "checks[1].pattern",
+     "is not a regular expression RE2 can run (invalid perl operator: (?<!)"),
 ])
 def test_a_broken_definition_is_one_line_naming_file_key_and_problem(change, key, problem):
     old, new = change
