@@ -106,10 +106,11 @@ def ingest_token_problem(authorization: str, token: str) -> str | None:
     key), or the whole ``public_key:secret_key`` pair (a token set to the pair a team already uses)."""
     if not authorization:
         return "missing bearer token"
-    scheme, _, credentials = authorization.partition(" ")
+    scheme, _, credentials = authorization.strip().partition(" ")
+    if scheme.lower() == "bearer":  # auth schemes are case-insensitive (RFC 9110): bearer and BEARER too
+        return None if hmac.compare_digest(credentials.strip().encode(), token.encode()) else "wrong bearer token"
     if scheme.lower() != "basic":
-        return None if hmac.compare_digest(authorization.encode(), f"Bearer {token}".encode()) \
-            else "wrong bearer token"
+        return "wrong bearer token"
     try:
         pair = base64.b64decode(credentials.strip(), validate=True)
     except (binascii.Error, ValueError):
@@ -314,6 +315,9 @@ class ReceiverServer:
         self.log_writer: GroupWriter = app.state.log_writer
         config = uvicorn.Config(app, host=settings.receiver.host, port=settings.receiver.port, log_level="warning",
                                 access_log=False, lifespan="off", timeout_keep_alive=keep_alive_s,
+                                # uvicorn believes X-Forwarded-For from 127.0.0.1 by default: the app decides whom
+                                # to believe (views.proxies, SUMWATCH_TRUSTED_PROXIES)
+                                proxy_headers=False,
                                 http=guarded_protocol(settings.receiver.header_timeout_s,
                                                       settings.receiver.max_connections))
         self._server = _uvicorn_server(config)

@@ -58,6 +58,7 @@ from .values import (
     parse_score_verdicts,
     parse_service_rates,
     parse_span_filter,
+    parse_trusted_proxies,
     parse_workers,
     redact_url,
 )
@@ -69,7 +70,7 @@ __all__ = [
     "SamplerSettings", "SelectorEntry",
     "SelectorError", "Settings", "SettingsError", "StoreSettings", "check_clickhouse_url", "crontab_fields",
     "known_variables", "parse_allowed_hosts", "parse_duration", "parse_pace", "parse_service_rates",
-    "parse_span_filter", "redact_url", "reveal", "warn_unknown",
+    "parse_span_filter", "parse_trusted_proxies", "redact_url", "reveal", "warn_unknown",
 ]
 _log = logging.getLogger(__name__)
 
@@ -123,6 +124,9 @@ class ReceiverSettings(_Concern):
     public_url: str | None = None
     # more Host names the API and dashboard answer to, comma-separated ("*": any; DNS rebinding unchecked)
     allowed_hosts: str | None = None
+    # reverse proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For / Forwarded name the client; none by
+    # default: from any other peer those headers are ignored (the sign-in limit keys on the peer's address)
+    trusted_proxies: str | None = None
     service_name: str = "sumwatch-demo"  # the service the demo's spans come from
 
 

@@ -7,6 +7,7 @@ when a concern is made, by field name (``_CHECKS``).
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import re
 from collections.abc import Callable
@@ -259,6 +260,20 @@ def parse_allowed_hosts(text: str | None) -> tuple[str, ...]:
     return hosts
 
 
+def parse_trusted_proxies(text: str | None) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    """``"10.0.0.0/8, 127.0.0.1"`` -> the networks whose forwarded headers are believed (an address: /32 or /128)."""
+    networks = []
+    for entry in (e.strip() for e in (text or "").split(",")):
+        if not entry:
+            continue
+        try:
+            networks.append(ipaddress.ip_network(entry.strip("[]"), strict=False))
+        except ValueError:
+            raise ValueError(f"entry {entry[:60]!r} must be an IP address or network, like 127.0.0.1, 10.0.0.0/8 "
+                             f"or ::1") from None
+    return tuple(networks)
+
+
 def parse_pace(text: str | None) -> dict[str, float]:
     """Requests per minute per target: ``"github=80,jira=100"`` -> ``{"github": 80.0, "jira": 100.0}``."""
     out: dict[str, float] = {}
@@ -416,7 +431,7 @@ _CHECKS: dict[str, Callable[[Any], object]] = {
     "retry_after_seconds": _between(0, math.inf, "a number of seconds"),
     "header_timeout_s": _seconds(), "body_timeout_s": _seconds(),
     "max_connections": _positive("number of connections"), "public_url": _public_url,
-    "allowed_hosts": _allowed_hosts,
+    "allowed_hosts": _allowed_hosts, "trusted_proxies": parse_trusted_proxies,
     "judge_mode": _one_of(JUDGE_MODES), "cluster_namer": _one_of(NAMERS),
     "judge_audit_rate": _between(0, 1, "a share"), "judge_budget": _between(0, 16, "a number of requests per span"),
     "model_threads": _between(1, 256, "a number of threads"),

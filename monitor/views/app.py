@@ -4,9 +4,10 @@
     ReceiverServer(settings, app=app).serve_forever()  # on uvicorn, its span writer started and drained
     client = ApiClient.in_process(app)                 # the same app, for a command that opened the store
 
-Pieces, in the order a request meets them: the auth and CSRF middleware (:mod:`.auth`); the OTLP receiver and
-probes (plain Starlette routes: the hot path stays as fast as it was); the API, one FastAPI router per resource
-with its records as the OpenAPI schema (``/api/openapi.json``); the login routes and the dashboard pages.
+Pieces, in the order a request meets them: the client's address as trusted proxies name it (:mod:`.proxies`); the
+auth and CSRF middleware (:mod:`.auth`); the OTLP receiver and probes (plain Starlette routes: the hot path stays
+as fast as it was); the API, one FastAPI router per resource with its records as the OpenAPI schema
+(``/api/openapi.json``); the login routes and the dashboard pages.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from ..store.job_locks import job_locks
 from .auth import auth_middleware, login_routes
 from .dashboard import dashboard_routes
 from .errors import install_error_handlers
+from .proxies import ForwardedHeaders, TrustedProxies
 from .routers import ROUTERS
 from .services import ActionRunner, Judges, Services, settings_judges
 
@@ -53,7 +55,8 @@ def create_app(settings: Settings, store: Store, *, judges: Judges | None = None
                                                                            app.state.services.export_config))
     app.add_middleware(ReadsSeeAcknowledged, (writer, logs))
     layer = auth_middleware(settings)
-    app.add_middleware(layer.cls, *layer.args, **layer.kwargs)  # outermost: a refused request never waits
+    app.add_middleware(layer.cls, *layer.args, **layer.kwargs)  # a refused request never waits
+    app.add_middleware(ForwardedHeaders, proxies=TrustedProxies.from_settings(settings))  # the client auth sees
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 

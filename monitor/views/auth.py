@@ -26,7 +26,8 @@ X-Frame-Options, Referrer-Policy and nosniff; JSON answers carry nosniff.
 Sessions: ``POST /logout`` revokes the session it carries, so a copy of the cookie kept elsewhere stops
 working. The revocations live in this process's memory: a restart, or another replica, forgets them
 (a logged-out cookie then works until its 7-day expiry; a new API token ends every session). Failed sign-ins
-are limited per client address (5 a minute, then 429 with Retry-After).
+are limited per client address (5 a minute, then 429 with Retry-After): the peer's, or the one a proxy in
+``SUMWATCH_TRUSTED_PROXIES`` names (:mod:`.proxies`); forwarded headers from anyone else are ignored.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import hmac
 import html
 import ipaddress
 import math
+import re
 import secrets
 import time
 from collections import deque
@@ -63,6 +65,8 @@ PUBLIC_PREFIXES = (*INGEST_PREFIXES, "/healthz", "/readyz", "/static/")
 # what machines call from elsewhere: exporters name the collector's DNS name, probes the pod's address
 MACHINE_PREFIXES = (*INGEST_PREFIXES, "/healthz", "/readyz")
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
+# RFC 3986's host[:port]: a bracketed IPv6 literal, or a name or IPv4 address (letters, digits, - _ and dots)
+_AUTHORITY = re.compile(r"(?P<host>\[[0-9a-f:.]+\]|[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?)(?::(?P<port>[0-9]{0,5}))?")
 LOGIN_FAILURES_ALLOWED = 5  # per client address and window
 LOGIN_FAILURE_WINDOW_S = 60.0
 _MAX_TRACKED_CLIENTS = 10_000  # failed sign-in records kept; the oldest go first beyond this
@@ -100,10 +104,10 @@ def csrf_token(request: Request) -> str:
 
 def bearer_ok(request_headers: Any, token: str | None) -> bool:
     """Whether an ``Authorization: Bearer`` header opens the API (any Bearer header when no token is set)."""
-    given = request_headers.get("authorization", "")
-    if not given.lower().startswith("bearer "):
+    scheme, _, given = request_headers.get("authorization", "").strip().partition(" ")
+    if scheme.lower() != "bearer":  # auth schemes are case-insensitive (RFC 9110)
         return False
-    return token is None or hmac.compare_digest(given[7:].strip().encode(), token.encode())
+    return token is None or hmac.compare_digest(given.strip().encode(), token.encode())
 
 
 def session_value(token: str, now: float | None = None) -> str:
@@ -142,12 +146,20 @@ def same_origin(headers: Any, scheme: str) -> bool:
     return parts.scheme in ("http", "https") and parts.scheme == scheme and parts.netloc.lower() == host.lower()
 
 
-def host_name(authority: str) -> str:
-    """The host of a ``Host`` header or URL authority, lower case, without port or final dot:
-    ``host_name("[::1]:4318") == "[::1]"``."""
-    authority = authority.strip().lower().rpartition("@")[2]
-    name = authority[:authority.find("]") + 1] if authority.startswith("[") else authority.partition(":")[0]
-    return name.rstrip(".")
+def host_name(authority: str) -> str | None:
+    """The host of a ``Host`` header or URL authority, lower case, without port or final dot; None unless the
+    whole text is ``host[:port]`` (no user, no path, a port of digits up to 65535):
+    ``host_name("[::1]:4318") == "[::1]"``, ``host_name("127.0.0.1:80.evil.test") is None``."""
+    match = _AUTHORITY.fullmatch(authority.strip().lower())
+    if match is None or (match["port"] and int(match["port"]) > 65535):
+        return None
+    host = match["host"]
+    if host.startswith("["):
+        try:
+            ipaddress.IPv6Address(host[1:-1])
+        except ValueError:
+            return None
+    return host.rstrip(".")
 
 
 def _is_loopback(host: str) -> bool:
@@ -184,7 +196,8 @@ class HostPolicy:
         extra = parse_allowed_hosts(settings.receiver.allowed_hosts)
         names = {bound, *LOOPBACK_NAMES, *(h for h in extra if h != "*")}
         if settings.receiver.public_url:
-            names.add(host_name(urlsplit(settings.receiver.public_url).netloc))
+            public = host_name(urlsplit(settings.receiver.public_url).netloc)
+            names.update([public] if public else [])
         return cls(frozenset(names), any_host="*" in extra, loopback_bind=_is_loopback(bind))
 
     def checks(self, path: str) -> bool:
@@ -193,8 +206,11 @@ class HostPolicy:
 
     def allows(self, authority: str | None) -> bool:
         """Whether a ``Host`` header (or an Origin's authority) names this server; a request with no Host
-        (HTTP/1.0) is not a browser's, and passes."""
-        return self.any_host or authority is None or host_name(authority) in self.names
+        (HTTP/1.0) is not a browser's, and passes. Anything but ``host[:port]`` is refused."""
+        if self.any_host or authority is None:
+            return True
+        name = host_name(authority)
+        return name is not None and name in self.names
 
 
 class SessionRevocations:

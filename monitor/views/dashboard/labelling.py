@@ -14,6 +14,7 @@ moves as items are labelled), and the last baseline ``sumwatch calibrate`` recor
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -130,6 +131,19 @@ def queue_page(store: Store, rubric: str | None, show: str = "waiting", page: in
             "pages": pages, "rubric": rubric or "", "rubrics": tuple(definitions),
             "calibration": calibration_rows(store, definitions), "agreement": labeller_agreement(store, rubric),
             "definitions": definitions}
+
+
+QUEUE_PARAMETERS = ("show", "rubric", "page")
+
+
+def queue_query(params: Mapping[str, str]) -> tuple[str | None, str, int]:
+    """(rubric, show, page) from the queue's query string; a parameter it does not take is a BadRequest, not a
+    filter silently ignored."""
+    unknown = sorted(set(params) - set(QUEUE_PARAMETERS))
+    if unknown:
+        raise BadRequest(f"the labelling queue takes {', '.join(QUEUE_PARAMETERS)} (show one of {', '.join(VIEWS)}), "
+                         f"not {unknown[0][:40]!r}")
+    return params.get("rubric") or None, params.get("show") or "waiting", page_number(params.get("page"))
 
 
 def page_number(value: str | None) -> int:

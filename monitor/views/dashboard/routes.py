@@ -34,7 +34,7 @@ from ...store.judges import known_rubrics
 from ..auth import csrf_token, form_fields
 from . import explorer, judges, pages, triage
 from .figures import figure_json
-from .labelling import label, label_from_trace, page_number, queue_page, resolve, trace_label_context
+from .labelling import label, label_from_trace, queue_page, queue_query, resolve, trace_label_context
 from .query import BadRequest, filter_choice, issue_query, run_id_param
 
 HERE = Path(__file__).parent
@@ -278,8 +278,7 @@ def dashboard_routes(store: Store, settings: Settings, export_config: ExportConf
         return judges.judge_diff(store, request.path_params["rubric"], q.get("from", ""), q.get("to", ""))
 
     def labelling(request: Request) -> dict[str, Any]:
-        q = request.query_params
-        context = queue_page(store, q.get("rubric") or None, q.get("show") or "waiting", page_number(q.get("page")))
+        context = queue_page(store, *queue_query(request.query_params))
         return {**context, "actor": triage.actor(request)}
 
     def calibration_table(request: Request) -> dict[str, Any]:

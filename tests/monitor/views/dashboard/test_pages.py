@@ -62,6 +62,7 @@ def test_every_page_renders_and_loads_its_assets_from_this_server_only(client, d
     ("/issues?status=sleeping", 400, "status must be one of"),
     ("/map?run=../../etc", 400, "run must be a clustering run id"),
     ("/labelling?rubric=tone", 400, "rubric must be one of"),
+    ("/labelling?status=AAA", 400, "the labelling queue takes show, rubric, page (show one of waiting,"),
 ])
 def test_bad_input_gets_a_page_that_says_what_is_wrong(client, path, status, says):
     answer = client.get(path)
