@@ -44,6 +44,18 @@ ERROR = "error"  # a judge that failed: never a pass, retried on the next sample
 
 RULES, EMBEDDINGS, LEARNED, LLM = "rules", "embeddings", "learned", "llm"
 TIERS: tuple[str, ...] = (RULES, EMBEDDINGS, LEARNED, LLM)
+HUMAN = "human"  # a person's label of the span (a labelled calibration item that came from it)
+
+# Which verdict of a (span, rubric) counts: the strongest source, then the newest. A person's label outranks
+# the LLM, which outranks the cheap tiers (rules, embeddings and the learned model are one rank: each settles
+# only what it is sure of). A weaker verdict is never stored over a stronger one (store/scores.py), so every
+# read that takes the newest verdict takes the strongest.
+TIER_STRENGTH: dict[str, int] = {RULES: 1, EMBEDDINGS: 1, LEARNED: 1, LLM: 2, HUMAN: 3}
+
+
+def strength(tier: str) -> int:
+    """The rank of a verdict's source: ``strength("llm") > strength("rules")``; an unknown tier ranks lowest."""
+    return TIER_STRENGTH.get(tier, 1)
 
 # failure modes, by rubric (the finer label under a failing verdict; clustering groups on it)
 FAILURE_MODES: dict[str, tuple[str, ...]] = {name: BUILTIN[name].mode_names for name in RUBRICS}

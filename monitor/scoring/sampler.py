@@ -11,11 +11,16 @@ see :mod:`..store.genai_events`; a span whose records arrived since the step las
 is read again however old it and its records' own times are, so content an exporter sends late is still
 joined). Each summarization call found is written to
 ``sumwatch_recognised`` once; other calls are stored and left alone. This step is not sampled: every
-recognised call is listed and counted, not only the share that is scored (shards still split it).
+recognised call is listed and counted, not only the share that is scored (shards still split it). A span
+stored since the step last drained is read too, whatever its own time (a backfill).
 **Scoring** selects, in ClickHouse, spans carrying sumwatch's own tag in ``otel_traces`` and recognised spans
-in ``sumwatch_recognised`` (their texts come from that table), newer than the watermark minus the look-back
-(a recognised span also when it was recognised since the last full pass), not yet scored by the current judge
-versions, and sampled. The sampling decision is a deterministic hash of the trace id (MD5, the same in SQL
+in ``sumwatch_recognised`` (their texts come from that table), newer than the watermark minus the look-back,
+or stored since the last full pass whatever their own time (a backfill; ``InsertedAt``, migration 19; a
+recognised span also when it was recognised since then), with no verdict yet on some rubric, and sampled.
+The watermark is the shard's, not the judge's: a new judge version (a promotion, another model, an LLM added
+or removed) judges new spans, and stored spans are judged again only on purpose (:class:`Rescore`,
+``sumwatch rescore``), which judges the spans it names that the rubric's current version has not judged.
+The sampling decision is a deterministic hash of the trace id (MD5, the same in SQL
 and in Python), so a span never sampled stays unsampled on every pass; spans with error status are always
 taken (a recognised call has an answer, so it did not fail); services can have their own rates;
 ``--shard i/N`` splits the work between samplers by another part of the same hash. Scores are written
@@ -50,9 +55,9 @@ from ..store.connection import Store, quote_ident
 from ..store.genai_events import genai_events, spans_with_records_arrived
 from ..store.judges import active_definitions
 from ..store.recognised import RECOGNISED_TABLE, RecognisedSpan, write_recognised
-from ..store.scores import SCORES_TABLE, ScoredSpan, SpanRef, write_scores
-from ..store.traces import first_spans, parse_expected_facts
-from ..store.watermarks import advance_watermark, read_watermark
+from ..store.scores import SCORES_TABLE, ScoredSpan, SpanRef, Standing, standing_verdicts, write_scores
+from ..store.traces import ARRIVED_AT, first_spans, parse_expected_facts
+from ..store.watermarks import WATERMARKS_TABLE, advance_watermark, read_watermark
 from .recognise import CANDIDATE_EQUALS, CANDIDATE_KEYS, Recognised
 from .selectors import Selectors
 
@@ -190,6 +195,8 @@ class PassReport:
     watermark_ns: int = 0
     recognised: int = 0  # summarization calls found in other instrumentations' spans this pass (all, not sampled)
     workers: int = 1  # processes that ran the sentence model
+    kept_stronger: int = 0  # results not stored: the span already had a verdict from a stronger source
+    rescore: bool = False  # a rescore: stored spans judged again with the current judges
 
 
 @dataclass(frozen=True)
@@ -199,10 +206,23 @@ class _Pending:
     case: SummaryCase | None
 
 
+@dataclass(frozen=True)
+class Rescore:
+    """Stored spans judged again, on purpose, with the judges active now (``sumwatch rescore``): the rubrics
+    (every judged one when empty), spans whose own time is at or after ``since_ns``, of ``service`` ("" all).
+    A span already judged by a rubric's current version is not judged again; a result weaker than the span's
+    stored verdict is not stored (see :mod:`..store.scores`)."""
+
+    rubrics: tuple[str, ...] = ()
+    since_ns: int = 0
+    service: str = ""
+
+
 class Sampler:
     def __init__(self, store: Store, cascade: Cascade, selector: SpanSelector = SpanSelector(),
                  policy: SamplingPolicy = SamplingPolicy(), *, batch: int = 64, eval_events: bool = False,
-                 lookback_s: float = 600.0, follow_store: bool = True, workers: int = 1) -> None:
+                 lookback_s: float = 600.0, follow_store: bool = True, workers: int = 1,
+                 rescore: Rescore | None = None) -> None:
         if batch < 1:
             raise ValueError(f"batch must be at least 1, got {batch}")
         if workers < 1:
@@ -214,6 +234,7 @@ class Sampler:
         # cascade's own, e.g. a candidate under test)
         self.follow_store = follow_store
         self.batch, self.eval_events, self.lookback_ns = batch, eval_events, int(lookback_s * 1e9)
+        self.rescore = rescore
 
     @classmethod
     def from_settings(cls, store: Store, cascade: Cascade, settings: Settings, *, rate: float | None = None,
@@ -230,11 +251,32 @@ class Sampler:
 
     @property
     def watermark_name(self) -> str:
+        """One mark per shard, whatever the judges: a new judge version judges new spans, not the history."""
         index, count = self.policy.shard
-        return f"sampler/{self.cascade.version}/{index}of{count}"
+        return f"sampler/{index}of{count}"
+
+    def _since(self) -> int:
+        """Where the pass starts by span time: the shard's mark less the look-back. A store whose marks were
+        named by judge version (before the mark was the shard's alone) starts at the furthest of those."""
+        position = read_watermark(self.store, self.watermark_name)
+        if not position:
+            index, count = self.policy.shard
+            rows = self.store.query_rows(
+                f"SELECT toUnixTimestamp64Nano(max(Position)) FROM {WATERMARKS_TABLE} "
+                f"WHERE startsWith(Name, 'sampler/') AND endsWith(Name, {{shard:String}})",
+                {"shard": f"/{index}of{count}"})
+            position = int(rows[0][0]) if rows and rows[0][0] else 0
+        return max(0, position - self.lookback_ns)
+
+    @property
+    def judged_rubrics(self) -> tuple[str, ...]:
+        """The rubrics this pass judges: the cascade's, or a rescore's choice of them."""
+        if self.rescore is not None and self.rescore.rubrics:
+            return tuple(r for r in self.cascade.rubrics if r in self.rescore.rubrics)
+        return tuple(self.cascade.rubrics)
 
     def _versions(self) -> list[str]:
-        return [self.cascade.version_for(rubric) for rubric in self.cascade.rubrics]
+        return [self.cascade.version_for(rubric) for rubric in self.judged_rubrics]
 
     @property
     def recognition_watermark(self) -> str:
@@ -270,13 +312,14 @@ class Sampler:
                 FROM {TRACES_TABLE}
                 WHERE {candidates} AND {shard}
                   AND (Timestamp > fromUnixTimestamp64Nano({{since:Int64}})
+                       OR {ARRIVED_AT} > fromUnixTimestamp64Nano({{arrived:Int64}})
                        OR (TraceId, SpanId) IN ({spans_with_records_arrived("arrived")}))
                   AND (ts, SpanId) > ({{cur_ts:Int64}}, {{cur_span:String}})
                   AND (TraceId, SpanId) NOT IN (SELECT TraceId, SpanId FROM {quote_ident(RECOGNISED_TABLE)})
                 ORDER BY ts, SpanId LIMIT {{prefix:UInt64}}""",
                 {**params, "cur_ts": cursor[0], "cur_span": cursor[1]}, self.batch, fill=False)
             if not rows:
-                # drained: every record that arrived before this step began has been joined
+                # drained: every span and record that arrived before this step began has been read
                 advance_watermark(self.store, arrived_mark, started_ns, written)
                 return written
             cursor = (int(rows[-1][2]), rows[-1][1])
@@ -297,40 +340,54 @@ class Sampler:
             # after the rows above are stored: a crash in between reads the batch again, and rows replace
             advance_watermark(self.store, self.recognition_watermark, cursor[0], written)
 
-    def _fetch(self, since_ns: int, cursor: tuple[int, str], limit: int, recognised_since_ns: int = 0
-               ) -> list[_Pending]:
-        versions = self._versions()
+    def _fetch(self, since_ns: int, cursor: tuple[int, str], limit: int, recognised_since_ns: int = 0,
+               arrived_since_ns: int | None = None) -> list[_Pending]:
+        rubrics = list(self.judged_rubrics)
         params: dict[str, Any] = {"since": since_ns, "rec_since": recognised_since_ns, "cur_ts": cursor[0],
-                                  "cur_span": cursor[1], "jvs": versions, "n_jvs": len(versions),
-                                  "src": self.selector.source_key, "sum": self.selector.summary_key, "err": ERROR}
+                                  "cur_span": cursor[1], "rubs": rubrics, "n_rubs": len(rubrics),
+                                  "jvs": self._versions(), "src": self.selector.source_key,
+                                  "sum": self.selector.summary_key, "err": ERROR,
+                                  "arrived": arrived_since_ns or 0}
         tagged = self.selector.where(params)
         sampled = self.policy.where(params)
-        # done = scored on every rubric by that rubric's judge version, with no error verdict (a version
-        # names its rubric); a span with errors is fetched again, whatever the watermark says
-        scored = (f"SELECT TraceId, SpanId FROM {quote_ident(SCORES_TABLE)} FINAL "
-                  f"WHERE JudgeVersion IN {{jvs:Array(String)}}")
-        retried = f"(TraceId, SpanId) IN ({scored} AND Verdict = {{err:String}})"
+        # done: a verdict (no judge error) on every rubric judged; by any judge version in a pass (a new judge
+        # judges new spans), by the rubric's current version in a rescore (a version names its rubric)
+        judged_by = "JudgeVersion IN {jvs:Array(String)}" if self.rescore else "Rubric IN {rubs:Array(String)}"
+        done = (f"SELECT TraceId, SpanId FROM {quote_ident(SCORES_TABLE)} FINAL WHERE {judged_by} "
+                f"AND Verdict != {{err:String}} GROUP BY TraceId, SpanId HAVING uniqExact(Rubric) = {{n_rubs:UInt64}}")
         pending = (f"(ts, SpanId) > ({{cur_ts:Int64}}, {{cur_span:String}}) "
-                   f"AND (TraceId, SpanId) NOT IN ({scored} GROUP BY TraceId, SpanId "
-                   f"HAVING uniqExactIf(JudgeVersion, Verdict != {{err:String}}) = {{n_jvs:UInt64}})")
+                   f"AND (TraceId, SpanId) NOT IN ({done})")
+        # a span a judge failed on is fetched again, whatever the marks say
+        retried = (f"(TraceId, SpanId) IN (SELECT TraceId, SpanId FROM {quote_ident(SCORES_TABLE)} FINAL "
+                   f"WHERE Rubric IN {{rubs:Array(String)}} AND Verdict = {{err:String}})")
+        if self.rescore is not None:
+            params["svc"] = self.rescore.service
+            own_when = rec_when = "Timestamp >= fromUnixTimestamp64Nano({since:Int64})"
+            if self.rescore.service:
+                own_when += " AND ServiceName = {svc:String}"
+                rec_when += " AND ServiceName = {svc:String}"
+        else:
+            # newer than the mark by span time, or arrived since the last full pass (a backfill of old spans)
+            own_when = (f"(Timestamp > fromUnixTimestamp64Nano({{since:Int64}}) OR {retried}"
+                        + (f" OR {ARRIVED_AT} > fromUnixTimestamp64Nano({{arrived:Int64}})"
+                           if arrived_since_ns is not None else "") + ")")
+            # a recognised call: newer than the mark, or recognised since the last full pass (content logged
+            # late makes an old span a summarization call now; a backfilled one is recognised when it arrives)
+            rec_when = (f"(Timestamp > fromUnixTimestamp64Nano({{since:Int64}}) "
+                        f"OR RecognisedAt > fromUnixTimestamp64Nano({{rec_since:Int64}}) OR {retried})")
         a = "SpanAttributes"
-        # a recognised call: its texts as the recognition step read them; newer than the bound, or recognised
-        # since the last full pass (content logged late makes an old span a summarization call now)
         recognised = (
             f"SELECT TraceId, SpanId, toUnixTimestamp64Nano(T) AS ts, Svc AS ServiceName, 'Unset' AS StatusCode, "
             f"Src, Sum, toString(B), '', '' FROM ("
             f"SELECT TraceId, SpanId, argMax(Timestamp, RecognisedAt) AS T, argMax(ServiceName, RecognisedAt) AS Svc, "
             f"argMax(Source, RecognisedAt) AS Src, argMax(Summary, RecognisedAt) AS Sum, "
-            f"argMax(Band, RecognisedAt) AS B FROM {quote_ident(RECOGNISED_TABLE)} "
-            f"WHERE Timestamp > fromUnixTimestamp64Nano({{since:Int64}}) "
-            f"OR RecognisedAt > fromUnixTimestamp64Nano({{rec_since:Int64}}) OR {retried} "
+            f"argMax(Band, RecognisedAt) AS B FROM {quote_ident(RECOGNISED_TABLE)} WHERE {rec_when} "
             f"GROUP BY TraceId, SpanId) WHERE {sampled} AND {pending}") if self.selector.candidates({}) else ""
         own = f"""SELECT TraceId, SpanId, toUnixTimestamp64Nano(Timestamp) AS ts, ServiceName, StatusCode,
                    {a}[{{src:String}}], {a}[{{sum:String}}], {a}['{semconv.SUMMARIZATION_BAND}'],
                    {a}['{semconv.EXPECTED_FACTS}'], {a}['{semconv.DOMAIN}']
             FROM {TRACES_TABLE}
-            WHERE {tagged} AND {sampled}
-              AND (Timestamp > fromUnixTimestamp64Nano({{since:Int64}}) OR {retried}) AND {pending}"""
+            WHERE {tagged} AND {sampled} AND {own_when} AND {pending}"""
         union = f"{own} UNION ALL {recognised}" if recognised else own
         rows = first_spans(self.store, f"SELECT * FROM ({union}) ORDER BY ts, SpanId LIMIT {{prefix:UInt64}}",
                            params, limit, fill=False)  # the pass reads on
@@ -341,25 +398,25 @@ class Sampler:
             out.append(_Pending(SpanRef(tid, sid, int(ts), service), status, case))
         return out
 
-    def _done(self, pending: Sequence[_Pending]) -> dict[tuple[str, str], set[str]]:
-        """(trace, span) -> the rubrics already scored, without error, by their current judge version: a
-        span comes back when one rubric's judge changed, and only that rubric is judged again."""
-        if not pending:
-            return {}
-        rows = self.store.query_rows(
-            f"SELECT TraceId, SpanId, groupUniqArray(Rubric) FROM {quote_ident(SCORES_TABLE)} FINAL "
-            f"WHERE TraceId IN {{tids:Array(String)}} AND JudgeVersion IN {{jvs:Array(String)}} "
-            f"AND Verdict != {{err:String}} GROUP BY TraceId, SpanId",
-            {"tids": sorted({p.ref.trace_id for p in pending}), "jvs": self._versions(), "err": ERROR})
-        return {(tid, sid): set(rubrics) for tid, sid, rubrics in rows}
+    def _standing(self, pending: Sequence[_Pending]) -> dict[tuple[str, str, str], Standing]:
+        return standing_verdicts(self.store, [(p.ref.trace_id, p.ref.span_id) for p in pending])
 
-    def _score(self, scorable: Sequence[_Pending]) -> list[ScoredSpan]:
+    def _needed(self, p: _Pending, standing: dict[tuple[str, str, str], Standing]) -> tuple[str, ...]:
+        """The rubrics a span still needs: those with no verdict yet, or in a rescore, none by the rubric's
+        current judge version."""
+        out = []
+        for rubric in self.judged_rubrics:
+            have = standing.get((p.ref.trace_id, p.ref.span_id, rubric))
+            if have is None or (self.rescore is not None and self.cascade.version_for(rubric) not in have.versions):
+                out.append(rubric)
+        return tuple(out)
+
+    def _score(self, scorable: Sequence[_Pending], standing: dict[tuple[str, str, str], Standing]
+               ) -> list[ScoredSpan]:
         """Each span judged on the rubrics it still needs, spans needing the same ones in one batch."""
-        done = self._done(scorable)
         groups: dict[tuple[str, ...], list[_Pending]] = {}
         for p in scorable:
-            have = done.get((p.ref.trace_id, p.ref.span_id), set())
-            groups.setdefault(tuple(r for r in self.cascade.rubrics if r not in have), []).append(p)
+            groups.setdefault(self._needed(p, standing), []).append(p)
         scored: dict[int, ScoredSpan] = {}
         for rubrics, members in groups.items():
             if not rubrics:
@@ -380,42 +437,59 @@ class Sampler:
 
     def run_pass(self, *, all_spans: bool = False, limit: int | None = None,
                  on_progress: Callable[[int, int], None] | None = None) -> PassReport:
-        """Score everything pending (or up to ``limit`` spans); ``all_spans`` ignores the watermark."""
+        """Score everything pending (or up to ``limit`` spans); ``all_spans`` ignores the marks (spans never
+        judged, whatever their time). With :class:`Rescore`, judge the stored spans it names again instead."""
         started = time.perf_counter()
         if self.follow_store:
             self.refresh()
         self._use_model_processes()
-        report = PassReport(self.cascade.version, workers=self.workers)
+        report = PassReport(self.cascade.version, workers=self.workers, rescore=self.rescore is not None)
         # recognised since the last full pass: read again whatever the span's age (see _fetch)
         recognised_mark = f"{self.watermark_name}/recognised"
+        arrived_mark = f"{self.watermark_name}/arrived"
         recognised_since = read_watermark(self.store, recognised_mark)
         pass_start_ns = time.time_ns()
-        report.recognised = self.recognise_pending(all_spans=all_spans)
-        since = 0 if all_spans else max(0, read_watermark(self.store, self.watermark_name) - self.lookback_ns)
+        since, arrived_since = 0, None
+        if self.rescore is not None:
+            since = self.rescore.since_ns
+        else:
+            report.recognised = self.recognise_pending(all_spans=all_spans)
+            if not all_spans:
+                since = self._since()
+                # arrival is stamped by the store's clock, the mark by ours: the look-back covers a skew. Before
+                # the first mark, spans arrived when they happened (migration 19), so the time mark covers them
+                arrived = read_watermark(self.store, arrived_mark)
+                arrived_since = max(0, arrived - self.lookback_ns) if arrived else since
         cursor = (0, "")
         llm_before = self.cascade.llm_requests
         spent_before = getattr(self.cascade.llm, "spent_usd", 0.0)
         while limit is None or report.considered < limit:
             size = self.batch if limit is None else min(self.batch, limit - report.considered)
-            pending = self._fetch(since, cursor, size, recognised_since)
+            pending = self._fetch(since, cursor, size, recognised_since, arrived_since)
             if not pending:
-                # drained: every call recognised before this pass began has been considered
-                advance_watermark(self.store, recognised_mark, pass_start_ns, report.scored_spans)
+                if self.rescore is None:
+                    # drained: every call recognised, and every span stored, before this pass began is considered
+                    advance_watermark(self.store, recognised_mark, pass_start_ns, report.scored_spans)
+                    advance_watermark(self.store, arrived_mark, pass_start_ns, report.scored_spans)
                 break
             cursor = (pending[-1].ref.timestamp_ns, pending[-1].ref.span_id)
             report.considered += len(pending)
             scorable = [p for p in pending if p.case is not None]
             report.skipped_no_text += sum(1 for p in pending if p.case is None)
-            scored = self._score(scorable)
+            standing = self._standing(scorable)
+            scored = self._score(scorable, standing)
             if scored:
-                report.score_rows += write_scores(self.store, scored, self.cascade.version_for)
+                written = write_scores(self.store, scored, self.cascade.version_for, standing=standing)
+                report.kept_stronger += sum(len(s.results) for s in scored) - written
+                report.score_rows += written
                 if self.eval_events:
                     self._write_events([s for s in scored if all(r.verdict != ERROR for r in s.results.values())])
             report.scored_spans += len(scored)
             report.errors += sum(1 for s in scored for r in s.results.values() if r.verdict == ERROR)
             report.failing += sum(1 for s in scored if any(not r.passed for r in s.results.values()))
-            # the watermark moves only after the scores above are stored
-            advance_watermark(self.store, self.watermark_name, cursor[0], report.scored_spans)
+            if self.rescore is None:
+                # the watermark moves only after the scores above are stored
+                advance_watermark(self.store, self.watermark_name, cursor[0], report.scored_spans)
             report.watermark_ns = max(report.watermark_ns, cursor[0])
             if on_progress:
                 on_progress(report.considered, report.scored_spans)

@@ -36,7 +36,7 @@ from .score_sends import SCORE_SENDS
 from .scores import SCORES
 from .span_facts import SPAN_FACTS, facts_view_ddl, filter_options_ddl
 from .span_keys import SPAN_KEYS, span_keys_ddl
-from .traces import otel_traces_ddl
+from .traces import otel_traces_ddl, traces_arrival_ddl
 from .watermarks import WATERMARKS
 
 
@@ -91,6 +91,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               filter_options_ddl),
     Migration(18, "triage to tickets: which triage events went to which ticket, so each is sent once",
               _tables(EVENT_SENDS)),
+    Migration(19, "otel_traces: when each span arrived, so the sampler scores a backfill of old spans",
+              traces_arrival_ddl),
 )
 
 

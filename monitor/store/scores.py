@@ -5,6 +5,11 @@
 
 The table is a ReplacingMergeTree on that key, and reads use FINAL, so scoring a span again with the
 same judge replaces its row instead of adding one.
+
+Precedence: of a (span, rubric), a person's label outranks the LLM, which outranks the cheap tiers
+(:data:`..rubrics.verdicts.TIER_STRENGTH`). :func:`write_scores` never stores a verdict over a stronger one of
+the same span and rubric, nor a judge error over a verdict, so the newest stored verdict, which every view,
+count, issue and export reads, is the strongest.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from ..rubrics.verdicts import ERROR, RubricResult
+from ..rubrics.verdicts import ERROR, TIER_STRENGTH, RubricResult, strength
 from .connection import Store, equals_filter
 from .ddl import Table, Target
 from .paging import SCORES_CURSOR, SCORES_KEY_CURSOR, decode_cursor, encode_cursor
@@ -119,9 +124,56 @@ def score_rows(scored: Sequence[ScoredSpan], judge_version: str | Callable[[str]
     return rows
 
 
-def write_scores(store: Store, scored: Sequence[ScoredSpan], judge_version: str | Callable[[str], str]) -> int:
-    rows = score_rows(scored, judge_version)
-    store.insert(SCORES_TABLE, rows, SCORE_COLUMNS)
+# a stored row's strength, as :func:`..rubrics.verdicts.strength` ranks its tier
+STRENGTH_SQL = "multiIf(" + "".join(f"Tier = '{tier}', {rank}, " for tier, rank in sorted(TIER_STRENGTH.items())
+                                    if rank != 1) + "1)"
+
+
+@dataclass(frozen=True)
+class Standing:
+    """What a (span, rubric) already has: its strongest stored verdict's rank, and the judge versions that
+    gave it a verdict (judge errors are no verdict)."""
+
+    strength: int
+    versions: frozenset[str]
+
+
+def standing_verdicts(store: Store, spans: Sequence[tuple[str, str]]) -> dict[tuple[str, str, str], Standing]:
+    """(trace, span, rubric) -> its :class:`Standing`, for the spans given; a rubric never judged is absent."""
+    if not spans:
+        return {}
+    wanted = set(spans)
+    rows = store.query_rows(
+        f"SELECT TraceId, SpanId, Rubric, max({STRENGTH_SQL}), groupUniqArray(JudgeVersion) "
+        f"FROM {SCORES_TABLE} FINAL WHERE TraceId IN {{tids:Array(String)}} AND Verdict != {{err:String}} "
+        f"GROUP BY TraceId, SpanId, Rubric", {"tids": sorted({t for t, _ in wanted}), "err": ERROR})
+    return {(tid, sid, rubric): Standing(int(rank), frozenset(versions))
+            for tid, sid, rubric, rank, versions in rows if (tid, sid) in wanted}
+
+
+def outranked(result: RubricResult, standing: Standing | None) -> bool:
+    """True when ``result`` must not be stored over what its span and rubric already have: a judge error over
+    any verdict, or a verdict from a weaker source than the strongest stored (``strength``)."""
+    if standing is None:
+        return False
+    return result.verdict == ERROR or strength(result.tier) < standing.strength
+
+
+def write_scores(store: Store, scored: Sequence[ScoredSpan], judge_version: str | Callable[[str], str], *,
+                 standing: dict[tuple[str, str, str], Standing] | None = None) -> int:
+    """Store the results, leaving out each one :func:`outranked` by what is stored (``standing``, read here
+    when not given); the number of rows written."""
+    if standing is None:
+        standing = standing_verdicts(store, [(s.ref.trace_id, s.ref.span_id) for s in scored])
+    kept = []
+    for item in scored:
+        results = {rubric: r for rubric, r in item.results.items()
+                   if not outranked(r, standing.get((item.ref.trace_id, item.ref.span_id, rubric)))}
+        if results:
+            kept.append(ScoredSpan(item.ref, results))
+    rows = score_rows(kept, judge_version)
+    if rows:
+        store.insert(SCORES_TABLE, rows, SCORE_COLUMNS)
     return len(rows)
 
 

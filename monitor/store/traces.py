@@ -172,6 +172,27 @@ GROUP BY TraceId"""
             + t.distributed(TRACE_ID_TS_TABLE, "cityHash64(TraceId)"))
 
 
+ARRIVED_AT = "InsertedAt"  # when the store received a span (its clock), whatever the span's own time
+
+
+def traces_arrival_ddl(t: Target) -> list[str]:
+    """When each span arrived, added after the Collector's schema (writers name their columns, so the default
+    fills it, the Collector's exporter's included); on a cluster, to the local tables and the Distributed front.
+    Spans stored before it take their own time, written once (MATERIALIZE): that is when the sampler took them
+    to arrive until now, and a default that is not written would read a new ``now`` on every query. Then new
+    spans take the store's clock on arrival. The sampler scores by arrival as well as by span time, so a
+    backfill of old spans is scored."""
+    table = f"ALTER TABLE {t.name(TRACES_TABLE)}{t.on_cluster}"
+    column = f"{ARRIVED_AT} DateTime64(3) DEFAULT toDateTime64(Timestamp, 3) CODEC(Delta(8), ZSTD(1))"
+    out = [f"{table} ADD COLUMN IF NOT EXISTS {column}",
+           f"{table} MATERIALIZE COLUMN {ARRIVED_AT} SETTINGS mutations_sync = 2",
+           f"{table} MODIFY COLUMN {ARRIVED_AT} DEFAULT now64(3)"]
+    if t.cluster:
+        front = f"ALTER TABLE {quote_ident(t.database)}.{quote_ident(TRACES_TABLE)}{t.on_cluster}"
+        out.append(f"{front} ADD COLUMN IF NOT EXISTS {ARRIVED_AT} DateTime64(3) DEFAULT now64(3)")
+    return out
+
+
 @dataclass(frozen=True)
 class SpanDetail:
     timestamp: str

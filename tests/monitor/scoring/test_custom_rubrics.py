@@ -1,5 +1,6 @@
 """A team's own rubric, judged like the built-ins: its checks first, then the LLM; keyed by its own version;
-a promotion read from the store by every sampler on it, which re-judges that rubric alone."""
+a promotion read from the store by every sampler on it, which judges new spans with it and re-judges stored
+ones only when asked (a rescore of that rubric alone)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from sumwatch.monitor.demo.run import run_demo
 from sumwatch.monitor.rubrics.definition import BUILTIN, parse_definition
 from sumwatch.monitor.rubrics.verdicts import SummaryCase
 from sumwatch.monitor.scoring.judges import build_cascade
-from sumwatch.monitor.scoring.sampler import Sampler
+from sumwatch.monitor.scoring.sampler import Rescore, Sampler
 from sumwatch.monitor.settings import Settings
 from sumwatch.monitor.store.connection import Store
 from sumwatch.monitor.store.judges import JudgeRecord, active_definitions, record_promotion
@@ -82,7 +83,8 @@ def test_without_an_llm_only_rubrics_with_checks_are_judged_and_a_miss_is_unsure
     assert "plain" not in out
 
 
-def test_a_promotion_in_the_store_reaches_another_sampler_which_rejudges_that_rubric_alone(store, settings):
+def test_a_promotion_in_the_store_reaches_another_sampler_which_rejudges_that_rubric_alone_when_asked(
+        store, settings):
     run_demo(store, n=6, seed=3)
     with FakeOpenAI(tone_judge) as fake:
         first = Sampler(store, build_cascade(llm_settings(fake), embeddings=False))
@@ -102,8 +104,11 @@ def test_a_promotion_in_the_store_reaches_another_sampler_which_rejudges_that_ru
         assert active_definitions(store)["tone"].version == "v2"
         before = len(fake.requests)
         second = Sampler(store, build_cascade(llm_settings(fake), embeddings=False)).run_pass()
+        assert second.scored_spans == 0 and len(fake.requests) == before  # stored spans: not judged again unasked
+        third = Sampler(store, build_cascade(llm_settings(fake), embeddings=False),
+                        rescore=Rescore(rubrics=("tone",))).run_pass()
         asked = [r.body for r in fake.requests[before:]]
-    assert second.scored_spans == 6 and second.score_rows == 6  # tone alone: the built-ins' scores stand
+    assert third.scored_spans == 6 and third.score_rows == 6  # tone alone: the built-ins' scores stand
     assert asked and all("Rubric: tone." in _system(r) and "Cheering, mocking or gloomy" in _system(r) for r in asked)
     versions = dict(store.query_rows(
         "SELECT JudgeVersion, count() FROM sumwatch_scores FINAL WHERE Rubric = 'tone' GROUP BY JudgeVersion"))
