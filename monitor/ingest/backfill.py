@@ -13,6 +13,7 @@ carry the same attributes.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -30,6 +31,8 @@ from ..store.connection import Store
 from .validate import MAX_TIME_NS, MAX_TIME_TEXT, MIN_TIME_NS, MIN_TIME_TEXT
 
 DEFAULT_SERVICE = "sumwatch-ingest"
+MAX_DEPTH = 32  # how deep a line's metadata may nest
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 REQUIRED = ("source", "summary")
 OPTIONAL = ("band", "document_id", "domain", "service", "timestamp", "metadata", "prompt_version",
             "expected_facts", "model", "input_tokens", "output_tokens")
@@ -103,6 +106,28 @@ def _text(obj: dict[str, Any], key: str, required: bool) -> str | None:
     return value
 
 
+def _check_values(value: Any, where: str, depth: int) -> None:
+    """ValueError naming the field when ``value`` nests deeper than the store keeps or holds a lone surrogate
+    (JSON may escape one, ``"\\ud800"``, but it is not Unicode text and no UTF-8 column can take it)."""
+    if depth > MAX_DEPTH:
+        top = where.split("[", 1)[0].split(".", 1)[0]
+        raise ValueError(f"field {top!r} nests more than {MAX_DEPTH} levels deep")
+    if isinstance(value, str):
+        bad = _LONE_SURROGATE.search(value)
+        if bad:
+            raise ValueError(f"field {where!r} holds a lone surrogate (\\u{ord(bad.group()):04x} at character "
+                             f"{bad.start()}), which is not Unicode text")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            path = f"{where}.{key}" if where else key
+            if _LONE_SURROGATE.search(key):
+                _check_values(key, path, depth)  # raises, naming the key
+            _check_values(item, path, depth + 1)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_values(item, f"{where}[{i}]", depth + 1)
+
+
 def parse_record(line: str, now_ns: int) -> IngestRecord:
     """One JSONL line -> a record; raises ValueError saying what is wrong."""
     try:
@@ -113,6 +138,7 @@ def parse_record(line: str, now_ns: int) -> IngestRecord:
         raise ValueError("JSON nested too deeply to read") from None
     if not isinstance(obj, dict):
         raise ValueError(f"expected a JSON object, got {type(obj).__name__}")
+    _check_values(obj, "", 0)
     unknown = sorted(set(obj) - set(REQUIRED) - set(OPTIONAL))
     if unknown:
         raise ValueError(f"unknown field(s) {', '.join(map(repr, unknown))}; put extra data under 'metadata' "

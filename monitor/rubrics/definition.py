@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..settings.patterns import PatternError, user_pattern
+from ..settings.user_files import UserFileError, parse_toml, read_user_text
 
 DEFINITIONS_DIR = Path(__file__).parent / "definitions"
 BUILTIN_NAMES: tuple[str, ...] = ("groundedness", "completeness", "factuality", "conciseness")
@@ -210,10 +210,12 @@ class JudgeDefinition:
 def load_definition(path: Path) -> JudgeDefinition:
     """The definition in the TOML file at ``path``; a file that cannot be used raises :class:`DefinitionError`."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_user_text(path)
     except FileNotFoundError:
         raise DefinitionError(str(path), "", "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except UserFileError as exc:
+        raise DefinitionError(str(path), "", str(exc)) from None
+    except OSError as exc:
         raise DefinitionError(str(path), "", f"cannot be read ({exc.__class__.__name__}: {exc})") from None
     return parse_definition(text, origin=str(path))
 
@@ -222,9 +224,9 @@ def parse_definition(text: str, *, origin: str = "<definition>") -> JudgeDefinit
     """``text`` (TOML) as a checked definition, or :class:`DefinitionError` naming ``origin``, the key and
     what is wrong."""
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise DefinitionError(origin, "", f"not valid TOML ({exc})") from None
+        data = parse_toml(text)
+    except UserFileError as exc:
+        raise DefinitionError(origin, "", str(exc)) from None
     return _Reader(origin, data).definition(text)
 
 

@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .patterns import PatternError, UserPattern, user_pattern
+from .user_files import UserFileError, parse_toml, read_user_text
 
 SELECTOR_VARIABLE_PREFIX = "SUMWATCH_SELECTOR_"
 FIELDS = ("span_name", "service")  # what a match compares besides attributes
@@ -92,11 +92,11 @@ def read_selectors(path: str | None, variables: Mapping[str, str] | None = None,
     if path:
         where = f"SUMWATCH_SELECTORS {path}"
         try:
-            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+            data = parse_toml(read_user_text(Path(path)))
         except OSError as exc:
             raise SelectorError(f"{where}: cannot read the file ({exc.strerror or exc})") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise SelectorError(f"{where}: not valid TOML ({exc})") from None
+        except UserFileError as exc:
+            raise SelectorError(f"{where}: {exc}") from None
         unknown = sorted(set(data) - {"selector"})
         if unknown:
             raise SelectorError(f"{where}: unknown table {unknown[0]!r} (entries are [[selector]] tables)")
@@ -113,6 +113,12 @@ def read_selectors(path: str | None, variables: Mapping[str, str] | None = None,
             table = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise SelectorError(f"{where}: not a JSON object ({exc.msg} at character {exc.pos})") from None
+        except RecursionError:
+            raise SelectorError(f"{where}: a JSON object nested too deeply to read") from None
+        try:
+            json.dumps(table, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:  # "\\ud800", or bytes of the environment that are not UTF-8
+            raise SelectorError(f"{where}: holds text that is not Unicode ({exc.object[exc.start]!r})") from None
         entries.append(_entry(table, where, f"selector {suffix.lower()!r}", suffix.lower()))
     if legacy and legacy[0]:
         filters, source, summary = legacy

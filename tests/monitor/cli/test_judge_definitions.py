@@ -79,6 +79,22 @@ def test_a_broken_candidate_file_is_one_line_naming_file_and_key(cli_env, store,
     assert result.exit_code == 2 and "the file defines 'groundedness', not 'factuality'" in result.stderr
 
 
+@pytest.mark.parametrize(("content", "line"), [
+    # tomllib reads nesting by recursion: this was a 3,000-line traceback and exit 1
+    ('name = "factuality"\n\nchecks = ' + "[" * 2000 + "]" * 2000 + "\n",
+     "line 3: checks nests more than 32 levels deep (arrays and inline tables)"),
+    (b'name = "factuality"\nquestion = "caf\xe9?"\n', "line 2, column 16: not UTF-8 text (byte 0xe9)"),
+    ('name = "factuality"\nquestion = "\\ud800"\n', "not valid TOML"),
+])
+def test_a_deep_or_undecodable_candidate_file_is_one_line(cli_env, store, tmp_path, content, line):
+    path = tmp_path / "deep.toml"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    result = run(cli_env, "judge", "test", "factuality", "--file", str(path))
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1, result.output
+    assert lines[0].startswith(f"error: {path}: ") and line in lines[0]
+
+
 def test_label_example_offers_the_item_to_the_definition(cli_env, store):
     hard = CorpusItem("factuality", SOURCE, "The council did not approve the budget.", status="needs_label",
                       proposed_verdict="polarity_wrong")

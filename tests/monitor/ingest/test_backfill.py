@@ -107,3 +107,26 @@ def test_json_nested_too_deeply_is_a_bad_line_not_a_crash():
     line = '{"source": "s", "summary": "t", "metadata": ' + "[" * 5000 + "]" * 5000 + "}"
     with pytest.raises(ValueError, match="nested too deeply"):
         parse_record(line, now_ns=0)
+
+
+@pytest.mark.parametrize(("fields", "reason"), [
+    ('"summary": "bad \\ud800"', "field 'summary' holds a lone surrogate (\\ud800 at character 4), which is not "
+                                  "Unicode text"),
+    ('"summary": "t", "metadata": {"k": ["ok", "\\udfff"]}', "field 'metadata.k[1]' holds a lone surrogate"),
+    ('"summary": "t", "metadata": {"\\ud800": 1}', "field 'metadata.\\ud800' holds a lone surrogate"),
+    ('"summary": "t", "metadata": ' + "[" * 40 + "]" * 40, "field 'metadata' nests more than 32 levels deep"),
+])
+def test_text_the_store_cannot_take_is_a_bad_line_naming_the_field(fields, reason):
+    with pytest.raises(ValueError) as caught:
+        parse_record('{"source": "s", ' + fields + "}", now_ns=0)
+    assert str(caught.value).startswith(reason)
+
+
+def test_a_line_with_a_lone_surrogate_is_skipped_and_the_good_line_stored(store, tmp_path):
+    path = tmp_path / "two.jsonl"
+    path.write_text('{"source": "Revenue rose 12% in Q1.", "summary": "Revenue rose 12%."}\n'
+                    '{"source": "s", "summary": "bad \\ud800"}\n')
+    report = ingest_file(store, path)
+    assert report.stored == 1 and [(b.line, b.reason.split(" (")[0]) for b in report.bad] == [
+        (2, "field 'summary' holds a lone surrogate")]
+    assert store.query_rows("SELECT count() FROM otel_traces")[0][0] == 1

@@ -148,6 +148,10 @@ def test_the_legacy_filter_adds_to_the_tag(store, rules_cascade):
     ({"SUMWATCH_SELECTOR_RAG": '{"span_nam": "x"}'}, "SUMWATCH_SELECTOR_RAG: selector 'rag' has an unknown key "
                                                       "'span_nam'"),
     ({"SUMWATCH_SELECTOR_RAG": "span_name=x"}, "SUMWATCH_SELECTOR_RAG: not a JSON object"),
+    ({"SUMWATCH_SELECTOR_RAG": "[" * 5000 + "]" * 5000}, "SUMWATCH_SELECTOR_RAG: a JSON object nested too deeply"),
+    ({"SUMWATCH_SELECTOR_RAG": '{"span_name": "\\ud800", "source": "a", "summary": "b"}'},
+     "SUMWATCH_SELECTOR_RAG: holds text that is not Unicode ('\\ud800')"),
+    ({"SUMWATCH_SELECTORS": "{deep}"}, "SUMWATCH_SELECTORS {deep}: line 6: any nests more than 32 levels deep"),
     ({"SUMWATCH_SELECTORS": "/nonexistent/selectors.toml"}, "SUMWATCH_SELECTORS /nonexistent/selectors.toml: "
                                                              "cannot read the file"),
     ({"SUMWATCH_SPAN_FILTER": "spanname=x"}, "SUMWATCH_SPAN_FILTER has a bad span filter"),
@@ -155,7 +159,11 @@ def test_the_legacy_filter_adds_to_the_tag(store, rules_cascade):
 def test_bad_configuration_is_one_line_naming_where_which_entry_and_field(tmp_path, env, line):
     path = tmp_path / "bad.toml"
     path.write_text('[[selector]]\nname = "rag"\nspan_name_regex = "(unclosed"\nsource = "a"\nsummary = "b"\n')
-    env = {k: v.replace("{path}", str(path)) for k, v in env.items()}
+    deep = tmp_path / "deep.toml"
+    deep.write_text('[[selector]]\nname = "rag"\nspan_name = "x"\nsource = "a"\nsummary = "b"\n'
+                    'any = ' + "[" * 2000 + "]" * 2000 + "\n")
+    env = {k: v.replace("{path}", str(path)).replace("{deep}", str(deep)) for k, v in env.items()}
+    line = line.replace("{deep}", str(deep))
     with pytest.raises(SettingsError) as caught:
         Settings.from_env(env)
     message = str(caught.value)
