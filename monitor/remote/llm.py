@@ -39,6 +39,8 @@ _TRANSIENT = ("RateLimitError", "Timeout", "APIConnectionError", "InternalServer
 _CONNECTION_FAILURES = ("APIConnectionError", "ConnectError", "ConnectTimeout", "ConnectionRefusedError")
 
 _litellm: Any = None
+# how an answer refused by the spend cap begins its error: the judge cascade tells it from a failed request
+SPEND_CAP_REACHED = "spend cap reached"
 
 
 @dataclass(frozen=True)
@@ -250,7 +252,7 @@ class LitellmModel:
                                      json_reply: bool = True, max_tokens: int | None = None) -> str:
         async def attempt() -> str:
             if self.max_spend_usd is not None and self.spent_usd >= self.max_spend_usd:
-                raise _Stop(f"spend cap reached (spent ${self.spent_usd:.4f} of ${self.max_spend_usd:.4f})")
+                raise _Stop(f"{SPEND_CAP_REACHED} (spent ${self.spent_usd:.4f} of ${self.max_spend_usd:.4f})")
             self.calls += 1
             tally.calls += 1
             try:

@@ -29,7 +29,10 @@ results the cheap tiers are furthest from calling consistent (suspicions first, 
 consistency score, then the other rubrics' unsure passes), whatever their number; a suspicion the budget
 leaves out is recorded as unsure, and the audit sample comes on top. ``always`` sends every pair but the
 certain failures. An LLM error is the final verdict (``error``): never a pass, and the sampler retries it
-later.
+later. At the spending cap (:meth:`Cascade.allow_llm_spend`, the sampler's daily cap) nothing more is sent:
+each pair that would have gone to the LLM keeps the cheap tiers' verdict as offline mode would record it (a
+suspicion becomes unsure) and is marked ``{"unjudged": "cap"}`` in its details, so it is counted and can be
+judged again on purpose (``sumwatch rescore``).
 """
 
 from __future__ import annotations
@@ -41,11 +44,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
+from ..remote.llm import SPEND_CAP_REACHED
 from ..settings import JUDGE_MODES, JudgeMode
 from ..settings.patterns import PatternTimeout
 from .consistency import ranked_score
 from .definition import BUILTIN, JudgeDefinition
-from .verdicts import FACTUALITY, GROUNDEDNESS, LEARNED, RUBRICS, RULES, VERDICTS, RubricResult, SummaryCase
+from .verdicts import (
+    ERROR,
+    FACTUALITY,
+    GROUNDEDNESS,
+    LEARNED,
+    RUBRICS,
+    RULES,
+    VERDICTS,
+    RubricResult,
+    SummaryCase,
+)
 
 MODES = JUDGE_MODES
 # 2: cheap-tier failures are suspicions unless certain; audit sample. 3: offline consistency score stored
@@ -69,6 +83,10 @@ CERTAIN_KINDS: frozenset[str] = frozenset({
 PRECISE_OFFLINE_KINDS: frozenset[str] = CERTAIN_KINDS | frozenset({
     "number_mismatch", "percentage_mismatch", "unit_mismatch", "missing_expected_fact"})
 DEFAULT_AUDIT_RATE = 0.05
+# the detail row of a result the LLM would have judged but for the spending cap (``details`` holds it)
+UNJUDGED, CAP = "unjudged", "cap"
+CAP_ROW: dict[str, str] = {UNJUDGED: CAP}
+_AT_CAP = "the daily LLM spending cap was reached"
 
 
 class RulesTier(Protocol):
@@ -145,6 +163,16 @@ class Cascade:
         self.rubrics = self._check_rubrics(rubrics) if rubrics is not None else self.judgeable()
         self.audit_rate = audit_rate
         self.llm_requests = 0  # rubric/case pairs sent to the LLM, for the ambiguous-vs-always saving
+        self.llm_capped = False  # the spending cap is reached: nothing goes to the LLM (see allow_llm_spend)
+        self.unjudged_cap = 0  # pairs the cap kept from the LLM, over the cascade's life
+
+    def allow_llm_spend(self, usd: float | None) -> None:
+        """What the LLM may still spend: None, no limit beyond its own per-run cap; 0 or less, the cap is
+        reached and nothing is sent. Pairs it cannot send keep the cheap verdict, marked ``unjudged: cap``."""
+        self.llm_capped = usd is not None and usd <= 0.0
+        allow = getattr(self.llm, "allow_spend", None)
+        if allow is not None:
+            allow(usd)
 
     def with_definitions(self, definitions: Mapping[str, JudgeDefinition]) -> Cascade:
         """The same tiers and counts judging with ``definitions`` (a promotion, a candidate under test); it
@@ -152,7 +180,8 @@ class Cascade:
         other = copy.copy(self)
         Cascade.__init__(other, self.rules, self.embeddings, self.llm, self.mode, None, self.audit_rate, definitions,
                          self.budget, self.learned)
-        other.llm_requests = self.llm_requests
+        other.llm_requests, other.llm_capped, other.unjudged_cap = (self.llm_requests, self.llm_capped,
+                                                                   self.unjudged_cap)
         return other
 
     def judgeable(self) -> tuple[str, ...]:
@@ -291,18 +320,40 @@ class Cascade:
         cases = list(cases)
         chosen = self._check_rubrics(rubrics) if rubrics is not None else self.rubrics
         results, escalate = self._offline(cases, chosen)
-        if escalate:
+        if escalate and self.llm_capped:
+            for i, rubric, route in escalate:
+                results[i][rubric] = self._at_cap(rubric, results[i].get(rubric), route)
+        elif escalate:
             assert self.llm is not None
-            self.llm_requests += len(escalate)
             asked = [(rubric, _with_hint(cases[i], results[i][rubric]) if route == "suspicion" else cases[i])
                      for i, rubric, route in escalate]
             answers = await self.llm.ajudge_many(asked)
             for (i, rubric, route), answer in zip(escalate, answers):
-                answer = answer.with_(judge_version=self.version_for(rubric))
                 cheap = results[i].get(rubric)
+                if answer.verdict == ERROR and answer.error.startswith(SPEND_CAP_REACHED):
+                    results[i][rubric] = self._at_cap(rubric, cheap, route)
+                    continue
+                self.llm_requests += 1
+                answer = answer.with_(judge_version=self.version_for(rubric))
                 results[i][rubric] = answer if cheap is None else answer.with_(
                     details=(*answer.details, _cheap_row(cheap, route)))
         return results
+
+    def _at_cap(self, rubric: str, cheap: RubricResult | None, route: str) -> RubricResult:
+        """A pair the LLM would have judged, at the spending cap: the cheap verdict as offline mode records it
+        (a suspicion not precise offline becomes unsure; a custom rubric with no check hit, an unsure pass),
+        marked in its details."""
+        self.unjudged_cap += 1
+        if cheap is None:
+            definition = self.definitions[rubric]
+            return RubricResult.judged(definition, definition.overall[0], tier=RULES, confident=False,
+                                       judge_version=self.version_for(rubric), details=(CAP_ROW,),
+                                       explanation=f"Unsure: the {rubric} checks found nothing and {_AT_CAP}.")
+        kind = failure_kind(cheap)
+        precise = cheap.tier == LEARNED or (cheap.tier == RULES and kind in PRECISE_OFFLINE_KINDS)
+        kept = unsure(cheap, kind, why=_AT_CAP) if route == "suspicion" and not precise else cheap.with_(
+            explanation=f"{cheap.explanation} Not sent to the LLM: {_AT_CAP}.".strip())
+        return kept.with_(details=(*kept.details, CAP_ROW))
 
     def score_batch(self, cases: Sequence[SummaryCase],
                     rubrics: Sequence[str] | None = None) -> list[dict[str, RubricResult]]:
@@ -376,14 +427,14 @@ def failure_kind(result: RubricResult) -> str:
     return result.failure_mode
 
 
-def unsure(result: RubricResult, kind: str) -> RubricResult:
+def unsure(result: RubricResult, kind: str, why: str = "no LLM is configured to confirm it") -> RubricResult:
     """A cheap-tier failure nobody can confirm, recorded as a pass the tiers are not sure of: the
     suspicion is in the explanation and the details, clustering skips it."""
     passing = next(iter(VERDICTS[result.rubric]))
     suspicion = {"suspicion": kind or result.verdict, "verdict": result.verdict, "evidence": result.evidence}
     return result.with_(verdict=passing, passed=True, failure_mode="", confident=False,
-                        explanation=(f"Unsure: the {result.tier} tier suspects {kind or result.verdict} and no LLM "
-                                     f"is configured to confirm it. {result.explanation}").strip(),
+                        explanation=(f"Unsure: the {result.tier} tier suspects {kind or result.verdict} and "
+                                     f"{why}. {result.explanation}").strip(),
                         details=(*result.details, suspicion))
 
 

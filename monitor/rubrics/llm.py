@@ -348,6 +348,7 @@ class LLMJudge:
     def __init__(self, config: LLMConfig, client: LitellmModel | None = None,
                  definitions: Mapping[str, JudgeDefinition] | None = None) -> None:
         self.config = config
+        self._allowance: float | None = None  # USD this judge may still spend (the daily cap), None: no limit
         self.client = client if client is not None else self._client(config.model)
         self._clients: dict[str, LitellmModel] = {config.model: self.client}
         self.cache_hits = 0
@@ -358,10 +359,25 @@ class LLMJudge:
 
     def _client(self, model: str) -> LitellmModel:
         config = self.config
-        return LitellmModel(replace(config.connection, model=model), name="LLM judge",
-                            temperature=config.temperature, max_spend_usd=config.max_spend_usd,
-                            input_cost_per_mtok=config.input_cost_per_mtok,
-                            output_cost_per_mtok=config.output_cost_per_mtok)
+        client = LitellmModel(replace(config.connection, model=model), name="LLM judge",
+                              temperature=config.temperature, max_spend_usd=config.max_spend_usd,
+                              input_cost_per_mtok=config.input_cost_per_mtok,
+                              output_cost_per_mtok=config.output_cost_per_mtok)
+        self._limit(client)
+        return client
+
+    def allow_spend(self, usd: float | None) -> None:
+        """From now on, send no request once ``usd`` more has been spent (the rest of a daily cap; None: only
+        the configured cap per run). A request refused so answers an error that begins with the spend cap."""
+        self._allowance = usd
+        for client in self._clients.values():
+            self._limit(client)
+
+    def _limit(self, client: LitellmModel) -> None:
+        caps = [c for c in (self.config.max_spend_usd,
+                            None if self._allowance is None else client.spent_usd + max(0.0, self._allowance))
+                if c is not None]
+        client.max_spend_usd = min(caps) if caps else None
 
     def use(self, definitions: Mapping[str, JudgeDefinition]) -> None:
         """Judge with ``definitions`` from now on (a promotion read from the store, a candidate under test)."""

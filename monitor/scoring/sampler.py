@@ -37,6 +37,7 @@ here, so the guarantees above do not change, and the scores are the same whateve
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -55,13 +56,23 @@ from ..store.connection import Store, quote_ident
 from ..store.genai_events import genai_events, spans_with_records_arrived
 from ..store.judges import active_definitions
 from ..store.recognised import RECOGNISED_TABLE, RecognisedSpan, write_recognised
-from ..store.scores import SCORES_TABLE, ScoredSpan, SpanRef, Standing, standing_verdicts, write_scores
+from ..store.scores import (
+    SCORES_TABLE,
+    UNJUDGED_CAP_SQL,
+    ScoredSpan,
+    SpanRef,
+    Standing,
+    daily_spend,
+    standing_verdicts,
+    write_scores,
+)
 from ..store.traces import ARRIVED_AT, first_spans, parse_expected_facts
 from ..store.watermarks import WATERMARKS_TABLE, advance_watermark, read_watermark
 from .recognise import CANDIDATE_EQUALS, CANDIDATE_KEYS, Recognised
 from .selectors import Selectors
 
 _SCALE = 1_000_000  # sampling resolution: rates are compared in millionths
+_log = logging.getLogger("sumwatch.sampler")
 
 
 def trace_hash(trace_id: str, part: int = 0) -> int:
@@ -197,6 +208,9 @@ class PassReport:
     workers: int = 1  # processes that ran the sentence model
     kept_stronger: int = 0  # results not stored: the span already had a verdict from a stronger source
     rescore: bool = False  # a rescore: stored spans judged again with the current judges
+    unjudged_cap: int = 0  # rubric results the daily spending cap kept from the LLM (cheap verdicts, marked)
+    spent_today_usd: float = 0.0  # LLM judging's spend today (UTC), every process on the store, after the pass
+    daily_cap_usd: float | None = None
 
 
 @dataclass(frozen=True)
@@ -222,7 +236,7 @@ class Sampler:
     def __init__(self, store: Store, cascade: Cascade, selector: SpanSelector = SpanSelector(),
                  policy: SamplingPolicy = SamplingPolicy(), *, batch: int = 64, eval_events: bool = False,
                  lookback_s: float = 600.0, follow_store: bool = True, workers: int = 1,
-                 rescore: Rescore | None = None) -> None:
+                 rescore: Rescore | None = None, daily_cap_usd: float | None = None) -> None:
         if batch < 1:
             raise ValueError(f"batch must be at least 1, got {batch}")
         if workers < 1:
@@ -235,19 +249,22 @@ class Sampler:
         self.follow_store = follow_store
         self.batch, self.eval_events, self.lookback_ns = batch, eval_events, int(lookback_s * 1e9)
         self.rescore = rescore
+        # LLM judging's spend per UTC day on this store (SUMWATCH_LLM_DAILY_CAP_USD); None: no daily cap
+        self.daily_cap_usd = daily_cap_usd
 
     @classmethod
     def from_settings(cls, store: Store, cascade: Cascade, settings: Settings, *, rate: float | None = None,
                       shard: tuple[int, int] | None = None, eval_events: bool | None = None,
-                      workers: int | None = None) -> Sampler:
+                      workers: int | None = None, rescore: Rescore | None = None) -> Sampler:
         """The sampler the settings describe (selector, sampling policy, batch, events, model processes, 0 for
-        auto); flags override."""
+        auto, the daily LLM cap); flags override."""
         chosen = settings.sampler.sampler_workers if workers is None else workers
         return cls(store, cascade, SpanSelector.from_settings(settings),
                    SamplingPolicy.from_settings(settings, rate=rate, shard=shard or (0, 1)),
                    batch=settings.sampler.sample_batch,
                    eval_events=settings.sampler.eval_events if eval_events is None else eval_events,
-                   workers=model_processes(chosen, settings.judge.model_threads))
+                   workers=model_processes(chosen, settings.judge.model_threads), rescore=rescore,
+                   daily_cap_usd=settings.judge.llm_daily_cap_usd)
 
     @property
     def watermark_name(self) -> str:
@@ -352,7 +369,8 @@ class Sampler:
         sampled = self.policy.where(params)
         # done: a verdict (no judge error) on every rubric judged; by any judge version in a pass (a new judge
         # judges new spans), by the rubric's current version in a rescore (a version names its rubric)
-        judged_by = "JudgeVersion IN {jvs:Array(String)}" if self.rescore else "Rubric IN {rubs:Array(String)}"
+        judged_by = (f"JudgeVersion IN {{jvs:Array(String)}} AND NOT {UNJUDGED_CAP_SQL}" if self.rescore
+                     else "Rubric IN {rubs:Array(String)}")
         done = (f"SELECT TraceId, SpanId FROM {quote_ident(SCORES_TABLE)} FINAL WHERE {judged_by} "
                 f"AND Verdict != {{err:String}} GROUP BY TraceId, SpanId HAVING uniqExact(Rubric) = {{n_rubs:UInt64}}")
         pending = (f"(ts, SpanId) > ({{cur_ts:Int64}}, {{cur_span:String}}) "
@@ -461,9 +479,10 @@ class Sampler:
                 arrived = read_watermark(self.store, arrived_mark)
                 arrived_since = max(0, arrived - self.lookback_ns) if arrived else since
         cursor = (0, "")
-        llm_before = self.cascade.llm_requests
+        llm_before, capped_before = self.cascade.llm_requests, self.cascade.unjudged_cap
         spent_before = getattr(self.cascade.llm, "spent_usd", 0.0)
         while limit is None or report.considered < limit:
+            self._allow_spend()
             size = self.batch if limit is None else min(self.batch, limit - report.considered)
             pending = self._fetch(since, cursor, size, recognised_since, arrived_since)
             if not pending:
@@ -494,9 +513,25 @@ class Sampler:
             if on_progress:
                 on_progress(report.considered, report.scored_spans)
         report.llm_requests = self.cascade.llm_requests - llm_before
+        report.unjudged_cap = self.cascade.unjudged_cap - capped_before
         report.spent_usd = getattr(self.cascade.llm, "spent_usd", 0.0) - spent_before
+        if self.cascade.llm is not None:
+            report.daily_cap_usd = self.daily_cap_usd
+            report.spent_today_usd = daily_spend(self.store, self.daily_cap_usd).spent_usd
+            if report.unjudged_cap:
+                _log.warning("LLM judging reached its daily cap of $%.2f (spent $%.4f today): %d rubric results "
+                             "kept the cheap tiers' verdict, marked unjudged: cap; `sumwatch rescore` judges them "
+                             "again, SUMWATCH_LLM_DAILY_CAP_USD raises the cap", self.daily_cap_usd or 0.0,
+                             report.spent_today_usd, report.unjudged_cap)
         report.seconds = round(time.perf_counter() - started, 3)
         return report
+
+    def _allow_spend(self) -> None:
+        """Before each batch: what the LLM may still spend today, every process on the store together (a batch
+        may overshoot by its own requests' cost at most)."""
+        if self.cascade.llm is None or self.daily_cap_usd is None:
+            return
+        self.cascade.allow_llm_spend(daily_spend(self.store, self.daily_cap_usd).left_usd)
 
     def _use_model_processes(self) -> None:
         """The sentence model of this cascade encodes in ``workers`` processes (the learned tier reads the same

@@ -145,6 +145,15 @@ class JudgeSettings(_Concern):
     llm_concurrency: int = 16
     llm_timeout_s: float = 30.0
     llm_max_spend_usd: float | None = None  # per sampler run
+    # LLM judging's spend per UTC day, of every process on the store together (each judgement's cost is
+    # stored with it). At the cap the judges go on with the cheap tiers, the pairs the LLM would have judged
+    # marked "unjudged: cap" (``sumwatch rescore`` judges them again on purpose); "off": no daily cap
+    llm_daily_cap_usd: float | None = 10.0
+
+    @field_validator("llm_daily_cap_usd", mode="before")
+    @classmethod
+    def _no_cap(cls, value: Any) -> Any:
+        return None if isinstance(value, str) and value.strip().lower() in ("off", "none") else value
     embedding_model: str = "all-MiniLM-L6-v2"
     # what runs the sentence model (embedding tier, learned tier, clustering): int8 ONNX Runtime, exported under
     # home/models on first use, costs about a third of torch's CPU per sentence with the same verdicts; torch is

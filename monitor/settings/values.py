@@ -433,6 +433,7 @@ _CHECKS: dict[str, Callable[[Any], object]] = {
     "max_connections": _positive("number of connections"), "public_url": _public_url,
     "allowed_hosts": _allowed_hosts, "trusted_proxies": parse_trusted_proxies,
     "judge_mode": _one_of(JUDGE_MODES), "cluster_namer": _one_of(NAMERS),
+    "llm_daily_cap_usd": _between(0, math.inf, "an amount in USD"),
     "judge_audit_rate": _between(0, 1, "a share"), "judge_budget": _between(0, 16, "a number of requests per span"),
     "model_threads": _between(1, 256, "a number of threads"),
     "llm_concurrency": _positive("number of requests"), "llm_timeout_s": _seconds(),

@@ -129,10 +129,13 @@ STRENGTH_SQL = "multiIf(" + "".join(f"Tier = '{tier}', {rank}, " for tier, rank 
                                     if rank != 1) + "1)"
 
 
+UNJUDGED_CAP_SQL = "position(Details, '\"unjudged\": \"cap\"') > 0"  # the cascade's CAP_ROW in a stored result
+
+
 @dataclass(frozen=True)
 class Standing:
     """What a (span, rubric) already has: its strongest stored verdict's rank, and the judge versions that
-    gave it a verdict (judge errors are no verdict)."""
+    gave it a verdict (judge errors are no verdict, nor is a cheap verdict kept at the spending cap)."""
 
     strength: int
     versions: frozenset[str]
@@ -144,7 +147,8 @@ def standing_verdicts(store: Store, spans: Sequence[tuple[str, str]]) -> dict[tu
         return {}
     wanted = set(spans)
     rows = store.query_rows(
-        f"SELECT TraceId, SpanId, Rubric, max({STRENGTH_SQL}), groupUniqArray(JudgeVersion) "
+        f"SELECT TraceId, SpanId, Rubric, max({STRENGTH_SQL}), "
+        f"groupUniqArrayIf(JudgeVersion, NOT {UNJUDGED_CAP_SQL}) "
         f"FROM {SCORES_TABLE} FINAL WHERE TraceId IN {{tids:Array(String)}} AND Verdict != {{err:String}} "
         f"GROUP BY TraceId, SpanId, Rubric", {"tids": sorted({t for t, _ in wanted}), "err": ERROR})
     return {(tid, sid, rubric): Standing(int(rank), frozenset(versions))
@@ -312,6 +316,43 @@ def _newest_scores(store: Store, final: str, where: str, params: dict[str, Any],
         if len(certain) >= limit:
             return certain[:limit]
         prefix *= 4
+
+
+@dataclass(frozen=True)
+class DailySpend:
+    """LLM judging today (UTC): what it cost, the cap (None: no cap), and the rubric results the cap kept from
+    the LLM (judged by the cheap tiers, marked ``unjudged: cap``)."""
+
+    spent_usd: float
+    cap_usd: float | None
+    unjudged_cap: int
+    day: str  # YYYY-MM-DD, UTC
+
+    @property
+    def capped(self) -> bool:
+        return self.cap_usd is not None and self.spent_usd >= self.cap_usd
+
+    @property
+    def left_usd(self) -> float | None:
+        return None if self.cap_usd is None else max(0.0, self.cap_usd - self.spent_usd)
+
+
+
+
+def daily_spend(store: Store, cap_usd: float | None, now: datetime | None = None) -> DailySpend:
+    """Today's LLM judging spend (every stored judgement's cost since midnight UTC, judge errors and results
+    judged again included: each request cost money) against ``cap_usd``."""
+    now = now or datetime.now(timezone.utc)
+    midnight = now.astimezone(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+    params = {"midnight": midnight.replace(tzinfo=None)}
+    (spent,), = store.query_rows(
+        f"SELECT sumIf(CostUsd, Tier = 'llm') FROM {SCORES_TABLE} WHERE ScoredAt >= {{midnight:DateTime64(6)}}",
+        params)
+    # results still standing as the cap left them (one judged again on purpose is replaced)
+    (unjudged,), = store.query_rows(
+        f"SELECT count() FROM {SCORES_TABLE} FINAL WHERE ScoredAt >= {{midnight:DateTime64(6)}} "
+        f"AND {UNJUDGED_CAP_SQL}", params)
+    return DailySpend(round(float(spent or 0.0), 6), cap_usd, int(unjudged or 0), midnight.date().isoformat())
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,12 @@ import time
 
 from sumwatch.monitor.demo.run import run_demo, score_demo
 from sumwatch.monitor.ingest.backfill import SpanBuilder, parse_record
+from sumwatch.monitor.rubrics.llm import LLMConfig, LLMJudge
 from sumwatch.monitor.scoring.judges import build_cascade
 from sumwatch.monitor.scoring.sampler import Rescore, Sampler
 from sumwatch.monitor.settings import Settings
 from sumwatch.monitor.store.listing import latest_verdicts
-from sumwatch.monitor.store.scores import STRENGTH_SQL
+from sumwatch.monitor.store.scores import STRENGTH_SQL, UNJUDGED_CAP_SQL, daily_spend
 from sumwatch.monitor.store.stats import Filters, pass_rate_series
 from tests.fakes.openai_server import FakeOpenAI
 
@@ -126,3 +127,49 @@ def test_a_backfilled_span_with_a_past_timestamp_is_scored_by_the_next_pass(stor
     report = sampler.run_pass()
     assert report.scored_spans == 1 and report.score_rows == 4
     assert sampler.run_pass().scored_spans == 0  # once
+
+
+def priced_cascade(fake: FakeOpenAI):
+    """Every pair to an LLM whose every request costs about $0.2 (its own prices: litellm does not know it)."""
+    judge = LLMJudge(LLMConfig("openai/judge-test", api_base=fake.base_url, api_key="k",
+                               input_cost_per_mtok=400.0, output_cost_per_mtok=400.0))
+    return build_cascade(Settings.from_env(env={}), mode="always", embeddings=False, llm=judge)
+
+
+def test_at_the_daily_cap_judging_goes_on_with_the_cheap_tiers_marked_and_a_rescore_takes_them_up(store):
+    run_demo(store, n=6, seed=18)
+    with FakeOpenAI() as fake:
+        report = Sampler(store, priced_cascade(fake), batch=2, daily_cap_usd=1.0).run_pass()
+        sent = len(fake.requests)
+    assert report.scored_spans == 6 and report.errors == 0  # nothing dropped, nothing failed
+    assert report.unjudged_cap > 0 and report.llm_requests == sent > 0
+    assert report.spent_today_usd >= 1.0 and report.daily_cap_usd == 1.0
+    # the overshoot is at most the requests in flight when the cap was reached: one batch, 2 spans x 4 rubrics
+    (dearest,), = store.query_rows("SELECT max(CostUsd) FROM sumwatch_scores WHERE Tier = 'llm'")
+    assert report.spent_today_usd < 1.0 + 8 * dearest
+    spend = daily_spend(store, 1.0)
+    assert spend.capped and spend.unjudged_cap == report.unjudged_cap and spend.left_usd == 0.0
+    marked = store.query_rows(f"SELECT Tier, Explanation FROM sumwatch_scores FINAL WHERE {UNJUDGED_CAP_SQL}")
+    assert len(marked) == report.unjudged_cap and all(t != "llm" for t, _ in marked)
+    assert all("daily LLM spending cap" in e for _, e in marked)
+    # the next pass sends nothing (the cap holds across passes and processes: it is read from the store)
+    with FakeOpenAI() as fake:
+        assert Sampler(store, priced_cascade(fake), daily_cap_usd=1.0).run_pass().scored_spans == 0
+        run_demo(store, n=2, seed=19)
+        later = Sampler(store, priced_cascade(fake), daily_cap_usd=1.0).run_pass()
+        assert later.scored_spans == 2 and later.llm_requests == 0 and not fake.requests
+        # on purpose, with room to spend: the marked results are judged again by the LLM
+        again = Sampler(store, priced_cascade(fake), rescore=Rescore()).run_pass()
+    marked_spans = {(t, s) for t, s in store.query_rows(
+        f"SELECT DISTINCT TraceId, SpanId FROM sumwatch_scores WHERE {UNJUDGED_CAP_SQL}")}
+    assert again.scored_spans == len(marked_spans) and again.llm_requests > 0 and again.unjudged_cap == 0
+    left = store.query_rows(
+        "SELECT count() FROM (SELECT TraceId, SpanId, Rubric, argMax(Details, ScoredAt) AS d FROM sumwatch_scores "
+        "FINAL GROUP BY TraceId, SpanId, Rubric) WHERE position(d, 'unjudged') > 0")[0][0]
+    assert left == 0
+
+
+def test_the_daily_cap_is_on_by_default_and_off_only_when_asked():
+    assert Settings.from_env(env={}).judge.llm_daily_cap_usd == 10.0
+    assert Settings.from_env(env={"SUMWATCH_LLM_DAILY_CAP_USD": "off"}).judge.llm_daily_cap_usd is None
+    assert Settings.from_env(env={"SUMWATCH_LLM_DAILY_CAP_USD": "2.5"}).judge.llm_daily_cap_usd == 2.5
