@@ -22,13 +22,17 @@ A cluster whose members sit nearest to different known issues is first split alo
 Tracking runs before naming: a cluster matched to a known issue that has a name keeps that name, so only
 new issues are named (with an LLM namer, that is where the calls go).
 
-Before reducing, a failure whose source document also failed another way loses what it shares with that
-document's other failures (``topic_weight``, 1 by default; 0 leaves the vectors as they are). Every failure of a
-document quotes it (names, figures, sentences), so text alone groups a few long documents' failures by document;
-less the document's part, they group by failure kind (held-out 4 documents x 4 kinds: clusters per kind 4.0 ->
-1.0, ``tests/bench/cluster_purity.py``). Documents are known by ``PointMeta.document`` (the clustering job passes a
-digest of each span's source text); failures without one, or the only kind of their document, keep their vectors,
-so a workload of many documents (the demo) clusters exactly as before.
+Before reducing, a failure whose source document also failed another way loses that document's part
+(``topic_weight``, 1 by default; 0 leaves the vectors as they are). Every failure of a document quotes it (names,
+figures, sentences), so text alone groups a document's failures by document; less the document's part, they group
+by failure kind. ``document_part`` says how that part is estimated: by default (``"other_kinds"``) as the mean of
+the document's other-kind failures; ``"kind_means"`` as the document's failures' mean deviation from their kinds'
+means over the whole run. On documents failing two to four ways the second clusters by kind where the first
+splits issues, but on a few documents failing often its clusters move with a slight move of the vectors, so it
+is opt-in (figures in ``tests/bench/cluster_purity.py``).
+Documents are known by ``PointMeta.document`` (the clustering job passes a digest of each span's source text);
+failures without one, or of a document that failed one way only, keep their vectors, so a workload where each
+document fails once (the demo) clusters exactly as before.
 
 Points HDBSCAN calls noise stay unassigned unless their best soft membership reaches
 ``noise_threshold`` (0.5 by default: the point's soft membership favours one cluster over all others
@@ -60,6 +64,7 @@ from .stages import (
     TrackerStage,
 )
 from .track import Assignment, IssueTracker, KnownIssue, TrackOutcome
+from .vocabulary import DocumentPart
 
 
 @dataclass(frozen=True)
@@ -110,7 +115,7 @@ class FailureClusterer:
                  clusterer: ClustererStage | None = None, representer: RepresenterStage | None = None,
                  namer: NamerStage | None = None, tracker: TrackerStage | None = None,
                  noise_threshold: float = 0.5, n_contrast: int = 5, kind_weight: float = 0.0,
-                 topic_weight: float = 1.0) -> None:
+                 topic_weight: float = 1.0, document_part: DocumentPart | str = DocumentPart.OTHER_KINDS) -> None:
         self._embedder: EmbedderStage | None = embedder
         self.reducer: ReducerStage = reducer if reducer is not None else UmapReducer()
         self.clusterer: ClustererStage = clusterer if clusterer is not None else HdbscanClusterer()
@@ -121,6 +126,7 @@ class FailureClusterer:
         self.n_contrast = n_contrast
         self.kind_weight = kind_weight
         self.topic_weight = topic_weight
+        self.document_part = DocumentPart(document_part)
 
     @property
     def embedder(self) -> EmbedderStage:
@@ -148,7 +154,7 @@ class FailureClusterer:
             raise ValueError(f"{len(meta)} meta entries but {n} points")
         points = [_as_meta(m) for m in meta] if meta is not None else [PointMeta()] * n
 
-        spread = _without_document(vectors, points, self.topic_weight)
+        spread = _without_document(vectors, points, self.topic_weight, self.document_part)
         low = self.reducer.fit_transform(_with_kinds(spread, points, self.kind_weight))
         fitted = self.clusterer.fit(low)
         labels = np.asarray(fitted.labels, dtype=np.intp).copy()
@@ -242,41 +248,65 @@ def dominant_kind(points: Sequence[PointMeta]) -> PointMeta:
     return PointMeta(rubric, mode)
 
 
-def _without_document(vectors: Vectors, points: Sequence[PointMeta], weight: float) -> Vectors:
-    """The vectors the reducer sees: each failure's unit vector less ``weight`` times the mean unit vector of
-    the failures of other kinds from the same source document.
+def _without_document(vectors: Vectors, points: Sequence[PointMeta], weight: float,
+                      part: DocumentPart = DocumentPart.OTHER_KINDS) -> Vectors:
+    """The vectors the reducer sees: each failure's unit vector less ``weight`` times its document's part, for
+    failures of documents that failed in two kinds or more; the others keep their vectors.
 
-    Those other failures quote the same document, so what they have in common with this one is the document's
-    part (its names, figures, sentences) and their mean is that part plus a blend of other kinds; taking it
-    away leaves what this failure is, and a kind's failures from different documents come together. A mean,
-    not a nearest neighbour or a similarity cut-off: it moves smoothly with the vectors, so the issues do not
-    jump when a vector moves slightly (the int8 embedder's vectors move with their batch). Failures with no
-    document, or whose document failed one way only, keep their vectors. Centroids, tracking and
-    representatives stay in text space, so issue matching across runs is unchanged."""
+    A document's failures quote it, so they share its part (names, figures, sentences); taking it away leaves
+    what each failure is, and a kind's failures from different documents come together. ``KIND_MEANS`` reads
+    each vector as its kind's mean plus its document's part plus its own rest, and estimates the two by turns
+    (:func:`_document_offsets`); ``OTHER_KINDS`` takes the mean of the document's failures of other kinds, which
+    is the document's part plus a blend of those kinds: with one or two other kinds that blend stays large, and
+    the failure is pushed away from them rather than towards its own kind. Both are means: they move smoothly
+    with the vectors, so the issues do not jump when a vector moves slightly (the int8 embedder's vectors move
+    with their batch). Centroids, tracking and representatives stay in text space, so issue matching across
+    runs is unchanged."""
     if weight <= 0:
         return vectors
+    kinds = [(p.rubric, p.failure_mode) for p in points]
     by_document: dict[str, list[int]] = {}
     for i, p in enumerate(points):
         if p.document:
             by_document.setdefault(p.document, []).append(i)
-    unit = _unit(vectors)
-    out: Vectors | None = None
-    for members in by_document.values():
-        kinds = [(points[i].rubric, points[i].failure_mode) for i in members]
-        if len(set(kinds)) < 2:
-            continue
-        if out is None:
-            out = unit.copy()
-        rows = np.asarray(members)
-        total = unit[rows].astype(np.float64).sum(axis=0)
-        for same in (rows[[m == k for m in kinds]] for k in sorted(set(kinds))):
-            others = (total - unit[same].astype(np.float64).sum(axis=0)) / (len(rows) - len(same))
-            out[same] = unit[same] - np.float32(weight) * others.astype(np.float32)
-    if out is None:
+    several = [np.asarray(m) for m in by_document.values() if len({kinds[i] for i in m}) > 1]
+    if not several:
         return vectors
+    unit = _unit(vectors)
+    if part == DocumentPart.KIND_MEANS:
+        offsets = _document_offsets(unit.astype(np.float64), kinds, several)
+    else:
+        offsets = np.zeros(unit.shape, dtype=np.float64)
+        for rows in several:
+            of = [kinds[i] for i in rows]
+            total = unit[rows].astype(np.float64).sum(axis=0)
+            for same in (rows[[k == kind for k in of]] for kind in sorted(set(of))):
+                offsets[same] = (total - unit[same].astype(np.float64).sum(axis=0)) / (len(rows) - len(same))
+    out = unit - np.float32(weight) * offsets.astype(np.float32)
     norms = np.linalg.norm(out, axis=1, keepdims=True)
-    # a failure that reads exactly like its document's other failures keeps its own vector rather than none
+    # a failure that reads exactly like its document's part keeps its own vector rather than none
     return np.asarray(np.where(norms > 1e-6, out / np.maximum(norms, 1e-6), unit), dtype=np.float32)
+
+
+def _document_offsets(unit: np.ndarray, kinds: Sequence[tuple[str, str]], documents: Sequence[Indices],
+                      rounds: int = 3) -> np.ndarray:
+    """Each failure's document part, from ``unit ~ kind mean + document part``: by turns, the kinds' means of
+    the vectors less their documents' parts, then each document's part as the mean deviation of its failures
+    from their kinds' means (zero for failures outside ``documents``). A kind's mean is taken over every
+    document it failed in, so a document that failed two ways loses only what its two failures share beyond
+    their kinds. ``rounds``: 3, chosen on the tuning workloads of the purity bench."""
+    names = sorted(set(kinds))
+    of = np.asarray([names.index(k) for k in kinds], dtype=np.intp)
+    counts = np.bincount(of, minlength=len(names)).astype(np.float64)[:, None]
+    offsets = np.zeros_like(unit)
+    for _ in range(rounds):
+        means = np.zeros((len(names), unit.shape[1]))
+        np.add.at(means, of, unit - offsets)
+        deviation = unit - (means / counts)[of]
+        offsets = np.zeros_like(unit)
+        for rows in documents:
+            offsets[rows] = deviation[rows].mean(axis=0)
+    return offsets
 
 
 def _with_kinds(vectors: Vectors, points: Sequence[PointMeta], weight: float) -> Vectors:

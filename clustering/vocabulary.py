@@ -48,3 +48,10 @@ class IssueStatus(Choice):
     ONGOING = "ongoing"
     REGRESSED = "regressed"
     RESOLVED = "resolved"
+
+
+class DocumentPart(Choice):
+    """How the part of a failure's vector that comes from its source document is estimated (and taken away)."""
+
+    OTHER_KINDS = "other_kinds"  # the mean of the document's failures of other kinds (the default)
+    KIND_MEANS = "kind_means"    # the document's failures' mean deviation from their kinds' means
