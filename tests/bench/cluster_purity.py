@@ -1,26 +1,36 @@
-"""Whether clusters follow the failure kind: purity, clusters per kind and V-measure, before and after.
+"""Whether clusters follow the failure kind: purity, clusters per kind and ARI with the document's part taken
+away three ways.
 
-    python tests/bench/cluster_purity.py [--n 120] [--seed 11] [--held-out-n 200] [--held-out-seed 5] [--backend onnx]
+    python tests/bench/cluster_purity.py [--n 120] [--seed 11] [--held-out-n 200] [--held-out-seed 5]
+                                         [--documents 150] [--umap-seeds 42,1,2,3] [--backend onnx]
 
-"Before" is ``topic_weight=0`` (the text vectors as they are), "after" the default ``topic_weight=1``: a failure
-whose source document also failed another way loses the mean of that document's other-kind failures (see
-``clustering.pipeline._without_document``). The mean (rather than the nearest such failure) and the weight were
-chosen on the first two workloads and on a mix of them; the held-out ones were only measured:
+Per workload, three settings of ``FailureClusterer``: ``off`` is ``topic_weight=0`` (the text vectors as they
+are); ``default`` is ``topic_weight=1`` with ``document_part="other_kinds"`` (a failure whose source document also
+failed another way loses the mean of that document's other-kind failures); ``kind_means`` is ``topic_weight=1``
+with ``document_part="kind_means"`` (the document's part estimated as its failures' mean deviation from their
+kinds' means; see ``clustering.pipeline._without_document``). The estimator and its rounds were chosen on the
+tuning workloads (few documents, the demo, mixed, several kinds, and several kinds at seed 32 outside this
+bench); the held-out ones were only measured:
 
 - few documents: 3 long documents, each failing four ways (changed number, swapped entity, filler padding,
   too short) 6 times, every failure quoting its document;
 - the demo: ``--n`` demo spans traced into a fresh embedded database and scored offline, as ``sumwatch demo``
   does; the kind is the primary failure's (rubric, failure mode), what the issue is named by; the document is
-  the digest the clustering job reads (every demo span has a source of its own, so "after" changes nothing);
+  the digest the clustering job reads (every demo span has a source of its own, so the settings agree);
 - mixed: the demo's failures and the few documents' together (many documents failing once beside a few
   failing often);
+- several kinds: ``--documents`` demo documents of finance, healthcare and news (seed 31), each given one to four
+  planted failure modes in summaries of their own, traced and scored offline like the demo
+  (``tests/several_kinds.py``);
 - held out: 4 documents (one never seen in tuning) failing four ways 4 times, a demo of another size and seed,
-  and the two mixed.
+  the two mixed, several kinds at seed 47 over all five domains (meetings and technology never seen in
+  tuning) and at seed 48 over meetings and technology only.
 
-Per workload and side: purity (the share of clustered failures whose cluster's most common kind is their
-own), clusters, clusters per kind (how many clusters a kind's failures are spread over, averaged over
-kinds), V-measure and adjusted Rand index against the kind (noise left out), and noise.
-The last line is one JSON object.
+Per workload and setting, averaged over the reducer's ``--umap-seeds`` (42 is the pipeline's own; UMAP's
+layout, and so HDBSCAN's clusters, move with it): purity (the share of clustered failures whose cluster's most
+common kind is their own), clusters, clusters per kind (how many clusters a kind's failures are spread over,
+averaged over kinds), V-measure and adjusted Rand index against the kind (noise left out), and the share of
+failures clustered. The last line is one JSON object.
 """
 
 from __future__ import annotations
@@ -36,27 +46,41 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests folder: its workload module
 
+import numpy as np  # noqa: E402
 from few_documents import clusters_per_kind, few_document_failures, purity  # noqa: E402
+from several_kinds import several_kind_cases, several_kind_failures  # noqa: E402
 from sklearn.metrics import adjusted_rand_score, v_measure_score  # noqa: E402
 
 from sumwatch.clustering import FailureClusterer  # noqa: E402
 from sumwatch.clustering.embedder import Embedder  # noqa: E402
 from sumwatch.clustering.pipeline import PointMeta  # noqa: E402
+from sumwatch.clustering.reduce import UmapReducer  # noqa: E402
+from sumwatch.monitor.demo.corpus import DOMAINS  # noqa: E402
+
+SETTINGS = {"off": {"topic_weight": 0.0}, "default": {}, "kind_means": {"document_part": "kind_means"}}
 
 
-def _measures(texts: list[str], meta: list[PointMeta], embedder: Embedder) -> dict[str, object]:
+def _measures(texts: list[str], meta: list[PointMeta], embedder: Embedder, seeds: list[int]) -> dict[str, object]:
     vectors = embedder.encode(texts)
     kinds = [f"{m.rubric}/{m.failure_mode}" for m in meta]
     out: dict[str, object] = {"failures": len(texts), "kinds": len(set(kinds))}
-    for label, weight in (("before", 0.0), ("after", 1.0)):
-        result = FailureClusterer(embedder=embedder, topic_weight=weight).fit(texts=texts, vectors=vectors, meta=meta)
-        kept = [(int(lab), k) for lab, k in zip(result.labels, kinds) if lab >= 0]
-        out[label] = {"purity": round(purity(result.labels, kinds), 3), "clusters": len(result.clusters),
-                      "per_kind": round(clusters_per_kind(result.labels, kinds), 2),
-                      "v_measure": round(v_measure_score([k for _, k in kept], [lab for lab, _ in kept]), 3),
-                      "ari": round(adjusted_rand_score([k for _, k in kept], [lab for lab, _ in kept]), 3),
-                      "noise": len(result.noise)}
+    for label, options in SETTINGS.items():
+        rows = []
+        for seed in seeds:
+            result = FailureClusterer(embedder=embedder, reducer=UmapReducer(random_state=seed), **options).fit(
+                texts=texts, vectors=vectors, meta=meta)
+            kept = [(int(lab), k) for lab, k in zip(result.labels, kinds) if lab >= 0]
+            rows.append({"purity": purity(result.labels, kinds), "clusters": len(result.clusters),
+                         "per_kind": clusters_per_kind(result.labels, kinds),
+                         "v_measure": v_measure_score([k for _, k in kept], [lab for lab, _ in kept]),
+                         "ari": adjusted_rand_score([k for _, k in kept], [lab for lab, _ in kept]),
+                         "clustered": len(kept) / len(kinds)})
+        out[label] = {key: round(float(np.mean([r[key] for r in rows])), 3) for key in rows[0]}
     return out
+
+
+def _several(documents: int, seed: int, domains: tuple[str, ...]) -> tuple[list[str], list[PointMeta]]:
+    return several_kind_failures(several_kind_cases(documents, seed, domains))
 
 
 def _demo_failures(n: int, seed: int) -> tuple[list[str], list[PointMeta]]:
@@ -90,24 +114,34 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--held-out-n", type=int, default=200)
     parser.add_argument("--held-out-seed", type=int, default=5)
+    parser.add_argument("--documents", type=int, default=150, help="documents of each several-kinds workload")
+    parser.add_argument("--umap-seeds", default="42,1,2,3", help="the reducer's random states to average over")
     parser.add_argument("--backend", choices=("onnx", "torch"), default="onnx",
                         help="the embedder's backend (onnx: what the clustering job uses by default)")
     args = parser.parse_args()
     embedder = Embedder(backend=args.backend, cache_dir=Path(tempfile.mkdtemp(prefix="sw-purity-")) / "models")
-    report: dict[str, object] = {"backend": args.backend}
-    report["few_documents"] = _measures(*few_document_failures(3, 6), embedder)
+    seeds = [int(x) for x in args.umap_seeds.split(",")]
+    report: dict[str, object] = {"backend": args.backend, "umap_seeds": seeds}
+    report["few_documents"] = _measures(*few_document_failures(3, 6), embedder, seeds)
     if args.n > 0:
         demo = _demo_failures(args.n, args.seed)
-        report["demo"] = {"spans": args.n, **_measures(*demo, embedder)}
+        report["demo"] = {"spans": args.n, **_measures(*demo, embedder, seeds)}
     if args.n > 0:
-        report["mixed"] = _measures(*_mixed(few_document_failures(3, 6), demo), embedder)
-    report["held_out_few_documents"] = _measures(*few_document_failures(4, 4), embedder)
+        report["mixed"] = _measures(*_mixed(few_document_failures(3, 6), demo), embedder, seeds)
+    if args.documents > 0:
+        report["several_kinds"] = _measures(*_several(args.documents, 31, ("finance", "healthcare", "news")),
+                                            embedder, seeds)
+    report["held_out_few_documents"] = _measures(*few_document_failures(4, 4), embedder, seeds)
     if args.n > 0:
         held_out = _demo_failures(args.held_out_n, args.held_out_seed)
-        report["held_out_demo"] = {"spans": args.held_out_n, **_measures(*held_out, embedder)}
-        report["held_out_mixed"] = _measures(*_mixed(few_document_failures(4, 4), held_out), embedder)
+        report["held_out_demo"] = {"spans": args.held_out_n, **_measures(*held_out, embedder, seeds)}
+        report["held_out_mixed"] = _measures(*_mixed(few_document_failures(4, 4), held_out), embedder, seeds)
+    if args.documents > 0:
+        report["held_out_several_kinds"] = _measures(*_several(args.documents, 47, DOMAINS), embedder, seeds)
+        report["held_out_several_kinds_mtg_tech"] = _measures(
+            *_several(args.documents, 48, ("meetings", "technology")), embedder, seeds)
     for name, row in report.items():
-        if name == "backend":
+        if name in ("backend", "umap_seeds"):
             continue
         print(name, json.dumps(row), flush=True)
     print(json.dumps(report), flush=True)
