@@ -1,8 +1,11 @@
-"""`sumwatch sample` (score unscored spans) and `sumwatch scores` (list them)."""
+"""`sumwatch sample` (score unscored spans), `sumwatch rescore` (judge stored spans again, on purpose) and
+`sumwatch scores` (list them)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.markup import escape
@@ -17,6 +20,7 @@ from ._shared import (
     action_progress,
     check_rubric_name,
     download,
+    err,
     fail,
     flag,
     limit_option,
@@ -49,8 +53,10 @@ def _workers(value: str | None) -> int | None:
 
 
 def sample(all_spans: bool = flag(False, "--all",
-                                  help="Ignore the watermark: consider every stored span "
-                                       "(backfills, new judge versions). Nothing is scored twice."),
+                                  help="Ignore the watermark: consider every stored span never judged (old spans "
+                                       "never sampled before). States the spans and LLM requests first, and asks "
+                                       "on a terminal when it would spend. Judging stored spans again is "
+                                       "`sumwatch rescore`."),
            rate: float | None = typer.Option(None, "--rate", min=0.0, max=1.0, help="Share of traces to score."),
            shard: str | None = typer.Option(None, "--shard", help="i/N: this sampler's share of the work."),
            limit: int | None = typer.Option(None, "--limit", min=1, help="Stop after this many spans."),
@@ -62,6 +68,7 @@ def sample(all_spans: bool = flag(False, "--all",
            events: bool | None = flag(None, "--events/--no-events",
                                       help="Also write gen_ai.evaluation.result events into otel_traces "
                                            "(default SUMWATCH_EVAL_EVENTS, off)."),
+           yes: bool = flag(False, "--yes", "-y", help="With --all: do not ask before spending."),
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Score unscored summarization spans on the four rubrics (one pass)."""
     from ..views.client import ScoreRequest  # noqa: PLC0415 - start-up: a command imports what it runs
@@ -76,16 +83,94 @@ def sample(all_spans: bool = flag(False, "--all",
                                mode=mode or carried.get("mode"),
                                events=events if events is not None else carried.get("events"),
                                workers=processes if processes is not None else carried.get("workers"))
+        if all_spans:
+            estimate = client.score_estimate(request)
+            _agree(estimate, "sample --all", yes, json_, ask=estimate.llm_requests_max > 0)
         with action_progress("scoring") as on_progress:
             report = client.score(request, on_progress=on_progress)
     if json_:
         print_json(report)
         return
-    out.print(f"scored {report.scored_spans} spans ({report.score_rows} rubric scores) with {report.judge_version} "
-              f"in {report.seconds:.1f}s on {report.workers} model process{'es' if report.workers != 1 else ''}"
-              + f"; {report.failing} with a failing rubric, {report.errors} judge errors"
-              + (f", {report.skipped_no_text} without text" if report.skipped_no_text else "")
-              + (f"; {report.llm_requests} LLM judgements, ${report.spent_usd:.4f}" if report.llm_requests else ""))
+    out.print(_pass_line(report), highlight=False)
+
+
+def rescore(rubric: list[str] | None = typer.Option(None, "--rubric", help="Only this rubric (repeat for more; "
+                                                                            "default: every judged rubric)."),
+            since: str | None = typer.Option(None, "--since", help="Only spans of this recent window, like 24h or "
+                                                                    "7d (default: all stored spans)."),
+            service: str | None = typer.Option(None, "--service", help="Only this service's spans."),
+            mode: str | None = typer.Option(None, "--mode", help="Judge mode: off | ambiguous | always."),
+            dry_run: bool = flag(False, "--dry-run", help="State what it would judge and spend, and stop."),
+            yes: bool = flag(False, "--yes", "-y", help="Do not ask (needed without a terminal)."),
+            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
+    """Judge stored spans again with the judges active now (a new judge version judges new spans only). States
+    the spans, LLM requests and cost first, and asks; a weaker tier never replaces a stronger verdict."""
+    from ..settings import parse_duration  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..views.client import RescoreRequest  # noqa: PLC0415 - start-up: a command imports what it runs
+
+    for name in rubric or ():
+        check_rubric_name(name)
+    if since is not None:
+        try:
+            parse_duration(since)
+        except ValueError as exc:
+            fail(f"--since: {exc}")
+    if service is not None and not service.strip():
+        fail("--service must name a service")
+    settings = load_settings(db, home)
+    with open_client(settings, note="rescoring through it") as client:
+        carried = own_settings_for(client, settings, "sample")
+        request = RescoreRequest(rubrics=list(rubric) if rubric else None, since=since, service=service,
+                                 mode=mode or carried.get("mode"))
+        estimate = client.rescore_estimate(request)
+        if dry_run:
+            if json_:
+                print_json(estimate)
+            else:
+                out.print(estimate.sentence("rescore would judge"), highlight=False)
+            return
+        if not estimate.spans:
+            if json_:
+                print_json(estimate)
+            else:
+                out.print(estimate.sentence("rescore"), highlight=False)
+            return
+        _agree(estimate, "rescore", yes, json_, ask=True)
+        with action_progress("rescoring") as on_progress:
+            report = client.rescore(request, on_progress=on_progress)
+    if json_:
+        print_json(report)
+        return
+    out.print(_pass_line(report), highlight=False)
+
+
+def _say(line: str, json_: bool) -> None:
+    (err if json_ else out).print(line, highlight=False)
+
+
+def _agree(estimate: Any, what: str, yes: bool, json_: bool, *, ask: bool) -> None:
+    """State the estimate; on a terminal ask before going on, without one go on only with --yes."""
+    _say(estimate.sentence(what), json_)
+    if yes or not ask:
+        return
+    if not sys.stdin.isatty():
+        fail(f"{what} asks before judging: add --yes to go on without a terminal (or --dry-run to look only)")
+    if not typer.confirm("Go on?", default=False):
+        fail(f"{what}: nothing judged", code=1)
+
+
+def _pass_line(report: Any) -> str:
+    what = "rescored" if report.rescore else "scored"
+    cap = (f"; {report.unjudged_cap} left to the cheap tiers at the daily LLM cap "
+           f"(${report.spent_today_usd:.4f} of ${report.daily_cap_usd:.2f} spent today)" if report.unjudged_cap else "")
+    kept = (f"; {report.kept_stronger} results not stored over a verdict from a stronger source"
+            if report.kept_stronger else "")
+    return (f"{what} {report.scored_spans} spans ({report.score_rows} rubric scores) with {report.judge_version} "
+            f"in {report.seconds:.1f}s on {report.workers} model process{'es' if report.workers != 1 else ''}"
+            + f"; {report.failing} with a failing rubric, {report.errors} judge errors"
+            + (f", {report.skipped_no_text} without text" if report.skipped_no_text else "")
+            + (f"; {report.llm_requests} LLM judgements, ${report.spent_usd:.4f}" if report.llm_requests else "")
+            + kept + cap)
 
 
 def scores(trace: str | None = typer.Option(None, "--trace", help="Only this trace (32-hex id)."),

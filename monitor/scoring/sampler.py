@@ -359,6 +359,34 @@ class Sampler:
 
     def _fetch(self, since_ns: int, cursor: tuple[int, str], limit: int, recognised_since_ns: int = 0,
                arrived_since_ns: int | None = None) -> list[_Pending]:
+        union, params = self.pending_sql(since_ns, cursor, recognised_since_ns, arrived_since_ns)
+        rows = first_spans(self.store, f"SELECT * FROM ({union}) ORDER BY ts, SpanId LIMIT {{prefix:UInt64}}",
+                           params, limit, fill=False)  # the pass reads on
+        out = []
+        for tid, sid, ts, service, status, source, summary, band, facts, domain in rows:
+            case = (SummaryCase(source, summary, band or None, parse_expected_facts(facts), domain or None)
+                    if source.strip() and summary.strip() else None)
+            out.append(_Pending(SpanRef(tid, sid, int(ts), service), status, case))
+        return out
+
+    def window(self, all_spans: bool = False) -> tuple[int, int, int | None]:
+        """Where a pass reads from: the span time (ns), the recognition time and the arrival time since which a
+        span is read (None: arrival not read)."""
+        if self.rescore is not None:
+            return self.rescore.since_ns, 0, None
+        recognised_since = read_watermark(self.store, f"{self.watermark_name}/recognised")
+        if all_spans:
+            return 0, recognised_since, None
+        since = self._since()
+        # arrival is stamped by the store's clock, the mark by ours: the look-back covers a skew. Before the
+        # first mark, spans arrived when they happened (migration 19), so the time mark covers them
+        arrived = read_watermark(self.store, f"{self.watermark_name}/arrived")
+        return since, recognised_since, max(0, arrived - self.lookback_ns) if arrived else since
+
+    def pending_sql(self, since_ns: int, cursor: tuple[int, str] = (0, ""), recognised_since_ns: int = 0,
+                    arrived_since_ns: int | None = None) -> tuple[str, dict[str, Any]]:
+        """The spans a pass would judge after ``cursor``, as SQL (columns: TraceId, SpanId, ts, ServiceName,
+        StatusCode, source, summary, band, expected facts, domain) and its parameters."""
         rubrics = list(self.judged_rubrics)
         params: dict[str, Any] = {"since": since_ns, "rec_since": recognised_since_ns, "cur_ts": cursor[0],
                                   "cur_span": cursor[1], "rubs": rubrics, "n_rubs": len(rubrics),
@@ -406,15 +434,7 @@ class Sampler:
                    {a}['{semconv.EXPECTED_FACTS}'], {a}['{semconv.DOMAIN}']
             FROM {TRACES_TABLE}
             WHERE {tagged} AND {sampled} AND {own_when} AND {pending}"""
-        union = f"{own} UNION ALL {recognised}" if recognised else own
-        rows = first_spans(self.store, f"SELECT * FROM ({union}) ORDER BY ts, SpanId LIMIT {{prefix:UInt64}}",
-                           params, limit, fill=False)  # the pass reads on
-        out = []
-        for tid, sid, ts, service, status, source, summary, band, facts, domain in rows:
-            case = (SummaryCase(source, summary, band or None, parse_expected_facts(facts), domain or None)
-                    if source.strip() and summary.strip() else None)
-            out.append(_Pending(SpanRef(tid, sid, int(ts), service), status, case))
-        return out
+        return (f"{own} UNION ALL {recognised}" if recognised else own), params
 
     def _standing(self, pending: Sequence[_Pending]) -> dict[tuple[str, str, str], Standing]:
         return standing_verdicts(self.store, [(p.ref.trace_id, p.ref.span_id) for p in pending])
@@ -462,22 +482,13 @@ class Sampler:
             self.refresh()
         self._use_model_processes()
         report = PassReport(self.cascade.version, workers=self.workers, rescore=self.rescore is not None)
-        # recognised since the last full pass: read again whatever the span's age (see _fetch)
+        # recognised (or stored) since the last full pass: read again whatever the span's age (see _fetch)
         recognised_mark = f"{self.watermark_name}/recognised"
         arrived_mark = f"{self.watermark_name}/arrived"
-        recognised_since = read_watermark(self.store, recognised_mark)
         pass_start_ns = time.time_ns()
-        since, arrived_since = 0, None
-        if self.rescore is not None:
-            since = self.rescore.since_ns
-        else:
+        since, recognised_since, arrived_since = self.window(all_spans)
+        if self.rescore is None:
             report.recognised = self.recognise_pending(all_spans=all_spans)
-            if not all_spans:
-                since = self._since()
-                # arrival is stamped by the store's clock, the mark by ours: the look-back covers a skew. Before
-                # the first mark, spans arrived when they happened (migration 19), so the time mark covers them
-                arrived = read_watermark(self.store, arrived_mark)
-                arrived_since = max(0, arrived - self.lookback_ns) if arrived else since
         cursor = (0, "")
         llm_before, capped_before = self.cascade.llm_requests, self.cascade.unjudged_cap
         spent_before = getattr(self.cascade.llm, "spent_usd", 0.0)

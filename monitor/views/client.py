@@ -36,6 +36,7 @@ from ..exports.score_sends import ScoreSendResult
 from ..exports.sync import ExportResult
 from ..issues.job import ClusterRunReport
 from ..issues.reads import IssueDetail, IssueList, IssueTicket, parse_issue_id
+from ..scoring.estimate import PassEstimate
 from ..scoring.recognition_report import RecognitionReport
 from ..scoring.sampler import PassReport
 from ..settings import MAX_LIST_LIMIT
@@ -69,7 +70,8 @@ class ClientError(RuntimeError):
 
 
 # what a POST asks of the server, by the end of its path (anything else is "the request")
-_POSTS = (("/api/actions/score", "the scoring"), ("/api/actions/cluster", "the clustering run"),
+_POSTS = (("/api/actions/score", "the scoring"), ("/api/actions/rescore", "the rescore"),
+          ("/estimate", "the estimate"), ("/api/actions/cluster", "the clustering run"),
           ("/api/actions/calibrate", "the calibration"), ("/api/ingest", "the ingest"),
           ("/api/corpus/import", "the corpus import"), ("/label", "the label"), ("/resolve", "the resolution"),
           ("/api/corpus/from-trace", "the label"), ("/export", "the export"),
@@ -106,6 +108,14 @@ class ScoreRequest:
     mode: str | None = None
     events: bool | None = None
     workers: int | None = None  # 0: one per usable CPU
+
+
+@dataclass(frozen=True)
+class RescoreRequest:
+    rubrics: list[str] | None = None
+    since: str | None = None  # a duration, like 7d
+    service: str | None = None
+    mode: str | None = None
 
 
 class _InProcess(httpx.BaseTransport):
@@ -412,6 +422,20 @@ class ApiClient:
     def score(self, request: ScoreRequest, on_progress: OnProgress | None = None) -> PassReport:
         body = {k: v for k, v in request.__dict__.items() if v is not None}
         return self._action(PassReport, "/api/actions/score", "score", on_progress, json=body)
+
+    def score_estimate(self, request: ScoreRequest) -> PassEstimate:
+        """What :meth:`score` would judge and spend now; nothing runs."""
+        body = {k: v for k, v in request.__dict__.items() if v is not None and k not in ("limit", "events", "workers")}
+        return self._post(PassEstimate, "/api/actions/score/estimate", body)
+
+    def rescore_estimate(self, request: RescoreRequest) -> PassEstimate:
+        """What :meth:`rescore` would judge and spend now; nothing runs."""
+        return self._post(PassEstimate, "/api/actions/rescore/estimate", request.__dict__)
+
+    def rescore(self, request: RescoreRequest, on_progress: OnProgress | None = None) -> PassReport:
+        """Judge stored spans again with the active judges (``sumwatch rescore``)."""
+        body = {k: v for k, v in request.__dict__.items() if v is not None}
+        return self._action(PassReport, "/api/actions/rescore", "rescore", on_progress, json=body)
 
     def cluster(self, window: str | None = None, on_progress: OnProgress | None = None) -> ClusterRunReport:
         return self._action(ClusterRunReport, "/api/actions/cluster", "cluster", on_progress,

@@ -34,7 +34,7 @@ Judges = Callable[[str | None], "Cascade"]
 # an action reports (stage, done, total) as it goes; total None when not known yet
 Progress = Callable[[str, int, "int | None"], None]
 # the store-wide job lock each action holds while it runs (the scheduled jobs hold the same ones)
-ACTION_LOCKS = {"score": SCORING, "cluster": CLUSTERING, "calibrate": CALIBRATION, "ingest": INGEST,
+ACTION_LOCKS = {"score": SCORING, "rescore": SCORING, "cluster": CLUSTERING, "calibrate": CALIBRATION, "ingest": INGEST,
                 "judge_test": CALIBRATION, "judge_promote": CALIBRATION}
 
 

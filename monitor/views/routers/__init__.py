@@ -10,6 +10,7 @@ from . import (
     exports,
     issues,
     judge_definitions,
+    rescore,
     runs,
     score_sends,
     scores,
@@ -20,5 +21,5 @@ from . import (
 )
 
 ROUTERS = [traces.router, scores.router, runs.router, issues.router, triage.router, exports.router, corpus.router,
-           calibration.router, judge_definitions.router, actions.router, status.router, score_sends.router,
-           alerts.router, unsure.router]
+           calibration.router, judge_definitions.router, actions.router, rescore.router, status.router,
+           score_sends.router, alerts.router, unsure.router]

@@ -177,7 +177,7 @@ async def actions(s: ServicesDep) -> ActionList:
 @router.get("/actions/{action}", summary="One action's last or current run, with its progress",
             responses=error_responses(404))
 async def action(s: ServicesDep, action: Annotated[
-        str, Path(pattern="^(score|cluster|calibrate|ingest|judge_test|judge_promote)$")]) -> ActionState:
+        str, Path(pattern="^(score|rescore|cluster|calibrate|ingest|judge_test|judge_promote)$")]) -> ActionState:
     found = s.actions.last.get(action)
     if found is None:
         raise ApiError(404, f"{action} has not run since the server started")

@@ -6,7 +6,7 @@ from typer.testing import CliRunner
 
 from sumwatch.monitor.cli import app
 
-COMMANDS = ["up", "worker", "ingest", "sample", "scores", "cluster", "calibrate", "demo", "doctor", "judges",
+COMMANDS = ["up", "worker", "ingest", "sample", "rescore", "scores", "cluster", "calibrate", "demo", "doctor", "judges",
             "export", "send-scores", "db", "traces", "corpus", "issues", "judge", "alerts"]
 SUBCOMMANDS = {"db": ["migrate", "ddl"], "traces": ["unsure", "show"],
                "corpus": ["list", "label", "add", "agreement", "resolve", "export", "import"],

@@ -1,0 +1,85 @@
+"""What a pass would judge and spend, said before it runs: ``sumwatch rescore`` and ``sample --all`` state it
+and ask on a terminal.
+
+    estimate = estimate_pass(Sampler(store, cascade, rescore=Rescore(since_ns=...)))
+    estimate.spans, estimate.llm_requests, estimate.cost_usd     # 120, 96, 0.048
+
+Nothing is written: recognition (which stores what it finds) does not run, so calls of other instrumentations
+not yet recognised are not counted. LLM requests are estimated from what this store's LLM judge did over the
+last week (its share of rubric results per judged pair, and the mean cost of a request), or from the mode and
+budget when there is no such history; ``llm_requests_max`` is the bound: every pair asked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..settings import JudgeMode
+from ..store.scores import SCORES_TABLE, daily_spend
+from .sampler import Sampler
+
+_HISTORY = "ScoredAt >= now64() - INTERVAL 7 DAY"
+_MIN_HISTORY = 20  # judged pairs: fewer say too little about this store's share of LLM requests
+
+
+@dataclass(frozen=True)
+class PassEstimate:
+    """A pass not yet run: the spans and (span, rubric) pairs it would judge, the LLM requests and cost to
+    expect, and today's spend against the daily cap."""
+
+    spans: int
+    pairs: int  # at most: spans times rubrics (a rescore skips rubrics their current version judged)
+    rubrics: list[str]
+    judge_version: str
+    llm_requests: int
+    llm_requests_max: int
+    cost_usd: float | None  # None: no LLM request of this store has a known price yet
+    basis: str  # how the requests were estimated, in words
+    spent_today_usd: float
+    daily_cap_usd: float | None
+
+    def sentence(self, what: str) -> str:
+        """One line a person reads before saying yes: ``estimate.sentence("rescore")``."""
+        if not self.spans:
+            return f"{what}: nothing to judge"
+        line = (f"{what}: {self.spans} span{'s' if self.spans != 1 else ''} ({', '.join(self.rubrics)}), "
+                f"judged with {self.judge_version}")
+        if not self.llm_requests_max:
+            return line + ": no LLM requests (offline judges)"
+        cost = (f", about ${self.cost_usd:.4f}" if self.cost_usd is not None
+                else ", cost unknown (no priced request yet)")
+        cap = (f"; today ${self.spent_today_usd:.4f} of the ${self.daily_cap_usd:.2f} daily cap is spent"
+               if self.daily_cap_usd is not None else "; no daily cap")
+        return (f"{line}: about {self.llm_requests} LLM requests (at most {self.llm_requests_max}; {self.basis})"
+                f"{cost}{cap}")
+
+
+def estimate_pass(sampler: Sampler, *, all_spans: bool = False) -> PassEstimate:
+    """What ``sampler.run_pass(all_spans=...)`` would judge now, and what it would ask of the LLM."""
+    store, cascade = sampler.store, sampler.cascade
+    since, recognised_since, arrived_since = sampler.window(all_spans)
+    union, params = sampler.pending_sql(since, (0, ""), recognised_since, arrived_since)
+    (spans,), = store.query_rows(f"SELECT uniqExact(TraceId, SpanId) FROM ({union})", params)
+    rubrics = list(sampler.judged_rubrics)
+    pairs = int(spans) * len(rubrics)
+    spend = daily_spend(store, sampler.daily_cap_usd)
+    if cascade.llm is None or cascade.mode == JudgeMode.OFF:
+        return PassEstimate(int(spans), pairs, rubrics, cascade.version, 0, 0, None, "offline judges",
+                            spend.spent_usd, spend.cap_usd)
+    (judged, asked, priced, cost), = store.query_rows(
+        f"SELECT count(), countIf(Tier = 'llm'), countIf(Tier = 'llm' AND CostUsd > 0), sumIf(CostUsd, Tier = 'llm') "
+        f"FROM {SCORES_TABLE} WHERE {_HISTORY} AND Rubric IN {{rubs:Array(String)}}", {"rubs": rubrics})
+    if cascade.mode == JudgeMode.ALWAYS:
+        requests, basis = pairs, "every pair, in always mode"
+    elif int(judged) >= _MIN_HISTORY:
+        requests = round(pairs * int(asked) / int(judged))
+        basis = f"{int(asked) / int(judged):.0%} of pairs went to the LLM over the last 7 days"
+    elif cascade.budget is not None:
+        requests = min(pairs, round(int(spans) * (cascade.budget + cascade.audit_rate * len(rubrics))))
+        basis = f"the budget of {cascade.budget:g} requests per span"
+    else:
+        requests, basis = pairs, "no history yet: every pair counted"
+    per_request = float(cost) / int(priced) if int(priced) else None
+    return PassEstimate(int(spans), pairs, rubrics, cascade.version, int(requests), pairs,
+                        None if per_request is None else round(requests * per_request, 6), basis,
+                        spend.spent_usd, spend.cap_usd)
