@@ -14,6 +14,7 @@ from ._shared import DbOption, HomeOption, JsonOption, err, load_settings, open_
 if TYPE_CHECKING:
     from ..remote.llm import LLMConnection
     from ..scoring.recognition_report import RecognitionReport
+    from ..views.routers.status import LlmSpend
 
 # short, and plainly supported, so any working judge answers quickly and cheaply
 _CASE_SOURCE = ("The city council approved a budget of 4 million dollars on Tuesday. The money pays for road "
@@ -47,12 +48,14 @@ def doctor(db: str | None = DbOption, home: Path | None = HomeOption, json_: boo
     judged = check_judge(connection) if connection is not None and result is not None and result.ok else None
     if json_:
         print_json({"database": settings.safe_url, "schema_version": version, "spans": int(spans),
+                    "llm_spend": asdict(status.llm_spend),
                     "llm": asdict(result) if result else None, "judge": asdict(judged) if judged else None,
                     "recognition": asdict(recognition)})
     else:
         out.print(f"database: {settings.store.database} on {settings.safe_url}, schema version {version}, "
                   f"{int(spans)} spans stored", highlight=False)
         _print_recognition(recognition)
+        _print_spend(status.llm_spend)
         if result is None:
             out.print("llm: none configured (set SUMWATCH_LLM_MODEL); the offline tiers judge alone")
         elif result.ok:
@@ -69,6 +72,16 @@ def doctor(db: str | None = DbOption, home: Path | None = HomeOption, json_: boo
                       highlight=False)
     if (result is not None and not result.ok) or (judged is not None and not judged.ok):
         raise typer.Exit(1)
+
+
+def _print_spend(spend: LlmSpend) -> None:
+    cap = (f"of the ${spend.daily_cap_usd:.2f} daily cap (SUMWATCH_LLM_DAILY_CAP_USD)"
+           if spend.daily_cap_usd is not None else "with no daily cap (SUMWATCH_LLM_DAILY_CAP_USD=off)")
+    line = f"llm judging today ({spend.day} UTC): ${spend.spent_usd:.4f} {cap}"
+    if spend.capped or spend.unjudged_cap:
+        line += (f"; the cap is reached: {spend.unjudged_cap} rubric results kept the cheap tiers' verdict "
+                 f"(unjudged: cap; `sumwatch rescore` judges them again)")
+    (err if spend.capped else out).print(line, highlight=False)
 
 
 def _print_recognition(report: RecognitionReport) -> None:

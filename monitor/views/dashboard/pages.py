@@ -26,7 +26,7 @@ from ...store.issue_members import Example
 from ...store.issues import issue_states
 from ...store.projections import load_projection
 from ...store.runs import latest_run
-from ...store.scores import ScoreRecord, list_scores
+from ...store.scores import ScoreRecord, daily_spend, list_scores
 from ...store.stats import compare_all, filter_options, issue_sparklines, judge_cost, pass_rate_series, volume_series
 from ...store.traces import SpanDetail, get_trace, span_texts
 from . import charts
@@ -70,8 +70,9 @@ class RubricTotal:
         return self.passed / self.total if self.total else None
 
 
-def overview(store: Store, choice: FilterChoice) -> dict[str, Any]:
-    """Volume, pass rate per rubric over time, judge cost, and the open issues with sparklines."""
+def overview(store: Store, choice: FilterChoice, daily_cap_usd: float | None = None) -> dict[str, Any]:
+    """Volume, pass rate per rubric over time, judge cost and today's spend against the daily LLM cap, and the
+    open issues with sparklines."""
     f = choice.filters
     volume = volume_series(store, f, choice.read_bucket_s)
     rates = pass_rate_series(store, f, choice.read_bucket_s)
@@ -88,6 +89,7 @@ def overview(store: Store, choice: FilterChoice) -> dict[str, Any]:
     sparks = issue_sparklines(store, [r.issue_id for r in shown])
     return {"choice": choice, "options": filter_options(store), "bucket_s": bucket,
             "spans": sum(n for _, n in volume), "totals": totals, "cost": judge_cost(store, f),
+            "spend": daily_spend(store, daily_cap_usd),
             "volume_fig": charts.volume_figure(volume, bucket), "rates_fig": charts.pass_rate_figure(rates, bucket),
             "run": run, "open_issues": shown, "open_count": len(states),
             "triaged": TriageCounts.of(rows),

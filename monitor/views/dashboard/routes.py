@@ -198,7 +198,7 @@ def dashboard_routes(store: Store, settings: Settings, export_config: ExportConf
         return handler
 
     def overview(request: Request) -> dict[str, Any]:
-        return pages.overview(store, filter_choice(request.query_params))
+        return pages.overview(store, filter_choice(request.query_params), settings.judge.llm_daily_cap_usd)
 
     def issues(request: Request) -> dict[str, Any]:
         rubrics = known_rubrics(store)

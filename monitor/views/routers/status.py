@@ -9,12 +9,25 @@ from fastapi import APIRouter, Query
 from ...scoring.recognition_report import MAX_SAMPLE, RecognitionReport, recognition_report
 from ...scoring.sampler import SpanSelector
 from ...store.migrations import MIGRATIONS
+from ...store.scores import daily_spend
 from ...store.traces import count_spans
 from ..command_settings import Shown, shown_settings
 from ..errors import error_responses
 from ..services import Services, ServicesDep
 
 router = APIRouter(prefix="/api", tags=["meta"], responses=error_responses(400, 401))
+
+
+@dataclass(frozen=True)
+class LlmSpend:
+    """LLM judging today (UTC day ``day``): spent, the daily cap (None: no cap, SUMWATCH_LLM_DAILY_CAP_USD=off),
+    whether it is reached, and the rubric results the cap left to the cheap tiers (marked ``unjudged: cap``)."""
+
+    day: str
+    spent_usd: float
+    daily_cap_usd: float | None
+    capped: bool
+    unjudged_cap: int
 
 
 @dataclass(frozen=True)
@@ -25,11 +38,18 @@ class StoreStatus:
     schema_version: int
     spans: int
     settings: Shown
+    llm_spend: LlmSpend
 
 
-@router.get("/status", summary="The database's schema version, the spans stored and the server's settings")
+def llm_spend(s: Services) -> LlmSpend:
+    spend = daily_spend(s.store, s.settings.judge.llm_daily_cap_usd)
+    return LlmSpend(spend.day, spend.spent_usd, spend.cap_usd, spend.capped, spend.unjudged_cap)
+
+
+@router.get("/status", summary="The database's schema version, the spans stored, today's LLM spend against its "
+                               "daily cap, and the server's settings")
 def status(s: ServicesDep) -> StoreStatus:
-    return StoreStatus(max(m.version for m in MIGRATIONS), count_spans(s.store), server_settings(s))
+    return StoreStatus(max(m.version for m in MIGRATIONS), count_spans(s.store), server_settings(s), llm_spend(s))
 
 
 @router.get("/status/recognition", summary="Recent spans per instrumentation, recognised or not, with the reasons")
