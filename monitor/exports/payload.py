@@ -10,11 +10,12 @@ it is found again instead of being sent twice.
 
 from __future__ import annotations
 
-import re
+import logging
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..issues.reads import IssueDetail, trend_label
+from ..settings.patterns import PatternTimeout, user_pattern
 from ..store.connection import Store
 from ..store.judges import active_definitions
 from ..store.traces import span_texts
@@ -22,6 +23,8 @@ from .config import ExportConfig
 from .transport import scrubber
 
 ELLIPSIS = "…"
+REDACTED = "[redacted]"  # what each hit of SUMWATCH_EXPORT_REDACT becomes
+log = logging.getLogger(__name__)
 
 
 def clip(text: str, limit: int) -> str:
@@ -135,13 +138,17 @@ def _quote(text: str) -> str:
 
 
 def _redactor(config: ExportConfig) -> Any:
-    pattern = re.compile(config.export_redact) if config.export_redact else None
+    pattern = user_pattern(config.export_redact) if config.export_redact else None
     scrub = scrubber(config)
 
     def redact(text: str) -> str:
         text = text or ""
-        if pattern is not None:
-            text = pattern.sub("[redacted]", text)
+        if pattern is not None and text:
+            try:
+                text = pattern.sub(REDACTED, text)
+            except PatternTimeout as exc:  # a text the pattern cannot finish leaves whole, never unredacted
+                log.warning("SUMWATCH_EXPORT_REDACT: %s; the whole text is exported as %s", exc, REDACTED)
+                text = REDACTED
         return scrub(text)
     return redact
 

@@ -3,6 +3,7 @@ ClickHouse's ``match()`` runs, so a pattern means the same in Python and in the 
 
     pattern = user_pattern(r"\\bguarantee[sd]?\\b")    # PatternError: one line, what RE2 refuses
     found = pattern.search("we guarantee it")          # Found("guarantee", {}), or None
+    pattern.sub("[redacted]", "we guarantee it")       # "we [redacted] it"
     pattern.names                                      # the named groups: {"document", ...}
 
 RE2 never backtracks: a search costs at most (program size x text length) steps, so ``(a+)+$`` is as quick
@@ -15,10 +16,12 @@ up after ``limit_s`` (:class:`PatternTimeout`), so one huge text cannot hold a s
 from __future__ import annotations
 
 import functools
+import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import re2
 
@@ -26,6 +29,10 @@ SEARCH_LIMIT_S = 2.0  # the most one search of one text may take
 # (program size x text bytes) below which a search runs in the caller's thread: RE2's worst case there is
 # milliseconds, less than handing it to another thread costs
 _INLINE_STEPS = 20_000_000
+# a replacement searches again after each hit, and a pattern whose hits each look far ahead (``a(.*z)?``) makes
+# that quadratic in the text: only small texts are replaced in the caller's thread
+_INLINE_SUB_STEPS = 200_000
+_T = TypeVar("_T")
 _searches = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sumwatch-pattern")
 
 
@@ -61,13 +68,41 @@ class UserPattern:
         text = _utf8(text)
         if self._regexp.programsize * len(text) <= _INLINE_STEPS:
             return self._search(text)
-        future = _searches.submit(self._search, text)
+        return self._bounded(self._search, text, limit_s)
+
+    def sub(self, replacement: str, text: str, *, limit_s: float = SEARCH_LIMIT_S) -> str:
+        """``text`` with every hit replaced by ``replacement``, taken literally (no group references):
+        ``user_pattern(r"\\d+").sub("#", "a1b22")`` -> ``"a#b#"``; :class:`PatternTimeout` past ``limit_s``."""
+        text = _utf8(text)
+        deadline = time.monotonic() + limit_s
+        if self._regexp.programsize * len(text) <= _INLINE_SUB_STEPS:
+            return self._sub(replacement, text, deadline, limit_s)
+        return self._bounded(functools.partial(self._sub, replacement, deadline=deadline, limit_s=limit_s), text,
+                             limit_s)
+
+    def _bounded(self, work: Callable[[str], _T], text: str, limit_s: float) -> _T:
+        future = _searches.submit(work, text)
         try:
             return future.result(timeout=limit_s)
         except FutureTimeout:
-            future.cancel()  # one still queued never starts; one running ends on its own (RE2 is linear)
-            raise PatternTimeout(f"the pattern {_short(self.pattern)} took longer than {limit_s:g} s on a text of "
-                                 f"{len(text):,} characters") from None
+            future.cancel()  # one still queued never starts; one running ends on its own (linear, or at its deadline)
+            raise self._too_long(text, limit_s) from None
+
+    def _too_long(self, text: str, limit_s: float) -> PatternTimeout:
+        return PatternTimeout(f"the pattern {_short(self.pattern)} took longer than {limit_s:g} s on a text of "
+                              f"{len(text):,} characters")
+
+    def _sub(self, replacement: str, text: str, deadline: float, limit_s: float) -> str:
+        # one search per hit, each linear; the deadline between them stops a quadratic run in a worker thread too
+        pieces: list[str] = []
+        end = 0
+        for hit in self._regexp.finditer(text):
+            if time.monotonic() > deadline:
+                raise self._too_long(text, limit_s)
+            pieces += (text[end:hit.start()], replacement)
+            end = hit.end()
+        pieces.append(text[end:])
+        return "".join(pieces)
 
     def _search(self, text: str) -> Found | None:
         hit = self._regexp.search(text)

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from sumwatch.clustering.vocabulary import Choice
 
+from .patterns import PatternError, user_pattern
 from .vocabulary import ISSUE_STATUSES, JUDGE_MODES, NAMERS
 
 
@@ -168,12 +169,12 @@ def _at_least_one(value: Any) -> None:
         raise ValueError(f"must be a positive integer, got {value}")
 
 
-def _regex(value: Any) -> None:
+def _user_regex(value: Any) -> None:
     if value:
         try:
-            re.compile(value)
-        except re.error as exc:
-            raise ValueError(f"is not a regular expression: {exc}") from None
+            user_pattern(value)
+        except PatternError as exc:
+            raise ValueError(f"is not a regular expression RE2 (the database's engine) can run: {exc}") from None
 
 
 def _cron(value: Any) -> None:
@@ -446,7 +447,7 @@ _CHECKS: dict[str, Callable[[Any], object]] = {
     "sampler_interval_s": _seconds(), "sampler_batch_pause_s": _seconds(zero=True), "cluster_cron": _cron,
     "sampler_workers": _between(0, MAX_WORKERS, "a number of processes (0: auto)"),
     # exports
-    "export_statuses": _issue_statuses, "export_redact": _regex, "export_pace": parse_pace,
+    "export_statuses": _issue_statuses, "export_redact": _user_regex, "export_pace": parse_pace,
     "export_timeout_s": _wait_s, "export_backoff_s": _wait_s, "export_max_wait_s": _wait_s,
     "export_max_attempts": _at_least_one, "export_excerpt_chars": _at_least_one,
     "export_representatives": _at_least_one,
