@@ -47,7 +47,7 @@ def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization c
                           on_progress=lambda i, total: progress.update(task, completed=i))
         if cascade is not None:
             scoring_task = progress.add_task("scoring", total=n)
-            scoring = score_demo(store, cascade, result.run_id,
+            scoring = score_demo(store, cascade, result.run_id, daily_cap_usd=settings.judge.llm_daily_cap_usd,
                                  on_progress=lambda seen, scored: progress.update(scoring_task, completed=scored))
     clustering = None
     if scoring is not None and cluster:

@@ -120,11 +120,12 @@ class DemoScoring:
                 "pass_rates": self.pass_rates, "detection": self.detection}
 
 
-def score_demo(store: Store, cascade: Any, run_id: str,
-               on_progress: Callable[[int, int], None] | None = None) -> DemoScoring:
-    """Score the run's spans with the sampler and measure detection against the planted modes."""
+def score_demo(store: Store, cascade: Any, run_id: str, on_progress: Callable[[int, int], None] | None = None,
+               *, daily_cap_usd: float | None = None) -> DemoScoring:
+    """Score the run's spans with the sampler (within the daily LLM cap) and measure detection against the
+    planted modes."""
 
-    sampler = Sampler(store, cascade)
+    sampler = Sampler(store, cascade, daily_cap_usd=daily_cap_usd)
     report = sampler.run_pass(on_progress=on_progress)
     cascade = sampler.cascade  # with the definitions active in the store
     a = "SpanAttributes"

@@ -27,6 +27,7 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from ..exports import alerts
+from ..exports.cap_alert import cap_alert
 from ..exports.config import ExportConfig
 from ..exports.registry import rule_problems
 from ..exports.score_sends import after_sampling, score_rule_problems
@@ -34,10 +35,11 @@ from ..exports.sync import after_clustering, triage_to_tickets
 from ..issues.job import build_clusterer, run_clustering
 from ..rubrics.cascade import Cascade
 from ..scoring import judges as scoring_judges  # a module: tests swap build_cascade on it
-from ..scoring.sampler import Sampler
+from ..scoring.sampler import PassReport, Sampler
 from ..settings import Settings, crontab_fields
 from ..store.connection import Store
 from ..store.job_locks import CLUSTERING, SCORING, job_locks
+from ..store.scores import daily_spend
 
 _log = logging.getLogger(__name__)
 
@@ -189,8 +191,8 @@ class Worker:
         def run() -> str:
             r = self._sampler.run_pass(on_progress=progress)
             return (f"sampler: scored {r.scored_spans} spans ({r.score_rows} rubric scores, {r.failing} failing, "
-                    f"{r.errors} judge errors) in {r.seconds:.2f}s" + self._send_scores() + self._check_alerts()
-                    + self._send_triage())
+                    f"{r.errors} judge errors) in {r.seconds:.2f}s" + self._at_cap(r) + self._send_scores()
+                    + self._check_alerts() + self._send_triage())
 
         self._run(SAMPLER_JOB, run, lambda: f"sampler: stopped after scoring {seen['spans']} spans; anything "
                                             f"left waits for the next start")
@@ -214,6 +216,19 @@ class Worker:
             return "; sending triage to tickets failed (see the log)"
         sent = sum(r.action != "failed" for r in results)
         return f"; triage to tickets: {sent} sent, {len(results) - sent} failed" if results else ""
+
+    def _at_cap(self, report: PassReport) -> str:
+        """A pass that met the daily LLM cap says so, and the alert channels hear it once a day."""
+        if not report.unjudged_cap:
+            return ""
+        line = (f"; daily LLM cap reached (${report.spent_today_usd:.4f} of ${report.daily_cap_usd or 0:.2f}): "
+                f"{report.unjudged_cap} results left to the cheap tiers")
+        try:
+            sent = cap_alert(self._store, self._exports, daily_spend(self._store, report.daily_cap_usd))
+        except Exception as exc:  # the scores are stored: the next pass that meets the cap tries again
+            _log.warning("the daily cap alert failed: %s: %s", type(exc).__name__, exc)
+            return line + "; its alert failed (see the log)"
+        return line + (f"; {sent}" if sent else "")
 
     def _check_alerts(self) -> str:
         """SUMWATCH_ALERT_RULES after a pass; a failure is in the log, never the pass's (the next pass checks again)."""
