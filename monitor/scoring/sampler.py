@@ -38,21 +38,20 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sumwatch.clustering.model_pool import model_processes
 from sumwatch.tracer import semconv
-from sumwatch.tracer.otel_traces import SERVICE_NAME_KEY, STATUS_ERROR_VALUES, TRACES_TABLE
+from sumwatch.tracer.otel_traces import STATUS_ERROR_VALUES, TRACES_TABLE
 
 from ..rubrics.cascade import Cascade
-from ..rubrics.verdicts import ERROR, RubricResult, SummaryCase
+from ..rubrics.verdicts import ERROR, SummaryCase
 from ..settings import Settings, parse_span_filter
 from ..settings.selectors import read_selectors
-from ..store.connection import Store, quote_ident
+from ..store.connection import Store, StoreError, quote_ident
 from ..store.genai_events import genai_events, spans_with_records_arrived
 from ..store.judges import active_definitions
 from ..store.recognised import RECOGNISED_TABLE, RecognisedSpan, write_recognised
@@ -68,6 +67,7 @@ from ..store.scores import (
 )
 from ..store.traces import ARRIVED_AT, first_spans, parse_expected_facts
 from ..store.watermarks import WATERMARKS_TABLE, advance_watermark, read_watermark
+from .evaluation_events import write_evaluation_events
 from .recognise import CANDIDATE_EQUALS, CANDIDATE_KEYS, Recognised
 from .selectors import Selectors
 
@@ -488,7 +488,12 @@ class Sampler:
         pass_start_ns = time.time_ns()
         since, recognised_since, arrived_since = self.window(all_spans)
         if self.rescore is None:
-            report.recognised = self.recognise_pending(all_spans=all_spans)
+            self._drop_refused_selectors()
+            try:
+                report.recognised = self.recognise_pending(all_spans=all_spans)
+            except StoreError as exc:  # the spans sumwatch's tag marks are still scored; the log says why
+                _log.warning("recognising other instrumentations' spans failed, scoring tagged spans only: %s",
+                             " ".join(str(exc).split())[:300])
         cursor = (0, "")
         llm_before, capped_before = self.cascade.llm_requests, self.cascade.unjudged_cap
         spent_before = getattr(self.cascade.llm, "spent_usd", 0.0)
@@ -513,7 +518,8 @@ class Sampler:
                 report.kept_stronger += sum(len(s.results) for s in scored) - written
                 report.score_rows += written
                 if self.eval_events:
-                    self._write_events([s for s in scored if all(r.verdict != ERROR for r in s.results.values())])
+                    write_evaluation_events(self.store, self.cascade.version,
+                                            [s for s in scored if all(r.verdict != ERROR for r in s.results.values())])
             report.scored_spans += len(scored)
             report.errors += sum(1 for s in scored for r in s.results.values() if r.verdict == ERROR)
             report.failing += sum(1 for s in scored if any(not r.passed for r in s.results.values()))
@@ -537,6 +543,19 @@ class Sampler:
         report.seconds = round(time.perf_counter() - started, 3)
         return report
 
+    def _drop_refused_selectors(self) -> None:
+        """Leave out, with a warning, each configured selector whose pattern the database refuses (its RE2 may
+        differ from the one the settings were checked with): one selector never stops the pass."""
+        selectors = self.selector.selectors
+        if not selectors.entries:
+            return
+        refused = selectors.refused_by(
+            lambda pattern: self.store.query_rows("SELECT match('', {p:String})", {"p": pattern}))
+        for name, why in refused.items():
+            _log.warning("selector %s is left out: the database refuses its pattern %s", name, why)
+        if refused:
+            self.selector = replace(self.selector, selectors=selectors.without(list(refused)))
+
     def _allow_spend(self) -> None:
         """Before each batch: what the LLM may still spend today, every process on the store together (a batch
         may overshoot by its own requests' cost at most)."""
@@ -551,32 +570,3 @@ class Sampler:
         use = getattr(getattr(judge, "embedder", None), "set_processes", None)
         if use is not None:  # a test's own embedder may be anything that encodes
             use(self.workers)
-
-    def _write_events(self, scored: Sequence[ScoredSpan]) -> None:
-        """Each scored span gets a child span carrying one gen_ai.evaluation.result event per rubric."""
-        now = time.time_ns()
-        rows: list[tuple[Any, ...]] = []
-        for item in scored:
-            names, attrs = [], []
-            for rubric, r in item.results.items():
-                names.append(semconv.EVALUATION_EVENT)
-                attrs.append(_event_attributes(rubric, r))
-            rows.append((
-                now, item.ref.trace_id, os.urandom(8).hex(), item.ref.span_id, "", semconv.EVALUATION_SPAN_NAME,
-                "Internal", "sumwatch", {SERVICE_NAME_KEY: "sumwatch"}, "sumwatch.monitor", "",
-                {semconv.JUDGE_VERSION: self.cascade.version, "gen_ai.operation.name": "evaluate"}, 0, "Unset", "",
-                [now] * len(names), names, attrs, [], [], [], [],
-            ))
-        self.store.insert_spans(rows)
-
-
-def _event_attributes(rubric: str, r: RubricResult) -> dict[str, str]:
-    return {
-        semconv.EVALUATION_NAME: rubric,
-        semconv.EVALUATION_SCORE_LABEL: r.verdict,
-        semconv.EVALUATION_SCORE_VALUE: f"{r.score:.4g}",
-        semconv.EVALUATION_EXPLANATION: r.explanation,
-        semconv.EVALUATION_PASSED: "true" if r.passed else "false",
-        semconv.EVALUATION_FAILURE_MODE: r.failure_mode,
-        semconv.EVALUATION_TIER: r.tier,
-    }

@@ -13,7 +13,7 @@ named group then cuts the document (or the summary) out of the text.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +39,12 @@ def _condition_sql(c: Condition, params: dict[str, Any], key: str) -> str:
         return f"{column} = {{{key}:String}}"
     params[key] = glob_regex(c.value) if c.op == "glob" else c.value
     return f"match({column}, {{{key}:String}})"
+
+
+def _patterns(m: Match) -> list[str]:
+    """The regular expressions a match sends to the database (globs become one)."""
+    out = [glob_regex(c.value) if c.op == "glob" else c.value for c in m.conditions if c.op != "eq"]
+    return out + [p for alt in m.any for p in _patterns(alt)]
 
 
 def _match_sql(m: Match, params: dict[str, Any], key: str) -> str:
@@ -143,6 +149,22 @@ class Selectors:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(s.name for s in self.entries)
+
+    def refused_by(self, compile_regex: Callable[[str], object]) -> dict[str, str]:
+        """name -> why, for each entry with a pattern ``compile_regex`` raises on (the database's RE2, which
+        may differ from the one the settings checked with): :meth:`without` leaves those out."""
+        refused: dict[str, str] = {}
+        for entry in self.entries:
+            for pattern in _patterns(entry.entry.match):
+                try:
+                    compile_regex(pattern)
+                except Exception as exc:  # whatever the engine says: the entry is left out, with its reason
+                    refused[entry.name] = f"{pattern!r}: {' '.join(str(exc).split())[:200]}"
+                    break
+        return refused
+
+    def without(self, names: Sequence[str]) -> Selectors:
+        return Selectors(tuple(s for s in self.entries if s.name not in names))
 
     def where(self, params: dict[str, Any]) -> str:
         """Any entry's match as one WHERE clause (``""`` without entries)."""

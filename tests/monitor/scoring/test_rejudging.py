@@ -11,8 +11,10 @@ from sumwatch.monitor.demo.run import run_demo, score_demo
 from sumwatch.monitor.ingest.backfill import SpanBuilder, parse_record
 from sumwatch.monitor.rubrics.llm import LLMConfig, LLMJudge
 from sumwatch.monitor.scoring.judges import build_cascade
-from sumwatch.monitor.scoring.sampler import Rescore, Sampler
+from sumwatch.monitor.scoring.sampler import Rescore, Sampler, SpanSelector
+from sumwatch.monitor.scoring.selectors import Selectors
 from sumwatch.monitor.settings import Settings
+from sumwatch.monitor.settings.selectors import Condition, Match, SelectorEntry
 from sumwatch.monitor.store.listing import latest_verdicts
 from sumwatch.monitor.store.scores import STRENGTH_SQL, UNJUDGED_CAP_SQL, daily_spend
 from sumwatch.monitor.store.stats import Filters, pass_rate_series
@@ -173,3 +175,16 @@ def test_the_daily_cap_is_on_by_default_and_off_only_when_asked():
     assert Settings.from_env(env={}).judge.llm_daily_cap_usd == 10.0
     assert Settings.from_env(env={"SUMWATCH_LLM_DAILY_CAP_USD": "off"}).judge.llm_daily_cap_usd is None
     assert Settings.from_env(env={"SUMWATCH_LLM_DAILY_CAP_USD": "2.5"}).judge.llm_daily_cap_usd == 2.5
+
+
+def test_a_selector_the_database_refuses_is_left_out_and_tagged_spans_are_still_scored(store, rules_cascade, caplog):
+    """The report: a selector regex Python accepted but ClickHouse's RE2 refused failed every sampler pass, and
+    even tagged spans got no score. The settings now check with RE2 at load; the database is asked too."""
+    run_demo(store, n=3, seed=24)
+    bad = SelectorEntry("legacy", Match((Condition("span_name", "regex", "(?>ab)c"),)), "in", "out")
+    good = SelectorEntry("rag", Match((Condition("span_name", "eq", "rag.answer"),)), "in", "out")
+    sampler = Sampler(store, rules_cascade, SpanSelector(selectors=Selectors.of([bad, good])))
+    report = sampler.run_pass()
+    assert report.scored_spans == 3
+    assert sampler.selector.selectors.names == ("rag",)
+    assert any("selector legacy is left out" in r.getMessage() for r in caplog.records)
