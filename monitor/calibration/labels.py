@@ -14,13 +14,15 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timezone
 
 from ..rubrics.definition import JudgeDefinition
+from ..rubrics.verdicts import HUMAN, RubricResult
 from ..store.connection import Store
 from ..store.corpus import DISPUTED, LABELLED, PASS_BUCKET, REJECTED, CorpusItem, load_items, save_items
 from ..store.corpus_labels import LABEL, RESOLUTION, CorpusLabel, labels_of, save_label
 from ..store.judges import active_definitions, check_rubric
-from ..store.scores import ScoreRecord, list_scores
+from ..store.scores import ScoredSpan, ScoreRecord, SpanRef, list_scores, write_scores
 from ..store.traces import get_trace, normalize_trace_id, span_texts
 from .gate import cohen_kappa
 
@@ -180,7 +182,30 @@ def _settle(store: Store, item: CorpusItem, labels: ItemLabels, **changes: objec
         data["example"] = False
     settled = CorpusItem(**data)
     save_items(store, [settled])
+    if status == LABELLED:
+        _span_verdict(store, settled, labels)
     return settled
+
+
+def _span_verdict(store: Store, item: CorpusItem, labels: ItemLabels) -> None:
+    """A labelled item that came from a span is that span's verdict too, from the strongest source (tier
+    ``human``): every view, count and issue reads it over the judges' (a label given again replaces it)."""
+    definition = active_definitions(store).get(item.rubric)
+    if not (item.trace_id and item.span_id) or definition is None or item.human_verdict not in definition.scores:
+        return
+    span = next((s for s in get_trace(store, item.trace_id) if s.span_id == item.span_id), None)
+    if span is None:
+        return
+    at = datetime.fromisoformat(span.timestamp)
+    at = at if at.tzinfo else at.replace(tzinfo=timezone.utc)
+    failing = item.human_verdict not in definition.passing
+    people = [labels.resolution] if labels.resolution is not None else list(labels.labels)
+    who = ", ".join(sorted({label.labeller for label in people})) or "a person"
+    result = RubricResult.judged(definition, item.human_verdict, tier=HUMAN, judge_version=HUMAN,
+                                 failure_mode=(item.bucket or item.human_verdict) if failing else "",
+                                 explanation=f"Labelled {item.human_verdict} by {who} (corpus item {item.item_id}).")
+    ref = SpanRef(item.trace_id, item.span_id, int(at.timestamp() * 1e9), span.service)
+    write_scores(store, [ScoredSpan(ref, {item.rubric: result})], HUMAN)
 
 
 def record_label(store: Store, item_id: str, verdict: str, *, by: str = "", bucket: str | None = None,

@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 import time
 
+from sumwatch.monitor.calibration.labels import label_trace
 from sumwatch.monitor.demo.run import run_demo, score_demo
 from sumwatch.monitor.ingest.backfill import SpanBuilder, parse_record
+from sumwatch.monitor.issues.failures import load_failures
 from sumwatch.monitor.rubrics.llm import LLMConfig, LLMJudge
 from sumwatch.monitor.scoring.judges import build_cascade
 from sumwatch.monitor.scoring.sampler import Rescore, Sampler, SpanSelector
@@ -188,3 +190,23 @@ def test_a_selector_the_database_refuses_is_left_out_and_tagged_spans_are_still_
     assert report.scored_spans == 3
     assert sampler.selector.selectors.names == ("rag",)
     assert any("selector legacy is left out" in r.getMessage() for r in caplog.records)
+
+
+def test_a_persons_label_of_a_span_is_its_verdict_and_no_judge_replaces_it(store, rules_cascade):
+    run_demo(store, n=4, seed=25)
+    Sampler(store, rules_cascade).run_pass()
+    tid, sid = store.query_rows("SELECT TraceId, SpanId FROM sumwatch_scores FINAL WHERE Rubric = 'conciseness' "
+                                "AND Passed = 1 ORDER BY TraceId LIMIT 1")[0]
+    label_trace(store, tid, "conciseness", "fail", by="ana")
+    assert latest_verdicts(store, [(tid, sid)])[(tid, sid)]["conciseness"] == "fail"
+    (tier, explanation), = store.query_rows(
+        "SELECT Tier, Explanation FROM sumwatch_scores FINAL WHERE TraceId = {t:String} AND Rubric = 'conciseness' "
+        "AND JudgeVersion = 'human'", {"t": tid})
+    assert tier == "human" and "by ana" in explanation
+    with FakeOpenAI() as fake:
+        report = Sampler(store, llm_cascade(fake), rescore=Rescore(rubrics=("conciseness",))).run_pass()
+    assert report.kept_stronger >= 1  # the LLM's verdict on that span was not stored over the label
+    assert latest_verdicts(store, [(tid, sid)])[(tid, sid)]["conciseness"] == "fail"
+    failures = load_failures(store, 0, 2**62)
+    labelled = [s for f in failures if f.trace_id == tid for s in (f.primary, *f.others) if s.rubric == "conciseness"]
+    assert [s.tier for s in labelled] == ["human"]
