@@ -74,3 +74,14 @@ def test_sample_all_states_what_it_would_spend_and_asks_only_then(cli_env, store
         assert refused.exit_code == 2 and "add --yes" in refused.stderr and not fake.requests
         done = run(env, "sample", "--all", "--yes")
         assert done.exit_code == 0 and "scored 2 spans" in done.stdout and fake.requests
+
+
+def test_ingest_says_when_the_backfill_is_scored(cli_env, store, tmp_path):
+    path = tmp_path / "old.jsonl"
+    path.write_text(json.dumps({"source": "Sales fell 3% in June, the retailer said.", "summary": "Sales fell 3%.",
+                                "timestamp": "2025-06-30T10:00:00Z"}) + "\n")
+    said = run(cli_env, "ingest", str(path))
+    assert said.exit_code == 0, said.output
+    assert "`sumwatch sample` scores them now" in said.stdout and "whatever their timestamps" in said.stdout
+    scored = run(cli_env, "sample", "--mode", "off")
+    assert "scored 1 spans" in scored.stdout  # a year-old span, scored by its arrival
