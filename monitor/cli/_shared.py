@@ -172,8 +172,8 @@ def open_client(settings: Settings, note: str = "reading through it", *, command
         try:
             yield client
         except ClientError as exc:
-            refused = exc.status in (400, 413) and exc.reason and exc.what != "the read"
-            fail(client_problem(exc, client.where, token_set=bool(settings.receiver.api_token)), 2 if refused else 3)
+            fail(client_problem(exc, client.where, token_set=bool(settings.receiver.api_token)),
+                 2 if _refused(exc) else 3)
 
 
 def check_rubric_name(rubric: str | None) -> None:
@@ -194,7 +194,7 @@ def rubric_read() -> Iterator[None]:
     try:
         yield
     except ClientError as exc:
-        if exc.status == 400 and exc.reason.startswith("rubric "):
+        if exc.status in (400, 404) and exc.reason.startswith("rubric "):
             exc.what = "the rubric filter"
         raise
 
@@ -232,6 +232,16 @@ def own_settings_for(client: ApiClient, settings: Settings, command: str) -> dic
     return carried
 
 
+def _refused(exc: ClientError) -> bool:
+    """A request this command made that the server refused for what it holds: a value that breaks the API's
+    document (400), one it cannot use (422), a body too big (413), or a rubric its database does not know (404)."""
+    from ..views.client import UNKNOWN_RUBRIC  # noqa: PLC0415 - start-up: a command imports what it runs
+
+    if not exc.reason or exc.what == "the read":
+        return False
+    return exc.status in (400, 413, 422) or (exc.status == 404 and exc.reason.startswith(UNKNOWN_RUBRIC))
+
+
 def client_problem(exc: ClientError, where: str, *, token_set: bool) -> str:
     """One line for an error of the sumwatch API: what happened to the request (the read, the export, the
     label, ...) and what to do."""
@@ -240,7 +250,7 @@ def client_problem(exc: ClientError, where: str, *, token_set: bool) -> str:
         return f"{exc}; the server may be starting or stopping: try again, or stop it to read the database directly"
     if status == 200:  # an answer that was not the API's
         return str(exc)
-    if status in (400, 413) and exc.reason and what != "the read":  # a request this command made, refused
+    if _refused(exc):  # a request this command made, refused
         return exc.reason
     if status == 401:
         fix = ("SUMWATCH_API_TOKEN (or --token) here is not the token it was started with" if token_set else

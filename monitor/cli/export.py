@@ -78,7 +78,7 @@ def export(issue_ids: list[str] = typer.Argument(None, help="Issue ids, like SW-
             results = client.export(to, issue_ids or None, statuses=statuses, min_severity=min_severity,
                                     min_traces=min_traces, dry_run=dry_run)
         except ClientError as exc:
-            if exc.status in (400, 404) and exc.reason:
+            if exc.status in (400, 404, 409) and exc.reason:  # 409: a tracker the server has no settings for
                 fail(exc.reason, 1 if exc.status == 404 or exc.reason.startswith("no issue") else 2)
             raise
     if json_:

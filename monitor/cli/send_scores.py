@@ -66,7 +66,7 @@ def send_scores(to: list[str] = typer.Option(None, "--to", help="Target: otlp, l
             results = client.send_scores(to or None, since=since, failing_only=failing, dry_run=dry_run,
                                          retry_given_up=retry_given_up)
         except ClientError as exc:
-            if exc.status == 400 and exc.reason:
+            if exc.status in (400, 409) and exc.reason:  # 409: a target the server has no settings for
                 fail(exc.reason)
             raise
     if json_:

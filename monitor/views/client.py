@@ -69,6 +69,9 @@ class ClientError(RuntimeError):
         self.status, self.reason, self.what = status, reason, what
 
 
+# how the API's 404 for a rubric the database does not know begins (store.judges.check_rubric's line)
+UNKNOWN_RUBRIC = "rubric must be one of "
+
 # what a POST asks of the server, by the end of its path (anything else is "the request")
 _POSTS = (("/api/actions/score", "the scoring"), ("/api/actions/rescore", "the rescore"),
           ("/estimate", "the estimate"), ("/api/actions/cluster", "the clustering run"),
@@ -374,10 +377,10 @@ class ApiClient:
         try:
             return self._post(CorpusItem, path, body)
         except ClientError as exc:
+            if exc.status in (400, 422) or (exc.status == 404 and exc.reason.startswith(UNKNOWN_RUBRIC)):
+                raise ValueError(exc.reason) from None
             if exc.status == 404:
                 raise KeyError(exc.reason) from None
-            if exc.status == 400:
-                raise ValueError(exc.reason) from None
             raise
 
     def judge_agreement(self, judge_version: str | None = None) -> list[Agreement]:

@@ -4,7 +4,12 @@
     install_error_handlers(app)                   # once, in create_app
 
 A parameter or body field pydantic refused answers 400 (not FastAPI's 422) with one line that names the
-field and what it must be, e.g. ``limit must be a whole number from 1 to 10000, got 'abc'``.
+field and what it must be, e.g. ``limit must be a whole number from 1 to 10000, got 'abc'``: 400 says the
+request breaks the OpenAPI document. What the document cannot state answers a status that says what happened:
+404 a named thing the server does not have (an issue, a trace, a rubric it does not know), 409 a conflict with
+its state or configuration (a job already running, a tracker without credentials), 422 content it cannot use
+(a TOML definition that does not parse, a cursor it did not give, a shard i/N with i >= N, a verdict that is not
+one of the item's rubric).
 """
 
 from __future__ import annotations
@@ -34,9 +39,14 @@ class ErrorBody(BaseModel):
 
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI ``responses`` entries for the refusals a route can answer."""
-    text = {400: "Bad request: the reason is in `error`", 401: "No or wrong API token",
-            403: "Cross-site request without the CSRF token", 404: "Not found",
-            409: "The same job is already running", 413: "The body is over SUMWATCH_MAX_BODY_BYTES"}
+    text = {400: "The request breaks this document: the reason is in `error`", 401: "No or wrong API token",
+            403: "Cross-site request without the CSRF token", 404: "Not found: a named thing (an issue, a trace, "
+                                                                   "a rubric, ...) this server does not have",
+            409: "In conflict with the server's state or configuration: the same job is already running, or a "
+                 "tracker or target it names is not configured",
+            413: "The body is over SUMWATCH_MAX_BODY_BYTES",
+            422: "Well formed, but its content cannot be used (what JSON Schema cannot state): the reason is in "
+                 "`error`"}
     return {s: {"model": ErrorBody, "description": text.get(s, "Refused")} for s in statuses}
 
 
@@ -82,7 +92,7 @@ def validation_message(errors: list[Any]) -> str:
         return f"{name} must be one of {ctx.get('expected', '')}{got}"
     if kind == "string_pattern_mismatch":
         meaning = PATTERN_MEANS.get(str(ctx.get("pattern")))
-        return f"{meaning}{got}" if meaning else f"{name} must match {ctx.get('pattern')}{got}"
+        return f"{meaning.format(name=name)}{got}" if meaning else f"{name} must match {ctx.get('pattern')}{got}"
     if kind in ("string_type", "list_type"):
         return f"{name} must be a {'string' if kind == 'string_type' else 'list'}{got}"
     if kind.startswith("datetime"):

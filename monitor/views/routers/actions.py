@@ -23,11 +23,10 @@ from ...calibration.gate import CalibrationReport, calibrate
 from ...ingest.backfill import ingest_file
 from ...issues.job import ClusterRunReport, build_clusterer, run_clustering
 from ...scoring.sampler import PassReport, Sampler
-from ...settings import parse_duration
 from ...settings.values import MAX_WORKERS
-from ..errors import PATTERN_MEANS, ApiError, error_responses
+from ..errors import ApiError, error_responses
 from ..services import ActionState, Progress, Services, ServicesDep
-from .params import JudgeModeName, Rubric, known_rubric
+from .params import DURATION_PATTERN, WHOLE, JudgeModeName, Rubric, capped_duration, known_rubric
 from .uploads import NDJSON_BODY, SkippedLine, as_file, read_upload
 
 router = APIRouter(prefix="/api", tags=["actions"], responses=error_responses(400, 401, 403, 409))
@@ -40,25 +39,22 @@ class ScoreBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)  # JSON types as the schema says: 0 is no boolean
     all: bool | None = Field(None, description="ignore the watermark: consider every stored span")
     rate: float | None = Field(None, ge=0, le=1, description="share of traces to score")
-    shard: str | None = Field(None, pattern=r"^\d{1,6}/\d{1,6}$", description="i/N: this pass's share of the work")
-    limit: int | None = Field(None, ge=1, le=2**31, description="stop after this many spans")
+    shard: str | None = Field(None, pattern=r"^[0-9]{1,6}/[0-9]{1,6}$",
+                              description="i/N: this pass's share of the work, with i < N (422 otherwise)")
+    limit: Annotated[int, Field(ge=1, le=2**31), WHOLE] | None = Field(None, description="stop after this many "
+                                                                                          "spans")
     mode: JudgeModeName | None = Field(None, description="judge mode (default: the server's)")
     events: bool | None = Field(None, description="also write gen_ai.evaluation.result events")
-    workers: int | None = Field(None, ge=0, le=MAX_WORKERS,
+    workers: Annotated[int, Field(ge=0, le=MAX_WORKERS), WHOLE] | None = Field(None,
                                 description="processes that run the sentence model, 0 for one per usable CPU "
                                             "(default: the server's SUMWATCH_SAMPLER_WORKERS)")
-
-
-# settings.parse_duration's syntax in ASCII, as JSON Schema reads \d; its range (more than 0, at most 36500d) is
-# checked by parse_duration
-DURATION_PATTERN = r"^\s*[0-9]+(\.[0-9]+)?\s*[smhdwSMHDW]\s*$"
-PATTERN_MEANS[DURATION_PATTERN] = "window: a duration is a positive number with a unit s, m, h, d or w (like 24h or 7d)"
 
 
 class ClusterBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)  # JSON types as the schema says: 0 is no boolean
     window: str | None = Field(None, max_length=40, pattern=DURATION_PATTERN,
-                               description="how far back to look, like 24h or 7d (at most 36500d)")
+                               description="how far back to look, like 24h or 7d (a longer one than 36500d is "
+                                           "read as 36500d)")
 
 
 class CalibrateBody(BaseModel):
@@ -93,12 +89,12 @@ def _shard(value: str | None) -> tuple[int, int]:
     if not value:
         return (0, 1)
     index, count = (int(p) for p in value.split("/"))
-    if not 0 <= index < count:
-        raise ApiError(400, f"shard must be i/N with 0 <= i < N (e.g. 0/4), got {value!r}")
+    if not 0 <= index < count:  # JSON Schema cannot compare the two numbers
+        raise ApiError(422, f"shard must be i/N with 0 <= i < N (e.g. 0/4), got {value!r}")
     return index, count
 
 
-@router.post("/actions/score", summary="Score now: one sampler pass", responses=_ACCEPTED)
+@router.post("/actions/score", summary="Score now: one sampler pass", responses={**_ACCEPTED, **error_responses(422)})
 def score(s: ServicesDep, body: ScoreBody, wait: Wait = True) -> PassReport:
     shard = _shard(body.shard)
 
@@ -114,12 +110,8 @@ def score(s: ServicesDep, body: ScoreBody, wait: Wait = True) -> PassReport:
 
 @router.post("/actions/cluster", summary="Cluster now: one clustering run", responses=_ACCEPTED)
 def cluster(s: ServicesDep, body: ClusterBody, wait: Wait = True) -> ClusterRunReport:
-    if body.window is not None:
-        try:
-            parse_duration(body.window)
-        except ValueError as exc:
-            raise ApiError(400, f"window: {exc}") from None
-    run_settings = s.settings.with_(cluster_window=body.window)
+    window = capped_duration(body.window) if body.window is not None else None
+    run_settings = s.settings.with_(cluster_window=window)
     try:
         clusterer = build_clusterer(run_settings)
     except ValueError as exc:
@@ -133,7 +125,7 @@ def cluster(s: ServicesDep, body: ClusterBody, wait: Wait = True) -> ClusterRunR
 
 
 @router.post("/actions/calibrate", summary="Calibrate now; a passing run is recorded as the baseline",
-             responses=_ACCEPTED)
+             responses={**_ACCEPTED, **error_responses(404)})
 def calibrate_now(s: ServicesDep, body: CalibrateBody, wait: Wait = True) -> CalibrationReport:
     known_rubric(s.store, body.rubric)
 

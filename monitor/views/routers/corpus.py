@@ -29,12 +29,12 @@ from ...calibration.labels import (
     resolve_item,
 )
 from ...store.corpus import REJECTED, STATUSES, CorpusItem, count_items, load_items, next_corpus_cursor
-from ..errors import ApiError, error_responses
+from ..errors import PATTERN_MEANS, ApiError, error_responses
 from ..services import ServicesDep
-from .params import PAGED, CursorQuery, RubricQuery, limit_query, page
+from .params import PAGED, TRACE_ID_PATTERN, CursorQuery, Rubric, RubricQuery, known_rubric, limit_query, page
 from .uploads import NDJSON_BODY, SkippedLine, as_file, read_upload
 
-router = APIRouter(prefix="/api/corpus", tags=["corpus"], responses=error_responses(400, 401))
+router = APIRouter(prefix="/api/corpus", tags=["corpus"], responses=error_responses(400, 401, 404))
 
 if TYPE_CHECKING:
     ItemStatus: TypeAlias = str
@@ -42,6 +42,11 @@ else:
     ItemStatus = Literal[STATUSES]
 API_LABELLER = "api"  # who a label is by when a request names nobody: the holder of the API token
 ItemIdPath = Annotated[str, Path(max_length=200, description="Item id (from the listing)")]
+SPAN_ID_PATTERN = "^[0-9a-fA-F]{16}$"
+PATTERN_MEANS[SPAN_ID_PATTERN] = "span id must be 16 hex characters"
+# A label the item cannot take (a verdict of another rubric, a rejected item as an example, a trace with several
+# summarization spans and none named) is well formed but unusable: 422.
+_UNUSABLE = 422
 
 
 class CorpusPage(BaseModel):
@@ -64,10 +69,11 @@ class LabelBody(BaseModel):
 
 class TraceLabelBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    trace_id: str = Field(min_length=1, max_length=100, description="the trace (32 hex characters)")
-    span_id: str | None = Field(None, max_length=100, description="its summarization span (needed when it has "
-                                                                  "several)")
-    rubric: str = Field(min_length=1, max_length=100, description="the corpus the span goes into")
+    trace_id: str = Field(pattern=TRACE_ID_PATTERN, description="the trace (32 hex characters)")
+    span_id: str | None = Field(None, pattern=SPAN_ID_PATTERN, description="its summarization span (needed when "
+                                                                           "it has several)")
+    rubric: Rubric = Field(description="the corpus the span goes into (404 for a rubric the database does not "
+                                       "know)")
     verdict: str = Field(min_length=1, max_length=100,
                          description="pass, fail (the judge's failing verdict when it failed the span) or one of "
                                      "the rubric's verdicts")
@@ -117,15 +123,16 @@ async def import_items(s: ServicesDep, request: Request) -> ImportAnswer:
 
 
 @router.post("/from-trace", summary="Label a trace's summarization span into a rubric's corpus",
-             responses=error_responses(404))
+             responses=error_responses(404, 422))
 def from_trace(s: ServicesDep, body: TraceLabelBody) -> CorpusItem:
+    known_rubric(s.store, body.rubric)
     try:
         return label_trace(s.store, body.trace_id, body.rubric, body.verdict, by=body.by or API_LABELLER,
                            span_id=body.span_id, note=body.note)
     except UnknownItem as exc:
         raise ApiError(404, str(exc.args[0])) from None
     except LabelError as exc:
-        raise ApiError(400, str(exc)) from None
+        raise ApiError(_UNUSABLE, str(exc)) from None
 
 
 @router.get("/agreement", summary="Cohen's kappa between each pair of labellers, and the items they disagree on")
@@ -145,7 +152,7 @@ def item(s: ServicesDep, item_id: ItemIdPath) -> CorpusItem:
 
 
 @router.post("/{item_id}/label", summary="Label an item (it counts in calibration from now on)",
-             responses=error_responses(403, 404))
+             responses=error_responses(403, 404, 422))
 def label(s: ServicesDep, item_id: ItemIdPath, body: LabelBody) -> CorpusItem:
     try:
         return label_item(s.store, item_id, body.verdict, bucket=body.bucket, note=body.note,
@@ -153,15 +160,15 @@ def label(s: ServicesDep, item_id: ItemIdPath, body: LabelBody) -> CorpusItem:
     except KeyError as exc:
         raise ApiError(404, str(exc.args[0] if exc.args else exc)) from None
     except ValueError as exc:
-        raise ApiError(400, str(exc)) from None
+        raise ApiError(_UNUSABLE, str(exc)) from None
 
 
 @router.post("/{item_id}/resolve", summary="Settle a disagreement between labellers: the item's final verdict",
-             responses=error_responses(404))
+             responses=error_responses(404, 422))
 def resolve(s: ServicesDep, item_id: ItemIdPath, body: ResolveBody) -> CorpusItem:
     try:
         return resolve_item(s.store, item_id, body.verdict, by=body.by or API_LABELLER)
     except UnknownItem as exc:
         raise ApiError(404, str(exc.args[0])) from None
     except LabelError as exc:
-        raise ApiError(400, str(exc)) from None
+        raise ApiError(_UNUSABLE, str(exc)) from None

@@ -3,8 +3,9 @@
     POST /api/issues/SW-3/export {"to": "github"}                         -> ExportAnswer
     POST /api/exports {"to": "linear", "statuses": ["new"], "min_severity": "high"}   -> ExportAnswer
 
-A tracker's refusal is a result with action ``failed``, not an error status. One export runs at a time: two
-clicks must not race to create the same ticket.
+A tracker's refusal is a result with action ``failed``, not an error status; a tracker whose settings this
+server lacks answers 409 naming them. One export runs at a time: two clicks must not race to create the same
+ticket.
 """
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...exports.config import SEVERITIES, STATUSES
-from ...exports.registry import TARGETS
+from ...exports.registry import TARGETS, target_problems
 from ...exports.sync import ExportResult, export_issues, issue_exports
 from ...issues.reads import IssueTicket
 from ..errors import ApiError, error_responses
 from ..services import Services, ServicesDep
-from .params import ISSUE_ID_PATTERN, IssueIdPath
+from .params import ISSUE_ID_PATTERN, WHOLE, IssueIdPath
 
-router = APIRouter(prefix="/api", tags=["exports"], responses=error_responses(400, 401, 403))
+router = APIRouter(prefix="/api", tags=["exports"], responses=error_responses(400, 401, 403, 409))
 
 if TYPE_CHECKING:
     Target: TypeAlias = str
@@ -43,7 +44,7 @@ class ExportMany(ExportOne):
     issue_ids: list[IssueId] | None = Field(None, description="These issues (like SW-3) instead of filters")
     statuses: list[Status] | None = Field(None, description="Only issues with these statuses")
     min_severity: Severity | None = None
-    min_traces: int = Field(0, ge=0, le=2**31)
+    min_traces: Annotated[int, Field(ge=0, le=2**31), WHOLE] = 0
 
 
 class ExportAnswer(BaseModel):
@@ -59,7 +60,10 @@ def _export(s: Services, to: str, issue_ids: list[str] | None, **filters: Any) -
         with s.export_lock:
             results = export_issues(s.store, s.export_config, to, issue_ids, **filters)
     except ValueError as exc:
-        raise ApiError(404 if str(exc).startswith("no issue") else 400, str(exc)) from None
+        if str(exc).startswith("no issue"):
+            raise ApiError(404, str(exc)) from None
+        # the tracker's credentials are the server's settings: a conflict with its configuration, not a bad request
+        raise ApiError(409 if target_problems(to, s.export_config) else 400, str(exc)) from None
     return ExportAnswer(results=results)
 
 

@@ -83,7 +83,9 @@ class JudgeDiff(BaseModel):
 class CandidateBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)  # JSON types as the schema says: 0 is no boolean
     rubric: str = Field(pattern=RUBRIC_PATTERN, description="the rubric the definition is for")
-    definition: str = Field(min_length=1, max_length=200_000, description="the candidate definition (TOML)")
+    definition: str = Field(min_length=1, max_length=200_000, description="the candidate definition (TOML; one "
+                                                                           "that does not parse or defines another "
+                                                                           "rubric answers 422)")
     origin: str | None = Field(None, max_length=500, description="the file's name, for error messages")
     mode: JudgeModeName | None = Field(None, description="judge mode (default: the server's)")
     force: str | None = Field(None, max_length=2_000, description="promote even when the gate fails, for this "
@@ -188,19 +190,20 @@ def diff(s: ServicesDep, rubric: RubricPath,
 
 
 def _candidate(body: CandidateBody) -> JudgeDefinition:
-    """The body's definition, checked; a broken one answers 400 with its one-line problem."""
+    """The body's definition, checked; a broken one answers 422 with its one-line problem (the schema states
+    the string, not the TOML in it)."""
     try:
         candidate = parse_definition(body.definition, origin=body.origin or "<definition>")
     except DefinitionError as exc:
-        raise ApiError(400, str(exc)) from None
+        raise ApiError(422, str(exc)) from None
     if candidate.name != body.rubric:
-        raise ApiError(400, f"{candidate.origin}: name: the file defines {candidate.name!r}, not {body.rubric!r}")
+        raise ApiError(422, f"{candidate.origin}: name: the file defines {candidate.name!r}, not {body.rubric!r}")
     return candidate
 
 
 @router.post("/actions/judge_test", summary="Test a candidate definition beside the active one on the rubric's "
                                             "labelled corpus (kappa overall and per bucket, changed items, cost)",
-             responses={**_ACCEPTED, **error_responses(403, 409)})
+             responses={**_ACCEPTED, **error_responses(403, 409, 422)})
 def judge_test(s: ServicesDep, body: CandidateBody, wait: Wait = True) -> CandidateReport:
     candidate = _candidate(body)
 
@@ -214,7 +217,7 @@ def judge_test(s: ServicesDep, body: CandidateBody, wait: Wait = True) -> Candid
 
 @router.post("/actions/judge_promote", summary="Test a candidate and make it the rubric's active version when the "
                                                "gate passes (or `force` gives a reason)",
-             responses={**_ACCEPTED, **error_responses(403, 409)})
+             responses={**_ACCEPTED, **error_responses(403, 409, 422)})
 def judge_promote(s: ServicesDep, body: CandidateBody, wait: Wait = True) -> PromotionReport:
     candidate = _candidate(body)
 

@@ -12,11 +12,11 @@ from pydantic import BeforeValidator, Field
 from pydantic_core import PydanticCustomError
 
 from ...rubrics.definition import BUILTIN_NAMES, RUBRIC_NAME
-from ...settings import JUDGE_MODES, MAX_LIST_LIMIT
+from ...settings import JUDGE_MODES, MAX_LIST_LIMIT, parse_duration
 from ...store.bulk_export import ExportFormat
 from ...store.connection import Store
 from ...store.judges import check_rubric
-from ..errors import PATTERN_MEANS, ApiError
+from ..errors import PATTERN_MEANS, ApiError, error_responses
 from ..services import ServicesDep
 
 if TYPE_CHECKING:
@@ -35,30 +35,31 @@ TraceIdPath = Annotated[str, Path(pattern=TRACE_ID_PATTERN, description="32-hex 
 IssueIdPath = Annotated[str, Path(pattern=ISSUE_ID_PATTERN, max_length=40, description="Issue id, like SW-3")]
 
 # A rubric is a built-in one or one a team promoted into this database, so the schema can only state its
-# form; which names exist is checked against the store (400 naming the known ones).
+# form; a name the database does not know is a missing resource (404 naming the known ones).
 RUBRIC_PATTERN = f"^{RUBRIC_NAME.pattern}$"
 PATTERN_MEANS[RUBRIC_PATTERN] = "rubric must be a rubric name (lower-case letters, digits and _), like factuality"
 Rubric = Annotated[str, Field(pattern=RUBRIC_PATTERN, max_length=40, examples=list(BUILTIN_NAMES),
-                              description="A built-in rubric or one promoted into this database")]
+                              description="A built-in rubric or one promoted into this database (404 for another)")]
 
 
 def known_rubric(store: Store, rubric: str) -> str:
-    """``rubric`` when the database knows it, else the API's 400: ``known_rubric(s.store, body.rubric)``."""
+    """``rubric`` when the database knows it, else the API's 404: ``known_rubric(s.store, body.rubric)``."""
     try:
         return check_rubric(store, rubric)
     except ValueError as exc:
-        raise ApiError(400, str(exc)) from None
+        raise ApiError(404, str(exc)) from None
 
 
 def _rubric_query(s: ServicesDep, rubric: Annotated[str | None, Query(
         pattern=RUBRIC_PATTERN, max_length=40, examples=list(BUILTIN_NAMES),
-        description="Only this rubric: a built-in one or one promoted into this database")] = None) -> str | None:
+        description="Only this rubric: a built-in one or one promoted into this database (404 for another)")] = None
+                  ) -> str | None:
     return None if rubric is None else known_rubric(s.store, rubric)
 
 
 def _rubric_path(s: ServicesDep, rubric: Annotated[str, Path(
         pattern=RUBRIC_PATTERN, max_length=40, examples=list(BUILTIN_NAMES),
-        description="A built-in rubric or one promoted into this database")]) -> str:
+        description="A built-in rubric or one promoted into this database (404 for another)")]) -> str:
     return known_rubric(s.store, rubric)
 
 
@@ -81,27 +82,68 @@ def limit_query(default: int, what: str) -> Any:
     return Query(default, ge=1, le=MAX_LIST_LIMIT, description=f"How many {what} (at most {MAX_LIST_LIMIT:,})")
 
 
-CursorQuery = Annotated[str | None, Query(max_length=400, description="The page after the one whose `X-Next-Cursor` "
-                                                                      "(or `Link: rel=next`) gave this")]
+# a cursor is URL-safe base64 (paging.py writes it); one of that form the server did not give answers 422
+CURSOR_PATTERN = "^[A-Za-z0-9_-]*$"
+PATTERN_MEANS[CURSOR_PATTERN] = "cursor is not one this server gave: it holds characters other than A-Z a-z 0-9 - _"
+
+
+def _cursor(cursor: Annotated[str | None, Query(
+        pattern=CURSOR_PATTERN, max_length=400, description="The page after the one whose `X-Next-Cursor` (or "
+                                                            "`Link: rel=next`) gave this; empty: the first page")]
+            = None) -> str | None:
+    return cursor or None
+
+
+CursorQuery = Annotated[str | None, Depends(_cursor)]
 FormatQuery = Annotated[ExportFormat, Query(description="jsonl or parquet")]
 # the answer of a listing that pages: its next page, when there is one
 PAGED: dict[int | str, dict[str, Any]] = {200: {"description": "One page, newest first", "headers": {
     "X-Next-Cursor": {"description": "Pass as `cursor` for the next page; absent on the last page",
                       "schema": {"type": "string"}},
-    "Link": {"description": "The next page's URL, as `<url>; rel=\"next\"` (RFC 8288)", "schema": {"type": "string"}}}}}
+    "Link": {"description": "The next page's URL, as `<url>; rel=\"next\"` (RFC 8288)", "schema": {"type": "string"}}}},
+    **error_responses(422)}
 
 
 def page(request: Request, response: Response, read: Callable[[], list[Row]],
          next_cursor: Callable[[list[Row], int], str | None], limit: int) -> list[Row]:
-    """One page of a listing (a cursor the server did not give answers 400), with the next page's place in
-    ``X-Next-Cursor`` and ``Link`` (the same query with ``cursor``) when there is one."""
+    """One page of a listing (a well-formed cursor the server did not give answers 422), with the next page's
+    place in ``X-Next-Cursor`` and ``Link`` (the same query with ``cursor``) when there is one."""
     try:
         rows = read()
     except ValueError as exc:
-        raise ApiError(400, str(exc)) from None
+        raise ApiError(422, str(exc)) from None
     cursor = next_cursor(rows, limit)
     if cursor is not None:
         url = request.url.include_query_params(cursor=cursor)
         response.headers["X-Next-Cursor"] = cursor
         response.headers["Link"] = f'<{url.path}?{url.query}>; rel="next"'
     return rows
+
+
+def _whole(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+# JSON Schema's integer is any number with no fraction, 20.0 included, where a strict model takes only 20: a body's
+# whole number is ``Annotated[int, Field(ge=1), WHOLE]`` (its bounds before WHOLE, so the schema states them)
+WHOLE = BeforeValidator(_whole)
+
+# settings.parse_duration's syntax as the schema states it: a number more than 0 (digits, no exponent) and a unit,
+# spaces around; spaces only, as JSON Schema's \s and Python's differ. The pattern is checked before the value is
+# read, so the server takes exactly what it says. A duration longer than the longest one kept (36500d) is read
+# as that longest one.
+DURATION_PATTERN = r"^ *(0*[1-9][0-9]*(\.[0-9]+)?|0+\.[0-9]*[1-9][0-9]*) *[smhdwSMHDW] *$"
+PATTERN_MEANS[DURATION_PATTERN] = "{name}: a duration is a positive number with a unit s, m, h, d or w (like 24h or 7d)"
+LONGEST_DURATION = "36500d"
+
+
+def capped_duration(text: str) -> str:
+    """``text``, or the longest duration kept when it is longer: ``capped_duration("99999d") == "36500d"``."""
+    try:
+        parse_duration(text)
+    except ValueError:
+        return LONGEST_DURATION if DURATION_SYNTAX.fullmatch(text) else text
+    return text
+
+
+DURATION_SYNTAX = re.compile(DURATION_PATTERN.strip("^$"))

@@ -3,8 +3,8 @@
     POST /api/scores/send {"to": ["langfuse"], "since": "7d"}            -> ScoreSendAnswer
     POST /api/scores/send {"dry_run": true}                              # every configured target, nothing sent
 
-A target's refusal is a result with ``failed`` and its reason, not an error status; settings that are missing
-or a bad ``since`` answer 400 with one line.
+A target's refusal is a result with ``failed`` and its reason, not an error status; a target whose settings the
+server lacks (or none configured) answers 409 with one line.
 """
 
 from __future__ import annotations
@@ -15,11 +15,12 @@ from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...exports.score_sends import ScoreSendResult, send_scores
-from ...exports.score_targets import SCORE_TARGETS
+from ...exports.score_targets import SCORE_TARGETS, configured_score_targets, score_target_problems
 from ..errors import ApiError, error_responses
 from ..services import ServicesDep
+from .params import DURATION_PATTERN, capped_duration
 
-router = APIRouter(prefix="/api", tags=["scores"], responses=error_responses(400, 401, 403))
+router = APIRouter(prefix="/api", tags=["scores"], responses=error_responses(400, 401, 403, 409))
 
 if TYPE_CHECKING:
     ScoreTargetName: TypeAlias = str
@@ -30,9 +31,10 @@ else:  # the choices as the OpenAPI document states them, from the one place the
 class SendScores(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     to: list[ScoreTargetName] | None = Field(None, description="These targets (default: every configured one)")
-    since: str | None = Field(None, max_length=40, description="Verdicts scored within this duration, like 24h or "
-                                                                "7d (default SUMWATCH_SCORES_WINDOW); failed "
-                                                                "sends are retried whatever their age")
+    since: str | None = Field(None, max_length=40, pattern=DURATION_PATTERN,
+                              description="Verdicts scored within this duration, like 24h or 7d (default "
+                                          "SUMWATCH_SCORES_WINDOW; a longer one than 36500d is read as 36500d); "
+                                          "failed sends are retried whatever their age")
     failing_only: bool | None = Field(None, description="Only failing verdicts (default SUMWATCH_SCORES_VERDICTS)")
     dry_run: bool = Field(False, description="Answer what would be sent; send nothing")
     retry_given_up: bool = Field(False, description="Also send the verdicts given up (refused for themselves, or "
@@ -47,9 +49,12 @@ class ScoreSendAnswer(BaseModel):
 def send(s: ServicesDep, body: SendScores) -> ScoreSendAnswer:
     try:
         with s.export_lock:
-            results = send_scores(s.store, s.export_config, body.to, since=body.since,
+            results = send_scores(s.store, s.export_config, body.to,
+                                  since=capped_duration(body.since) if body.since else None,
                                   failing_only=body.failing_only, dry_run=body.dry_run,
                                   retry_given_up=body.retry_given_up)
     except ValueError as exc:
-        raise ApiError(400, str(exc)) from None
+        names = body.to or configured_score_targets(s.export_config)
+        unset = not names or any(score_target_problems(name, s.export_config) for name in names)
+        raise ApiError(409 if unset else 400, str(exc)) from None  # a target's settings are the server's
     return ScoreSendAnswer(results=results)

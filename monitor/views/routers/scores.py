@@ -14,7 +14,7 @@ from ..errors import error_responses
 from ..services import ServicesDep
 from .params import PAGED, TRACE_ID_PATTERN, CursorQuery, FormatQuery, RubricQuery, limit_query, page
 
-router = APIRouter(prefix="/api", tags=["scores"], responses=error_responses(400, 401))
+router = APIRouter(prefix="/api", tags=["scores"], responses=error_responses(400, 401, 404))
 
 
 Trace = Annotated[str | None, Query(pattern=TRACE_ID_PATTERN, description="Only this trace")]

@@ -39,7 +39,7 @@ from .params import (
     page,
 )
 
-router = APIRouter(prefix="/api/traces", tags=["traces"], responses=error_responses(400, 401))
+router = APIRouter(prefix="/api/traces", tags=["traces"], responses=error_responses(400, 401, 404))
 
 
 Service = Annotated[str | None, Query(description="Only this service")]

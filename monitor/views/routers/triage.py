@@ -5,7 +5,9 @@
     POST /api/issues/SW-4/triage {"action": "mute", "value": "7d"}               # "" or none: until it regresses
 
 ``by`` names who did it; without it the event is the API token's (``api``). Refusals are one line: 404 for
-an issue that is not there, 400 for an action that cannot be taken as asked (merge into itself, a bad duration).
+an issue that is not there, 422 for an action that cannot be taken as asked (merge into itself, a comment with
+no text, a mute for something that is not a duration): the body's form is the schema's, its meaning per action
+is checked here.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from ..errors import ApiError, error_responses
 from ..services import ServicesDep
 from .params import IssueIdPath
 
-router = APIRouter(prefix="/api/issues", tags=["issues"], responses=error_responses(400, 401, 403, 404))
+router = APIRouter(prefix="/api/issues", tags=["issues"], responses=error_responses(400, 401, 403, 404, 422))
 API_ACTOR = "api"  # who an event is by when a request names nobody: the holder of the API token
 
 if TYPE_CHECKING:
@@ -76,4 +78,4 @@ def triage(s: ServicesDep, issue_id: IssueIdPath, body: TriageBody) -> TriageAns
     except UnknownIssue as exc:
         raise ApiError(404, str(exc)) from None
     except TriageError as exc:
-        raise ApiError(400, str(exc)) from None
+        raise ApiError(422, str(exc)) from None

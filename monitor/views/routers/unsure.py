@@ -11,7 +11,7 @@ from ..errors import error_responses
 from ..services import ServicesDep
 from .params import IsoTime, RubricQuery
 
-router = APIRouter(prefix="/api/unsure", tags=["scores"], responses=error_responses(400, 401))
+router = APIRouter(prefix="/api/unsure", tags=["scores"], responses=error_responses(400, 401, 404))
 
 
 @router.get("", summary="Unsure results by what the cheap tiers suspected, most first, with the newest spans of each")

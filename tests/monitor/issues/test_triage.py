@@ -201,8 +201,8 @@ def test_the_api_records_who_and_refuses_in_one_line(issues, settings):
     assert len(client.get("/api/issues", params={"hidden": "true"}).json()["issues"]) == 3
     for path, body, status, message in (
             ("SW-9", {"action": "resolve"}, 404, "no issue SW-9"),
-            ("SW-1", {"action": "merge", "value": "1"}, 400, "cannot merge SW-1 into itself"),
-            ("SW-1", {"action": "mute", "value": "7 days"}, 400, "mute: a duration is"),
+            ("SW-1", {"action": "merge", "value": "1"}, 422, "cannot merge SW-1 into itself"),
+            ("SW-1", {"action": "mute", "value": "7 days"}, 422, "mute: a duration is"),
             ("SW-1", {"action": "explode"}, 400, "action must be one of")):
         answer = client.post(f"/api/issues/{path}/triage", json=body, headers=auth)
         assert answer.status_code == status and message in answer.json()["error"], answer.text

@@ -22,7 +22,7 @@ def get(server, path, token="s3cret-token", **params):
     ("/api/traces", {"limit": "1.5"}, 400, "limit must be a whole number"),
     ("/api/traces", {"since": "yesterday"}, 400, "since must be an ISO 8601 time like 2026-11-20T12:00:00Z"),
     ("/api/issues", {"resolved": "maybe"}, 400, "resolved must be true or false (or 1, 0), got 'maybe'"),
-    ("/api/scores", {"rubric": "tone"}, 400, "rubric must be one of 'groundedness', 'completeness'"),
+    ("/api/scores", {"rubric": "tone"}, 404, "rubric must be one of 'groundedness', 'completeness'"),
     ("/api/traces/not-a-trace", {}, 400, "trace id must be 32 hex characters"),
     ("/api/traces/" + "ab" * 16, {}, 404, "no trace"),
     ("/api/issues/nope", {}, 400, "looks like SW-12"),
@@ -69,8 +69,12 @@ def test_a_body_the_schema_refuses_is_a_400_naming_the_field_never_a_500(served)
     headers = {"authorization": "Bearer s3cret-token"}
     for body, message in (({"mode": "AAA"}, "mode must be one of 'off', 'ambiguous' or 'always', got 'AAA'"),
                           ({"rate": 2}, "rate must be at most 1"), ({"extra": 1}, "unknown field extra"),
-                          ({"shard": "3/2"}, "shard must be i/N with 0 <= i < N")):
+                          ({"shard": "3/x"}, "shard must match")):
         answer = httpx.post(server.endpoint + "/api/actions/score", json=body, headers=headers, timeout=30)
         assert answer.status_code == 400 and message in answer.json()["error"], (body, answer.text)
+    # a shard the schema's form allows but JSON Schema cannot compare: well formed, unusable
+    answer = httpx.post(server.endpoint + "/api/actions/score", json={"shard": "3/2"}, headers=headers, timeout=30)
+    assert answer.status_code == 422 and answer.json() == {"error": "shard must be i/N with 0 <= i < N (e.g. 0/4), "
+                                                                    "got '3/2'"}
     answer = httpx.post(server.endpoint + "/api/actions/score", content=b"{", headers=headers, timeout=30)
     assert answer.status_code == 400 and "JSON" in answer.json()["error"]

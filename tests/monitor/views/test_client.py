@@ -55,7 +55,7 @@ def test_a_listing_is_walked_by_its_links_each_span_once(served):
             url = link[1:link.index(">")]
         bad = http.get("/api/traces", params={"cursor": "not-a-cursor"})
     assert len(seen) == len(set(seen)) == 4
-    assert bad.status_code == 400 and bad.json()["error"].startswith("cursor is not one this server gave")
+    assert bad.status_code == 422 and bad.json()["error"].startswith("cursor is not one this server gave")
 
 
 @pytest.mark.parametrize("where", ["remote", "local"])

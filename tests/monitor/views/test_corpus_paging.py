@@ -44,4 +44,4 @@ def test_the_next_page_is_in_the_headers_and_a_strange_cursor_is_one_line(served
         nxt = http.get(answer.headers["link"][1:answer.headers["link"].index(">")]).json()
         assert nxt["items"][0]["item_id"] != body["items"][0]["item_id"]
         bad = http.get("/api/corpus", params={"cursor": "not-a-cursor"})
-    assert bad.status_code == 400 and bad.json()["error"].startswith("cursor is not one this server gave")
+    assert bad.status_code == 422 and bad.json()["error"].startswith("cursor is not one this server gave")

@@ -71,16 +71,16 @@ def test_the_scores_api_filters_by_a_promoted_rubric(client, tone_store):
 
 
 @pytest.mark.parametrize("path", ["/api/scores", "/api/corpus", "/api/scores/export"])
-def test_a_rubric_the_database_does_not_know_is_a_400_naming_the_known_ones(client, path):
+def test_a_rubric_the_database_does_not_know_is_a_404_naming_the_known_ones(client, path):
     answer = client.get(path, params={"rubric": "tonality"})
-    assert answer.status_code == 400
+    assert answer.status_code == 404
     message = answer.json()["error"]
     assert message == ("rubric must be one of 'groundedness', 'completeness', 'factuality', 'conciseness', 'tone', "
                        "got 'tonality'")
     malformed = client.get(path, params={"rubric": "Tone!"})
     assert malformed.status_code == 400 and "\n" not in malformed.json()["error"]
     assert "rubric must be a rubric name" in malformed.json()["error"]
-    assert client.get("/api/calibration/tonality").status_code == 400
+    assert client.get("/api/calibration/tonality").status_code == 404
 
 
 def test_the_calibrate_action_refuses_an_unknown_rubric_before_it_starts(client):
@@ -88,7 +88,7 @@ def test_the_calibrate_action_refuses_an_unknown_rubric_before_it_starts(client)
     answer = client.post("/api/actions/calibrate", json={"rubric": "tonality"},
                          headers={"origin": str(client.base_url).rstrip("/"),
                                   "x-csrf-token": client.cookies["sumwatch_csrf"]})
-    assert answer.status_code == 400 and "'tone'" in answer.json()["error"]
+    assert answer.status_code == 404 and "'tone'" in answer.json()["error"]
     assert client.get("/api/actions").json()["last"] == {}  # nothing ran
 
 

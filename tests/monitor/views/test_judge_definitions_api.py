@@ -21,12 +21,12 @@ def client(store, settings):
             yield api
 
 
-def test_a_broken_definition_is_a_400_with_its_one_line_problem(client):
+def test_a_broken_definition_is_a_422_with_its_one_line_problem(client):
     broken = BUILTIN["factuality"].text.replace("[verdicts.correct]\npasses = true", "[verdicts.correct]\npasses = 1")
     for call in (client.judge_test, client.judge_promote):
         with pytest.raises(ClientError) as raised:
             call("factuality", broken, origin="mine.toml")
-        assert raised.value.status == 400
+        assert raised.value.status == 422
         assert raised.value.reason == "mine.toml: verdicts.correct: passes and item_only are true or false"
     assert client._http.get("/api/actions/judge_test").status_code == 404  # refused before it started
 

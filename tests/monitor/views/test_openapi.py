@@ -71,7 +71,7 @@ def test_real_answers_of_every_read_route_match_their_schemas(api):
     assert scores and {s["rubric"] for s in scores} == {"groundedness", "completeness", "factuality", "conciseness"}
     failing = _check(document, "GET", "/api/scores", get("/api/scores", failing="1", rubric="factuality"))
     assert all(not s["passed"] and s["rubric"] == "factuality" for s in failing)
-    _check(document, "GET", "/api/scores", get("/api/scores", rubric="tone"), 400)
+    _check(document, "GET", "/api/scores", get("/api/scores", rubric="tone"), 404)
     mine = _check(document, "GET", "/api/traces/{trace_id}/scores", get(f"/api/traces/{trace_ids[1]}/scores"))
     assert len(mine) == 4 and {s["trace_id"] for s in mine} == {trace_ids[1]}
     runs = _check(document, "GET", "/api/runs", get("/api/runs"))
@@ -108,7 +108,7 @@ def test_the_labelling_queue_a_label_and_the_calibration_report(api):
     after = get("/api/corpus", status="needs_label").json()
     assert item["item_id"] not in {i["item_id"] for i in after["items"]} and after["total"] == queue["total"] - 1
     _check(document, "POST", "/api/corpus/{item_id}/label", post(f"/api/corpus/{item['item_id']}/label",
-                                                                 {"verdict": "splendid"}), 400)
+                                                                 {"verdict": "splendid"}), 422)
     _check(document, "POST", "/api/corpus/{item_id}/label", post("/api/corpus/nope/label", {"verdict": "x"}), 404)
     bad = post(f"/api/corpus/{item['item_id']}/label", {"verdict": "x", "colour": "red"})
     assert bad.status_code == 400 and "unknown field colour" in bad.json()["error"]

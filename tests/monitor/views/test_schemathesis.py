@@ -2,8 +2,9 @@
 the token: every operation through all four phases (examples, coverage, fuzzing, and stateful sequences whose
 links it infers from the answers), every check (but object-level authorization, which needs two users: the server
 has one token), a seeded, derandomized and bounded number of cases. No answer may be a server error, break its
-schema or carry an undocumented status, and no request valid under the document may be refused: a 400 is accepted
-only where the rule depends on the server's state or configuration (STATE_OR_RELATION_CHECKED says which).
+schema or carry an undocumented status, and no request valid under the document may be refused as malformed (400):
+what the document cannot state answers 404 (a named thing the server does not have), 409 (its state or
+configuration) or, for the operations UNUSABLE_CONTENT names, 422.
 
     pytest tests/monitor/views/test_schemathesis.py -s     # also prints the cases per phase and the statuses
 
@@ -23,23 +24,17 @@ from schemathesis.engine import Status, StopReason, events, from_schema
 from schemathesis.engine.recorder import ScenarioRecorder
 
 TOKEN = "s3cret-token"  # the api fixture's
-# What a schema-valid request may also be answered: the default statuses, and 400 where the server checks what
-# JSON Schema cannot say. Score's shard i/N needs i < N; cluster's window is more than 0 and at most 36500d;
-# a label's verdict is one of the item's own rubric; an export names a tracker whose credentials are the
-# server's settings, and the test server has none (so does a score send, whose since is also a duration); a
-# listing's cursor is one the server gave (it carries a checksum); a judge definition is TOML checked as it is
-# parsed; a rubric is one the database knows (built in, or a promoted definition), of which the schema can only
-# state the form; a triage action names an issue that exists, does not merge one into itself, and mutes for a
-# duration parse_duration takes; a trace to label has a summarization span, and a resolution's verdict is one of
-# the item's rubric.
-STATE_OR_RELATION_CHECKED = ["POST /api/actions/score", "POST /api/actions/cluster",
-                             "POST /api/corpus/{item_id}/label", "POST /api/exports",
-                             "POST /api/issues/{issue_id}/export", "GET /api/traces", "GET /api/scores",
-                             "POST /api/actions/judge_test", "POST /api/actions/judge_promote",
-                             "GET /api/scores/export", "GET /api/traces/{trace_id}/scores", "GET /api/corpus",
-                             "GET /api/calibration/{rubric}", "POST /api/actions/calibrate", "POST /api/scores/send",
-                             "POST /api/issues/{issue_id}/triage", "GET /api/unsure", "POST /api/corpus/from-trace",
-                             "GET /api/corpus/agreement", "POST /api/corpus/{item_id}/resolve"]
+# Where a schema-valid request may also answer 422, besides schemathesis's default statuses (2xx, 3xx, 401, 403,
+# 404 for a named thing the server does not have, 409 for its state or configuration, 429): content that JSON
+# Schema cannot state. A shard i/N needs i < N; a judge definition is TOML for the rubric it names; a label's or a
+# resolution's verdict is one of the item's own rubric; a triage action's value is what that action takes (an
+# issue to merge into other than itself, a duration to mute for, text to comment); a listing's cursor is one the
+# server gave (it carries a checksum). 400 is never among them: a request the document allows is never refused as
+# malformed.
+UNUSABLE_CONTENT = ["POST /api/actions/score", "POST /api/actions/judge_test", "POST /api/actions/judge_promote",
+                    "POST /api/corpus/{item_id}/label", "POST /api/corpus/{item_id}/resolve",
+                    "POST /api/corpus/from-trace", "POST /api/issues/{issue_id}/triage", "GET /api/traces",
+                    "GET /api/scores", "GET /api/corpus"]
 LONG_ACTIONS = ["POST /api/actions/score", "POST /api/actions/cluster", "POST /api/actions/calibrate",
                 "POST /api/ingest", "POST /api/actions/judge_test", "POST /api/actions/judge_promote"]
 CASES_PER_OPERATION = 20
@@ -72,8 +67,8 @@ generation.max-examples = {STATEFUL_SCENARIOS}
 bearer = "{TOKEN}"
 
 [[operations]]
-include-name = {STATE_OR_RELATION_CHECKED}
-checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
+include-name = {UNUSABLE_CONTENT}
+checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
 
 [[operations]]
 include-name = {LONG_ACTIONS}
@@ -116,9 +111,12 @@ class Run:
             if isinstance(interaction.response, Response):
                 self.statuses[interaction.response.status_code] += 1
         self.operations.update(node.value.operation.label for node in recorder.cases.values())
-        for nodes in recorder.checks.values():
+        for case_id, nodes in recorder.checks.items():
+            interaction = recorder.interactions.get(case_id)
+            answer = interaction.response if interaction is not None else None
+            said = f"\n-> {answer.status_code} {answer.text_lossy()[:300]}" if isinstance(answer, Response) else ""
             self.failures += [f"{recorder.label}: {n.name}: {n.failure_info.failure.title}\n"
-                              f"{n.failure_info.failure.message}\n{n.failure_info.code_sample}"
+                              f"{n.failure_info.failure.message}\n{n.failure_info.code_sample}{said}"
                               for n in nodes if n.status == Status.FAILURE and n.failure_info is not None]
 
 
