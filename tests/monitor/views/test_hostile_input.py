@@ -16,8 +16,12 @@ import pytest
 from hang_guard import HANG_GUARD_S
 from served import serve
 
+from sumwatch.monitor.ingest.backfill import ingest_lines
+from sumwatch.monitor.rubrics.definition import parse_definition
 from sumwatch.monitor.store.corpus import CorpusItem, save_items
+from sumwatch.monitor.store.judges import JudgeRecord, record_promotion
 from sumwatch.monitor.store.listing import list_traces
+from sumwatch.monitor.store.scores import SCORES_TABLE
 
 CLIENT = {"authorization": "Bearer none"}  # as the CLI sends: not a browser, so no CSRF token needed
 # the check below, '(a+)+$', takes 2^28 steps of a backtracking engine on this summary (14 s with Python's re,
@@ -119,6 +123,44 @@ def test_healthz_answers_within_200_ms_while_a_hostile_check_runs_in_judge_test(
           f"p50 {statistics.median(during) * 1000:.1f} ms, p99 {_p99(during) * 1000:.1f} ms, "
           f"max {max(during) * 1000:.1f} ms")
     assert len(during) >= 100 and _p99(during) < 0.2
+
+
+@pytest.mark.slow
+def test_healthz_answers_within_200_ms_while_a_sampler_pass_judges_hostile_summaries(server, store):
+    # the promoted rubric's check runs on every new span a pass judges, and a client that sends spans picks the
+    # summaries: the case that stalled the server for 14 s during a pass, and variants (the last one matches)
+    record_promotion(store, JudgeRecord.of(parse_definition(SHOUTING, origin="shouting.toml"), promoted_by="test"))
+    variants = [HOSTILE_SUMMARY, "a" * 26 + "!", "a" * 28 + "!!", "b" + HOSTILE_SUMMARY, "a" * 27]
+    batch = 300
+    http = httpx.Client(base_url=server.endpoint, headers=CLIENT, timeout=60)
+    passes: list[tuple[float, float]] = []  # (start, end) of each pass
+    summaries: list[str] = []
+    with _healthz_probe(server.endpoint, 0) as timed:
+        # a batch of new spans, then a pass that judges them, back to back for at least 3 s of passes
+        while not passes or sum(end - start for start, end in passes) < 3.0:
+            sent = [variants[(len(summaries) + i) % len(variants)] for i in range(batch)]
+            lines = [json.dumps({"source": f"Document {len(summaries) + i}: the council met.", "summary": text})
+                     for i, text in enumerate(sent)]
+            assert ingest_lines(store, enumerate(lines, 1)).stored == batch
+            summaries += sent
+            started = time.monotonic()
+            accepted = http.post("/api/actions/score", params={"wait": "false"}, json={"workers": 1})
+            assert accepted.status_code == 202, accepted.text
+            while (state := http.get("/api/actions/score").json())["running"]:
+                time.sleep(0.02)
+            passes.append((started, time.monotonic()))
+            assert state["error"] is None and state["result"]["scored_spans"] == batch, state
+    during = [s for at, s in timed if any(start <= at <= end for start, end in passes)]
+    print(f"\n/healthz during {len(passes)} sampler passes of {batch} hostile summaries each "
+          f"({sum(end - start for start, end in passes):.2f} s): {len(during)} requests, "
+          f"p50 {statistics.median(during) * 1000:.1f} ms, p99 {_p99(during) * 1000:.1f} ms, "
+          f"max {max(during) * 1000:.1f} ms")
+    assert len(during) >= 100 and _p99(during) < 0.2
+    # the passes judged every span with the promoted check: those ending in "a" shout, the rest do not
+    verdicts = dict(store.query_rows(f"SELECT Verdict, count() FROM {SCORES_TABLE} FINAL WHERE Rubric = 'shouting' "
+                                     f"GROUP BY Verdict"))
+    assert verdicts == {"shouting": sum(s.endswith("a") for s in summaries),
+                        "calm": sum(not s.endswith("a") for s in summaries)}
 
 
 def test_judge_test_with_toml_nested_2000_deep_is_422_naming_the_line(server):
