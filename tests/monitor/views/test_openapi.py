@@ -137,14 +137,16 @@ def test_score_now_and_cluster_now_answer_their_summary_and_run_one_at_a_time(ap
 
     gate.release.clear()
     first: dict = {}
-    running = threading.Thread(target=lambda: first.update(answer=post("/api/actions/score",
-                                                                       {"all": True, "mode": "always"})))
+    # a new judge version judges stored spans only when asked: a rescore (the gate is another version)
+    running = threading.Thread(target=lambda: first.update(answer=post("/api/actions/rescore", {"mode": "always"})))
     running.start()
     assert gate.entered.wait(30)
     busy = _check(document, "POST", "/api/actions/cluster", post("/api/actions/cluster", {"window": "7d"}), 409)
-    assert busy["error"].startswith("score is already running")
+    assert busy["error"].startswith("rescore is already running")
     state = _check(document, "GET", "/api/actions", httpx.get(server.endpoint + "/api/actions", headers=HEADERS))
-    assert state["running"] == "score" and state["last"]["score"]["running"] is True
+    assert state["running"] == "rescore" and state["last"]["rescore"]["running"] is True
+    busy = _check(document, "POST", "/api/actions/score", post("/api/actions/score", {"mode": "off"}), 409)
+    assert busy["error"].startswith("rescore is already running")
     gate.release.set()
     running.join(60)
     assert first["answer"].status_code == 200
