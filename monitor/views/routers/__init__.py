@@ -20,6 +20,8 @@ from . import (
     unsure,
 )
 
+# rescore before actions: a 405's Allow names the first route whose path matches, and /api/actions/rescore is
+# the rescore router's POST before it is GET /api/actions/{action}
 ROUTERS = [traces.router, scores.router, runs.router, issues.router, triage.router, exports.router, corpus.router,
-           calibration.router, judge_definitions.router, actions.router, rescore.router, status.router,
+           calibration.router, judge_definitions.router, rescore.router, actions.router, status.router,
            score_sends.router, alerts.router, unsure.router]

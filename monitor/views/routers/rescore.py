@@ -22,9 +22,9 @@ from ...settings import parse_duration
 from ..errors import ApiError, error_responses
 from ..services import Progress, Services, ServicesDep
 from .actions import _ACCEPTED, DURATION_PATTERN, ScoreBody, Wait, _run, _shard
-from .params import JudgeModeName, Rubric, known_rubric
+from .params import JudgeModeName, Rubric, capped_duration, known_rubric
 
-router = APIRouter(prefix="/api", tags=["actions"], responses=error_responses(400, 401, 403, 409))
+router = APIRouter(prefix="/api", tags=["actions"], responses=error_responses(400, 401, 403, 404, 409))
 
 
 class RescoreBody(BaseModel):
@@ -42,7 +42,7 @@ def _sampler(s: Services, body: RescoreBody) -> Sampler:
     since_ns = 0
     if body.since is not None:
         try:
-            since_ns = time.time_ns() - int(parse_duration(body.since) * 1e9)
+            since_ns = time.time_ns() - int(parse_duration(capped_duration(body.since)) * 1e9)
         except ValueError as exc:
             raise ApiError(400, f"since: {exc}") from None
     cascade = s.judges(body.mode)
@@ -72,7 +72,8 @@ def rescore(s: ServicesDep, body: RescoreBody, wait: Wait = True) -> PassReport:
     return result
 
 
-@router.post("/actions/score/estimate", summary="What a sampler pass would judge and spend; nothing runs")
+@router.post("/actions/score/estimate", summary="What a sampler pass would judge and spend; nothing runs",
+             responses=error_responses(422))
 def score_estimate(s: ServicesDep, body: ScoreBody) -> PassEstimate:
     sampler = Sampler.from_settings(s.store, s.judges(body.mode), s.settings, rate=body.rate,
                                     shard=_shard(body.shard))

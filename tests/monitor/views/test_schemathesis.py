@@ -31,10 +31,10 @@ TOKEN = "s3cret-token"  # the api fixture's
 # issue to merge into other than itself, a duration to mute for, text to comment); a listing's cursor is one the
 # server gave (it carries a checksum). 400 is never among them: a request the document allows is never refused as
 # malformed.
-UNUSABLE_CONTENT = ["POST /api/actions/score", "POST /api/actions/judge_test", "POST /api/actions/judge_promote",
-                    "POST /api/corpus/{item_id}/label", "POST /api/corpus/{item_id}/resolve",
-                    "POST /api/corpus/from-trace", "POST /api/issues/{issue_id}/triage", "GET /api/traces",
-                    "GET /api/scores", "GET /api/corpus"]
+UNUSABLE_CONTENT = ["POST /api/actions/score", "POST /api/actions/score/estimate", "POST /api/actions/judge_test",
+                    "POST /api/actions/judge_promote", "POST /api/corpus/{item_id}/label",
+                    "POST /api/corpus/{item_id}/resolve", "POST /api/corpus/from-trace",
+                    "POST /api/issues/{issue_id}/triage", "GET /api/traces", "GET /api/scores", "GET /api/corpus"]
 LONG_ACTIONS = ["POST /api/actions/score", "POST /api/actions/cluster", "POST /api/actions/calibrate",
                 "POST /api/ingest", "POST /api/actions/judge_test", "POST /api/actions/judge_promote"]
 CASES_PER_OPERATION = 20
