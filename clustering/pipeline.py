@@ -25,11 +25,11 @@ new issues are named (with an LLM namer, that is where the calls go).
 Before reducing, a failure whose source document also failed another way loses that document's part
 (``topic_weight``, 1 by default; 0 leaves the vectors as they are). Every failure of a document quotes it (names,
 figures, sentences), so text alone groups a document's failures by document; less the document's part, they group
-by failure kind. ``document_part`` says how that part is estimated: by default (``"other_kinds"``) as the mean of
-the document's other-kind failures; ``"kind_means"`` as the document's failures' mean deviation from their kinds'
-means over the whole run. On documents failing two to four ways the second clusters by kind where the first
-splits issues, but on a few documents failing often its clusters move with a slight move of the vectors, so it
-is opt-in (figures in ``tests/bench/cluster_purity.py``).
+by failure kind. ``document_part`` says how that part is estimated: ``"other_kinds"``, the mean of the document's
+other-kind failures; ``"kind_means"``, the document's failures' mean deviation from their kinds' means over the
+whole run; ``"by_shape"`` (the default), the first for a document that failed some kind more than once (a few
+documents failing often) and half of each for a document whose failures are each of a different kind (many
+documents failing one to four ways). Figures in ``tests/bench/cluster_purity.py``.
 Documents are known by ``PointMeta.document`` (the clustering job passes a digest of each span's source text);
 failures without one, or of a document that failed one way only, keep their vectors, so a workload where each
 document fails once (the demo) clusters exactly as before.
@@ -115,7 +115,7 @@ class FailureClusterer:
                  clusterer: ClustererStage | None = None, representer: RepresenterStage | None = None,
                  namer: NamerStage | None = None, tracker: TrackerStage | None = None,
                  noise_threshold: float = 0.5, n_contrast: int = 5, kind_weight: float = 0.0,
-                 topic_weight: float = 1.0, document_part: DocumentPart | str = DocumentPart.OTHER_KINDS) -> None:
+                 topic_weight: float = 1.0, document_part: DocumentPart | str = DocumentPart.BY_SHAPE) -> None:
         self._embedder: EmbedderStage | None = embedder
         self.reducer: ReducerStage = reducer if reducer is not None else UmapReducer()
         self.clusterer: ClustererStage = clusterer if clusterer is not None else HdbscanClusterer()
@@ -249,7 +249,7 @@ def dominant_kind(points: Sequence[PointMeta]) -> PointMeta:
 
 
 def _without_document(vectors: Vectors, points: Sequence[PointMeta], weight: float,
-                      part: DocumentPart = DocumentPart.OTHER_KINDS) -> Vectors:
+                      part: DocumentPart = DocumentPart.BY_SHAPE) -> Vectors:
     """The vectors the reducer sees: each failure's unit vector less ``weight`` times its document's part, for
     failures of documents that failed in two kinds or more; the others keep their vectors.
 
@@ -257,11 +257,16 @@ def _without_document(vectors: Vectors, points: Sequence[PointMeta], weight: flo
     what each failure is, and a kind's failures from different documents come together. ``KIND_MEANS`` reads
     each vector as its kind's mean plus its document's part plus its own rest, and estimates the two by turns
     (:func:`_document_offsets`); ``OTHER_KINDS`` takes the mean of the document's failures of other kinds, which
-    is the document's part plus a blend of those kinds: with one or two other kinds that blend stays large, and
-    the failure is pushed away from them rather than towards its own kind. Both are means: they move smoothly
-    with the vectors, so the issues do not jump when a vector moves slightly (the int8 embedder's vectors move
-    with their batch). Centroids, tracking and representatives stay in text space, so issue matching across
-    runs is unchanged."""
+    is the document's part plus a blend of those kinds (:func:`_other_kind_means`). ``BY_SHAPE`` takes the
+    second where a document failed some kind more than once: every such document then tends to fail the same
+    kinds, the blend is alike for all of them, and the kinds' means of a few documents would carry those
+    documents' common part (a kind moves next to another's failures from other documents). Where each failure
+    of a document is of a different kind, the blend differs with the kinds it fails beside and splits a kind,
+    while the first estimate leaves some of the document in failures that share it; half of each removes the
+    document's part and pushes a failure half away from the kinds it fails beside (the half: chosen on the
+    tuning workloads of the purity bench). All are means: they move smoothly with the vectors, so the issues do
+    not jump when a vector moves slightly (the int8 embedder's vectors move with their batch). Centroids,
+    tracking and representatives stay in text space, so issue matching across runs is unchanged."""
     if weight <= 0:
         return vectors
     kinds = [(p.rubric, p.failure_mode) for p in points]
@@ -273,19 +278,33 @@ def _without_document(vectors: Vectors, points: Sequence[PointMeta], weight: flo
     if not several:
         return vectors
     unit = _unit(vectors)
+    wide = unit.astype(np.float64)
     if part == DocumentPart.KIND_MEANS:
-        offsets = _document_offsets(unit.astype(np.float64), kinds, several)
+        offsets = _document_offsets(wide, kinds, several)
     else:
-        offsets = np.zeros(unit.shape, dtype=np.float64)
-        for rows in several:
-            of = [kinds[i] for i in rows]
-            total = unit[rows].astype(np.float64).sum(axis=0)
-            for same in (rows[[k == kind for k in of]] for kind in sorted(set(of))):
-                offsets[same] = (total - unit[same].astype(np.float64).sum(axis=0)) / (len(rows) - len(same))
+        offsets = _other_kind_means(wide, kinds, several)
+        once = [rows for rows in several if len({kinds[i] for i in rows}) == len(rows)]
+        if part == DocumentPart.BY_SHAPE and once:
+            estimated = _document_offsets(wide, kinds, several)
+            for rows in once:
+                offsets[rows] = 0.5 * (offsets[rows] + estimated[rows])
     out = unit - np.float32(weight) * offsets.astype(np.float32)
     norms = np.linalg.norm(out, axis=1, keepdims=True)
     # a failure that reads exactly like its document's part keeps its own vector rather than none
     return np.asarray(np.where(norms > 1e-6, out / np.maximum(norms, 1e-6), unit), dtype=np.float32)
+
+
+def _other_kind_means(unit: np.ndarray, kinds: Sequence[tuple[str, str]], documents: Sequence[Indices]
+                      ) -> np.ndarray:
+    """Each failure's document part as the mean of its document's failures of other kinds (zero for failures
+    outside ``documents``)."""
+    offsets = np.zeros_like(unit)
+    for rows in documents:
+        of = [kinds[i] for i in rows]
+        total = unit[rows].sum(axis=0)
+        for same in (rows[[k == kind for k in of]] for kind in sorted(set(of))):
+            offsets[same] = (total - unit[same].sum(axis=0)) / (len(rows) - len(same))
+    return offsets
 
 
 def _document_offsets(unit: np.ndarray, kinds: Sequence[tuple[str, str]], documents: Sequence[Indices],

@@ -53,5 +53,6 @@ class IssueStatus(Choice):
 class DocumentPart(Choice):
     """How the part of a failure's vector that comes from its source document is estimated (and taken away)."""
 
-    OTHER_KINDS = "other_kinds"  # the mean of the document's failures of other kinds (the default)
+    BY_SHAPE = "by_shape"        # the default: other_kinds where a document repeats a kind, else half of each
+    OTHER_KINDS = "other_kinds"  # the mean of the document's failures of other kinds
     KIND_MEANS = "kind_means"    # the document's failures' mean deviation from their kinds' means

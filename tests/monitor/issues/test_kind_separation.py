@@ -10,6 +10,8 @@ from datetime import datetime, timezone
 import numpy as np
 import pytest
 from few_documents import clusters_per_kind, few_document_failures, purity, store_few_documents
+from several_kinds import several_kind_cases, several_kind_failures
+from sklearn.metrics import adjusted_rand_score
 
 from sumwatch.clustering import FailureClusterer
 from sumwatch.clustering.embedder import Embedder
@@ -74,6 +76,25 @@ def test_a_small_move_of_every_vector_leaves_the_clusters_as_they_were(workload)
     moved = FailureClusterer().fit(texts=texts, vectors=vectors + noise, meta=meta)
     pairs = lambda labels: {(i, j) for i in range(len(labels)) for j in range(i) if labels[i] == labels[j] >= 0}  # noqa: E731
     assert pairs(moved.labels) == pairs(first.labels)
+
+
+@pytest.mark.slow
+def test_many_documents_failing_a_few_ways_each_cluster_by_kind(embedder):
+    # the purity bench's tuning workload of this shape: 150 demo documents, each failing one to four ways
+    texts, meta = several_kind_failures(several_kind_cases(150, 31, ("finance", "healthcare", "news")))
+    vectors = embedder.encode(texts)
+    kinds = [f"{m.rubric}/{m.failure_mode}" for m in meta]
+    figures = {}
+    for label, options in {"off": {"topic_weight": 0}, "other_kinds": {"document_part": "other_kinds"},
+                           "default": {}}.items():
+        labels = FailureClusterer(**options).fit(texts=texts, vectors=vectors, meta=meta).labels
+        kept = [(int(lab), k) for lab, k in zip(labels, kinds) if lab >= 0]
+        figures[label] = (purity(labels, kinds), clusters_per_kind(labels, kinds),
+                          adjusted_rand_score([k for _, k in kept], [lab for lab, _ in kept]), len(kept) / len(kinds))
+    pure, spread, ari, clustered = figures.pop("default")
+    for other in figures.values():  # text alone and the other kinds' mean both split kinds across issues
+        assert pure >= other[0] and spread < other[1] and ari > other[2] + 0.1
+    assert clustered >= 0.95
 
 
 def test_the_clustering_job_reads_each_failures_document_and_separates_kinds(store, settings, embedder):
