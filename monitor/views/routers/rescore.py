@@ -21,8 +21,8 @@ from ...scoring.sampler import PassReport, Rescore, Sampler
 from ...settings import parse_duration
 from ..errors import ApiError, error_responses
 from ..services import Progress, Services, ServicesDep
-from .actions import _ACCEPTED, DURATION_PATTERN, ScoreBody, Wait, _run, _shard
-from .params import JudgeModeName, Rubric, capped_duration, known_rubric
+from .actions import _ACCEPTED, ScoreBody, Wait, _run, _shard
+from .params import DURATION_PATTERN, JudgeModeName, Rubric, capped_duration, known_rubric
 
 router = APIRouter(prefix="/api", tags=["actions"], responses=error_responses(400, 401, 403, 404, 409))
 
