@@ -167,19 +167,20 @@ def test_an_action_started_without_waiting_reports_its_progress_and_its_result(a
     server, _, gate = api
     document = _document(server)
     gate.release.clear()
-    started = httpx.post(server.endpoint + "/api/actions/score", params={"wait": "false"},
-                         json={"all": True, "mode": "always"}, headers=HEADERS, timeout=30)
-    state = _check(document, "POST", "/api/actions/score", started, 202)
-    assert state["action"] == "score" and state["running"] is True
+    # the gate is another judge version: it judges the stored spans when asked to, by a rescore
+    started = httpx.post(server.endpoint + "/api/actions/rescore", params={"wait": "false"},
+                         json={"mode": "always"}, headers=HEADERS, timeout=30)
+    state = _check(document, "POST", "/api/actions/rescore", started, 202)
+    assert state["action"] == "rescore" and state["running"] is True
     assert gate.entered.wait(30)
-    polled = _check(document, "GET", "/api/actions/{action}", httpx.get(server.endpoint + "/api/actions/score",
+    polled = _check(document, "GET", "/api/actions/{action}", httpx.get(server.endpoint + "/api/actions/rescore",
                                                                         headers=HEADERS, timeout=30))
     assert polled["running"] is True and polled["result"] is None
     gate.release.set()
     for _ in range(600):  # bounded: the pass scores four spans
-        polled = httpx.get(server.endpoint + "/api/actions/score", headers=HEADERS, timeout=30).json()
+        polled = httpx.get(server.endpoint + "/api/actions/rescore", headers=HEADERS, timeout=30).json()
         if not polled["running"]:
             break
         threading.Event().wait(0.1)
     assert polled["error"] is None and polled["result"]["scored_spans"] == 4
-    assert polled["progress"]["stage"] == "scoring"
+    assert polled["progress"]["stage"] == "rescoring"
