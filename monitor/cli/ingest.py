@@ -37,9 +37,7 @@ def ingest(file: Path = typer.Argument(..., help="JSONL file: one {source, summa
     readable_file(file)
     settings = load_settings(db, home)
     report = IngestReport(str(file), 0, [])
-    remote = False
     with open_client(settings, note="ingesting through it") as client, progress_bars() as progress:
-        remote = client.is_remote
         task = progress.add_task(f"ingesting {file.name}", total=None)
         try:
             for first_line, chunk in line_chunks(file, UPLOAD_CHUNK_BYTES):
@@ -66,10 +64,8 @@ def ingest(file: Path = typer.Argument(..., help="JSONL file: one {source, summa
                   + (f"; skipped {len(report.bad)} bad line(s)" if report.bad else ""), highlight=False)
         if report.stored:
             # spans are scored by arrival, so a backfill of old timestamps is scored like new spans
-            when = ("the server's worker scores them on its next pass" if remote else
-                    "`sumwatch sample` scores them now, or the worker of `sumwatch up` on its next pass")
-            out.print(f"{when}, whatever their timestamps, at the sample rate "
-                      f"({settings.sampler.sample_rate:g} here)", highlight=False)
+            out.print("the next sampler pass scores them (the worker of `sumwatch up`, or `sumwatch sample` now), "
+                      "whatever their timestamps, at the sample rate", highlight=False)
     if report.bad and not allow_partial:
         fail(f"skipped {len(report.bad)} of {lines} lines of {file} ({report.stored} stored); fix those lines and "
              f"ingest only them again, or pass --allow-partial to accept a partial file", 1)

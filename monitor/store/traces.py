@@ -187,9 +187,9 @@ def traces_arrival_ddl(t: Target) -> list[str]:
     out = [f"{table} ADD COLUMN IF NOT EXISTS {column}",
            f"{table} MATERIALIZE COLUMN {ARRIVED_AT} SETTINGS mutations_sync = 2",
            f"{table} MODIFY COLUMN {ARRIVED_AT} DEFAULT now64(3)"]
-    if t.cluster:
+    if t.cluster:  # the front's column as the local tables have it, so inserts through it stamp the arrival
         front = f"ALTER TABLE {quote_ident(t.database)}.{quote_ident(TRACES_TABLE)}{t.on_cluster}"
-        out.append(f"{front} ADD COLUMN IF NOT EXISTS {ARRIVED_AT} DateTime64(3) DEFAULT now64(3)")
+        out += [f"{front} ADD COLUMN IF NOT EXISTS {column}", f"{front} MODIFY COLUMN {ARRIVED_AT} DEFAULT now64(3)"]
     return out
 
 

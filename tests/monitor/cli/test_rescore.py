@@ -82,6 +82,6 @@ def test_ingest_says_when_the_backfill_is_scored(cli_env, store, tmp_path):
                                 "timestamp": "2025-06-30T10:00:00Z"}) + "\n")
     said = run(cli_env, "ingest", str(path))
     assert said.exit_code == 0, said.output
-    assert "`sumwatch sample` scores them now" in said.stdout and "whatever their timestamps" in said.stdout
+    assert "the next sampler pass scores them" in said.stdout and "whatever their timestamps" in said.stdout
     scored = run(cli_env, "sample", "--mode", "off")
     assert "scored 1 spans" in scored.stdout  # a year-old span, scored by its arrival
