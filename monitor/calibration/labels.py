@@ -241,8 +241,9 @@ def item_labels(store: Store, item_ids: Sequence[str]) -> dict[str, ItemLabels]:
 # -- labelling a trace ------------------------------------------------------------------------------
 
 def _latest_score(store: Store, trace_id: str, span_id: str, rubric: str) -> ScoreRecord | None:
-    return next((s for s in list_scores(store, trace_id=trace_id, rubric=rubric, limit=100) if s.span_id == span_id),
-                None)
+    """The judges' latest verdict on the span (a person's label stored as its verdict is not one)."""
+    return next((s for s in list_scores(store, trace_id=trace_id, rubric=rubric, limit=100)
+                 if s.span_id == span_id and s.tier != HUMAN), None)
 
 
 def _pick_verdict(verdict: str, definition: JudgeDefinition, judged: ScoreRecord | None) -> str:

@@ -25,6 +25,7 @@ from ...calibration.corpus import label_item
 from ...calibration.gate import CalibrationReport, agreement
 from ...calibration.labels import ItemLabels, LabelError, item_labels, label_trace, labeller_agreement, resolve_item
 from ...rubrics.definition import JudgeDefinition
+from ...rubrics.verdicts import HUMAN
 from ...store.baselines import latest_baseline
 from ...store.connection import Store
 from ...store.corpus import DISPUTED, LABELLED, NEEDS_LABEL, REJECTED, CorpusItem, load_items
@@ -65,7 +66,8 @@ def _judged(store: Store, item: CorpusItem) -> ScoreRecord | None:
     if not item.trace_id:
         return None
     scores = list_scores(store, trace_id=item.trace_id, rubric=item.rubric, limit=50)  # newest first
-    return next((s for s in scores if not item.span_id or s.span_id == item.span_id), None)
+    # the judges' verdict: a person's label stored as the span's verdict is not the judge's
+    return next((s for s in scores if (not item.span_id or s.span_id == item.span_id) and s.tier != HUMAN), None)
 
 
 def _queue_item(store: Store, item: CorpusItem, definition: JudgeDefinition, labels: ItemLabels | None
