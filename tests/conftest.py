@@ -2,12 +2,18 @@
 
 chDB hosts one engine (one data directory) per process, so the whole test session shares one
 directory and every test gets a database of its own in it, dropped afterwards.
+
+Tests come in two tiers. A test that starts a server, a subprocess, a browser or the sentence model is in the
+integration tier (marked ``integration``: by its module's ``pytestmark``, by its own mark, or by using one of
+``INTEGRATION_FIXTURES``); the rest is the fast tier, ``pytest -m "not integration"``. tests/test_layout.py
+fails when a test module starts one of those without the mark.
 """
 
 from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,6 +21,42 @@ import pytest
 # Tests never reach a model hub or an LLM provider.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+TESTS = Path(__file__).resolve().parent
+
+# Shared fixtures that start something, named where they are defined (path under tests/ :: name), so a
+# fixture of the same name elsewhere is not taken for them: a test that uses one, directly or through other
+# fixtures, is marked ``integration``.
+INTEGRATION_FIXTURES = {
+    "conftest.py::offline_cascade": "loads the sentence model (the embeddings tier)",
+    "monitor/views/conftest.py::served": "serves the app on uvicorn",
+    "monitor/views/conftest.py::api": "serves the app on uvicorn",
+    "monitor/views/dashboard/conftest.py::server": "serves the dashboard on uvicorn",
+    "monitor/views/dashboard/conftest.py::browser": "launches headless Chromium",
+    "monitor/exports/conftest.py::fake": "runs the fake trackers' HTTP server on loopback",
+}
+
+
+def _defined_at(fixturedef) -> str:
+    path = Path(fixturedef.func.__code__.co_filename).resolve()
+    return f"{path.relative_to(TESTS).as_posix() if path.is_relative_to(TESTS) else path}::{fixturedef.argname}"
+
+
+def _used(defs) -> Iterator:
+    """The definitions of one name a test gets: the closest, and the one it overrides while it asks for its own
+    name, and so on."""
+    for fixturedef in reversed(defs):
+        yield fixturedef
+        if fixturedef.argname not in fixturedef.argnames:
+            break
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)  # pytest's own record of the fixtures a test function uses
+        used = {_defined_at(d) for defs in info.name2fixturedefs.values() for d in _used(defs)} if info else set()
+        if used & INTEGRATION_FIXTURES.keys():
+            item.add_marker(pytest.mark.integration)
 
 
 @pytest.fixture(scope="session")
