@@ -98,6 +98,13 @@ def _status_body(status: int, message: str, content_type: str | None, retry_afte
     return JSONResponse({"code": code, "message": message}, status_code=status, headers=headers)
 
 
+def authorization_parts(authorization: str) -> tuple[str, str]:
+    """(the scheme in lower case, the credentials) of an ``Authorization`` header; schemes are case-insensitive
+    (RFC 9110): ``authorization_parts("BEARER abc") == ("bearer", "abc")``."""
+    scheme, _, credentials = authorization.strip().partition(" ")
+    return scheme.lower(), credentials.strip()
+
+
 def ingest_token_problem(authorization: str, token: str) -> str | None:
     """Why an ``Authorization`` header does not carry the ingest token, or None when it does.
 
@@ -106,13 +113,13 @@ def ingest_token_problem(authorization: str, token: str) -> str | None:
     key), or the whole ``public_key:secret_key`` pair (a token set to the pair a team already uses)."""
     if not authorization:
         return "missing bearer token"
-    scheme, _, credentials = authorization.strip().partition(" ")
-    if scheme.lower() == "bearer":  # auth schemes are case-insensitive (RFC 9110): bearer and BEARER too
-        return None if hmac.compare_digest(credentials.strip().encode(), token.encode()) else "wrong bearer token"
-    if scheme.lower() != "basic":
+    scheme, credentials = authorization_parts(authorization)
+    if scheme == "bearer":
+        return None if hmac.compare_digest(credentials.encode(), token.encode()) else "wrong bearer token"
+    if scheme != "basic":
         return "wrong bearer token"
     try:
-        pair = base64.b64decode(credentials.strip(), validate=True)
+        pair = base64.b64decode(credentials, validate=True)
     except (binascii.Error, ValueError):
         return "basic credentials are not base64"
     secret = pair.partition(b":")[2]

@@ -51,6 +51,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from ..ingest.receiver import authorization_parts
 from ..settings import Settings, parse_allowed_hosts, reveal
 
 SESSION_COOKIE = "sumwatch_session"
@@ -104,10 +105,8 @@ def csrf_token(request: Request) -> str:
 
 def bearer_ok(request_headers: Any, token: str | None) -> bool:
     """Whether an ``Authorization: Bearer`` header opens the API (any Bearer header when no token is set)."""
-    scheme, _, given = request_headers.get("authorization", "").strip().partition(" ")
-    if scheme.lower() != "bearer":  # auth schemes are case-insensitive (RFC 9110)
-        return False
-    return token is None or hmac.compare_digest(given.strip().encode(), token.encode())
+    scheme, given = authorization_parts(request_headers.get("authorization", ""))
+    return scheme == "bearer" and (token is None or hmac.compare_digest(given.encode(), token.encode()))
 
 
 def session_value(token: str, now: float | None = None) -> str:
