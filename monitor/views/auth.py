@@ -301,9 +301,10 @@ class AuthMiddleware:
         if path == "/login" and scope["method"] == "POST":
             wait = self.limiter.retry_after(client)
             if wait is not None:
-                limited = HTMLResponse(f"<p>Too many failed sign-ins from this address: try again in {wait} s.</p>",
-                                       status_code=429, headers={"Retry-After": str(wait)})
-                await limited(scope, receive, send)
+                limited = login_page(request, f'<p class="error">Too many failed sign-ins from this address: try '
+                                              f'again in {wait} s.</p>', 429)
+                limited.headers["Retry-After"] = str(wait)
+                await limited(scope, receive, self._decorated(scope, request, send))  # a page's headers
                 return
             send = self._counting_sign_ins(client, send)
         if path not in LOGIN_PATHS and not self._authenticated(request):
@@ -490,6 +491,13 @@ input{{width:100%;padding:.5rem;margin:.5rem 0;box-sizing:border-box}}.error{{co
 """
 
 
+def login_page(request: Request, message: str = "", status: int = 200) -> HTMLResponse:
+    """The sign-in form, with ``message`` (HTML) above it: a wrong token, or the sign-in limit."""
+    target = _safe_next(request.query_params.get("next"))
+    return HTMLResponse(_LOGIN_PAGE.format(message=message, csrf=html.escape(csrf_token(request)),
+                                           next=html.escape(target)), status_code=status)
+
+
 def auth_middleware(settings: Settings) -> Middleware:
     """The middleware ``sumwatch up`` puts in front of every route: the token, CSRF, the Host allow-list, the
     security headers, session revocation and the sign-in limit."""
@@ -501,23 +509,18 @@ def login_routes(settings: Settings) -> list[Route]:
     """``GET /login`` (the form), ``POST /login`` (checks the token, sets the session), ``POST /logout``."""
     token = reveal(settings.receiver.api_token) or None
 
-    def page(request: Request, message: str = "", status: int = 200) -> HTMLResponse:
-        target = _safe_next(request.query_params.get("next"))
-        return HTMLResponse(_LOGIN_PAGE.format(message=message, csrf=html.escape(csrf_token(request)),
-                                               next=html.escape(target)), status_code=status)
-
     async def login(request: Request) -> Response:
         if request.method == "GET":
             if token is None:
                 return RedirectResponse(_safe_next(request.query_params.get("next")), status_code=303)
-            return page(request)
+            return login_page(request)
         form = await form_fields(request)
         target = _safe_next(form.get("next") or "/")
         given = form.get("token", "")
         if token is None:
             return RedirectResponse(target, status_code=303)
         if not hmac.compare_digest(given.encode(), token.encode()):
-            return page(request, '<p class="error">That is not the API token.</p>', 401)
+            return login_page(request, '<p class="error">That is not the API token.</p>', 401)
         answer = RedirectResponse(target, status_code=303)
         answer.headers.append("set-cookie", _cookie(SESSION_COOKIE, session_value(token), http_only=True,
                                                     max_age=SESSION_MAX_AGE_S))

@@ -96,6 +96,13 @@ def test_without_trusted_proxies_a_forged_x_forwarded_for_does_not_get_more_gues
     guesses = [_sign_in(server.endpoint, "wrong", **{"x-forwarded-for": f"198.51.100.{i}"}) for i in range(6)]
     assert guesses == [401] * 5 + [429]
     assert _sign_in(server.endpoint, TOKEN, forwarded="for=198.51.100.77") == 429  # the standard header neither
+    with httpx.Client(base_url=server.endpoint, timeout=30) as client:  # the wait, on the sign-in page itself
+        client.get("/login")
+        limited = client.post("/login", data={"token": TOKEN, "csrf_token": client.cookies[CSRF_COOKIE]},
+                              headers={"origin": server.endpoint})
+    assert limited.status_code == 429 and int(limited.headers["retry-after"]) > 0
+    assert "Too many failed sign-ins from this address: try again in" in limited.text and 'name="token"' in limited.text
+    assert "frame-ancestors 'none'" in limited.headers["content-security-policy"]
 
 
 def test_behind_a_trusted_proxy_the_limit_keys_on_the_client_it_names(server_with):
