@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..settings import Settings, parse_trusted_proxies
-from .auth import ASGIApp, Receive, Scope, Send
+from .auth import ASGIApp, Receive, Scope, Send, host_name
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 _SCHEMES = ("http", "https")
@@ -31,11 +31,8 @@ def node_address(node: str) -> str:
     """An address as a hop names it, without port, brackets or quotes, IPv6 compressed; other text as it is
     (shortened): ``node_address('"[2001:DB8::1]:4711"') == "2001:db8::1"``."""
     node = node.strip().strip('"').strip()
-    if node.startswith("["):
-        node = node[1:node.find("]")] if "]" in node else node
-    elif node.count(":") == 1:
-        node = node.partition(":")[0]  # IPv4 with a port
-    ip = _ip(node)
+    # a bare IPv6 address, else host[:port] as the Host check reads it
+    ip = _ip(node) or _ip((host_name(node) or "").strip("[]"))
     return str(ip) if ip is not None else node[:_MAX_NODE]
 
 
