@@ -6,13 +6,11 @@ import random
 import time
 
 import pytest
+from shouting_rubric import HOSTILE_PATTERN, HOSTILE_SUMMARY, SHOUTING
 
 from sumwatch.monitor.rubrics.definition import BUILTIN, parse_definition
 from sumwatch.monitor.rubrics.verdicts import SummaryCase
 from sumwatch.monitor.settings.patterns import PatternError, PatternTimeout, user_pattern
-
-HOSTILE = "(a+)+$"  # exponential for a backtracking engine: 14 s on 28 characters with Python's re
-HOSTILE_TEXT = "a" * 27 + "!"
 
 
 @pytest.mark.parametrize(("pattern", "reason"), [
@@ -30,9 +28,11 @@ def test_what_re2_refuses_is_one_line_with_its_reason(pattern, reason, capfd):
 
 
 def test_a_hostile_pattern_runs_in_linear_time():
-    pattern = user_pattern(HOSTILE)
+    pattern = user_pattern(HOSTILE_PATTERN)
     started = time.perf_counter()
-    assert pattern.search(HOSTILE_TEXT) is None
+    assert pattern.search(HOSTILE_SUMMARY) is None
+    # 14 s for a backtracking engine: it fails here rather than hang on the million below
+    assert time.perf_counter() - started < 1.0
     assert pattern.search("a" * 1_000_000 + "!") is None  # 2^1000000 steps for a backtracking engine
     assert time.perf_counter() - started < 1.0  # RE2 takes milliseconds; Python's re never finishes
     assert pattern.search("baaa").text == "aaa"
@@ -54,36 +54,11 @@ def test_a_search_past_its_time_limit_is_given_up():
     assert pattern.search(text) is None  # with the default limit it finishes
 
 
-RUBRIC = """
-name = "shouting"
-version = "v1"
-question = "Does the summary shout?"
-unit = "summary"
-roll_up = "worst"
-criteria = "A summary shouts when it repeats a letter many times."
-[verdicts.calm]
-passes = true
-score = 1.0
-means = "no shouting"
-[verdicts.shouting]
-passes = false
-score = 0.0
-means = "shouts"
-failure_mode = "repeated_letters"
-[failure_modes]
-repeated_letters = "a letter repeated many times"
-[[checks]]
-pattern = '(a+)+$'
-verdict = "shouting"
-failure_mode = "repeated_letters"
-"""
-
-
 def test_a_custom_rubric_with_the_hostile_check_is_judged_at_once(rules_cascade):
-    definition = parse_definition(RUBRIC, origin="shouting.toml")
+    definition = parse_definition(SHOUTING, origin="shouting.toml")
     cascade = rules_cascade.with_definitions({**BUILTIN, "shouting": definition})
     started = time.perf_counter()
-    calm, loud = cascade.score_batch([SummaryCase("source", HOSTILE_TEXT), SummaryCase("source", "aaaa")],
+    calm, loud = cascade.score_batch([SummaryCase("source", HOSTILE_SUMMARY), SummaryCase("source", "aaaa")],
                                      rubrics=["shouting"])
     assert time.perf_counter() - started < 2.0
     assert calm["shouting"].verdict == "calm" and loud["shouting"].verdict == "shouting"

@@ -8,6 +8,7 @@ import time
 from dataclasses import replace
 
 import pytest
+from shouting_rubric import HOSTILE_PATTERN
 from typer.testing import CliRunner
 
 from sumwatch.monitor.cli import app
@@ -15,8 +16,6 @@ from sumwatch.monitor.exports.config import ExportConfig
 from sumwatch.monitor.exports.payload import build_payload
 from sumwatch.monitor.issues.reads import get_issue
 from sumwatch.monitor.settings import SettingsError
-
-HOSTILE = "(a+)+$"  # 2^n steps of a backtracking engine on n a's and a "!": 14 s at n = 27 with Python's re
 
 
 def test_a_hostile_redact_pattern_on_long_texts_finishes_fast_and_redacts(issues, store):
@@ -26,7 +25,7 @@ def test_a_hostile_redact_pattern_on_long_texts_finishes_fast_and_redacts(issues
     hostile = replace(detail, description="a" * 1_000_000 + "!", root_cause="The model shouts " + "a" * 1_000_000,
                       fix="a" * 27 + "!")
     started = time.perf_counter()
-    payload = build_payload(store, hostile, ExportConfig(export_redact=HOSTILE))
+    payload = build_payload(store, hostile, ExportConfig(export_redact=HOSTILE_PATTERN))
     took = time.perf_counter() - started
     assert payload.description == hostile.description and payload.fix == "a" * 27 + "!"
     assert payload.root_cause == "The model shouts [redacted]"
