@@ -7,14 +7,17 @@ import json
 import statistics
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from typing import Any
 
 import httpx
 import pytest
 from hang_guard import HANG_GUARD_S
 from served import serve
+from shouting_rubric import HOSTILE_SUMMARY, SHOUTING
 
 from sumwatch.monitor.ingest.backfill import ingest_lines
 from sumwatch.monitor.rubrics.definition import parse_definition
@@ -24,32 +27,7 @@ from sumwatch.monitor.store.listing import list_traces
 from sumwatch.monitor.store.scores import SCORES_TABLE
 
 CLIENT = {"authorization": "Bearer none"}  # as the CLI sends: not a browser, so no CSRF token needed
-# the check below, '(a+)+$', takes 2^28 steps of a backtracking engine on this summary (14 s with Python's re,
-# the GIL held all along); RE2 is linear
-HOSTILE_SUMMARY = "a" * 27 + "!"
-SHOUTING = """
-name = "shouting"
-version = "v1"
-question = "Does the summary shout?"
-unit = "summary"
-roll_up = "worst"
-criteria = "A summary shouts when it repeats one letter at its end."
-[verdicts.calm]
-passes = true
-score = 1.0
-means = "no shouting"
-[verdicts.shouting]
-passes = false
-score = 0.0
-means = "shouts"
-failure_mode = "repeated_letters"
-[failure_modes]
-repeated_letters = "a letter repeated to the end"
-[[checks]]
-pattern = '(a+)+$'
-verdict = "shouting"
-failure_mode = "repeated_letters"
-"""
+SAMPLES = 300  # /healthz answers inside the hostile work, at least: their p99 is not the one slowest answer
 
 
 @pytest.fixture
@@ -60,40 +38,78 @@ def server(store, settings, rules_cascade):
 
 
 # /healthz asked one request after another from a process of its own (as a load balancer asks: its waits are
-# not the test's), until a line arrives on its stdin; it prints "(when sent, seconds to answer)" as JSON
+# not the test's), until a line arrives on its stdin; it prints "[when sent, seconds to answer]" for each answer
 _PROBE = """
 import json, sys, threading, time
 import httpx
 stop = threading.Event()
 threading.Thread(target=lambda: (sys.stdin.readline(), stop.set()), daemon=True).start()
-times = []
 with httpx.Client(timeout=60) as http:
     print("ready", flush=True)
-    while not stop.is_set() or len(times) < int(sys.argv[2]):
+    while not stop.is_set():
         started = time.monotonic()
         assert http.get(sys.argv[1] + "/healthz").status_code == 200
-        times.append((started, time.monotonic() - started))
-print(json.dumps(times))
+        print(json.dumps([started, time.monotonic() - started]), flush=True)
 """
 
 
 @contextmanager
-def _healthz_probe(endpoint: str, least: int) -> Iterator[list[tuple[float, float]]]:
+def _healthz_probe(endpoint: str) -> Iterator[list[tuple[float, float]]]:
+    """The probe's answers, (when sent, seconds to answer), appended as they arrive while the block runs."""
     timed: list[tuple[float, float]] = []
-    probe = subprocess.Popen([sys.executable, "-c", _PROBE, endpoint, str(least)], stdin=subprocess.PIPE,
+    probe = subprocess.Popen([sys.executable, "-c", _PROBE, endpoint], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, text=True)
     assert probe.stdin is not None and probe.stdout is not None
+    answers = probe.stdout
+    reader = threading.Thread(target=lambda: timed.extend(tuple(json.loads(line)) for line in answers))
     try:
-        assert probe.stdout.readline().strip() == "ready"
+        assert answers.readline().strip() == "ready"
+        reader.start()
         yield timed
     finally:
-        answer, _ = probe.communicate("stop\n", timeout=HANG_GUARD_S)
+        with suppress(BrokenPipeError):  # a probe that failed has said why on stderr; its exit status tells
+            probe.stdin.write("stop\n")
+            probe.stdin.close()
+        probe.wait(timeout=HANG_GUARD_S)
+        if reader.ident is not None:
+            reader.join(timeout=HANG_GUARD_S)
     assert probe.returncode == 0
-    timed.extend(tuple(pair) for pair in json.loads(answer))
+
+
+def _run_action(http: httpx.Client, action: str, body: dict[str, Any]) -> tuple[dict[str, Any], tuple[float, float]]:
+    """Start ``action`` and wait for it to finish: its final state and (start, end)."""
+    started = time.monotonic()
+    accepted = http.post(f"/api/actions/{action}", params={"wait": "false"}, json=body)
+    assert accepted.status_code == 202, accepted.text
+    while (state := http.get(f"/api/actions/{action}").json())["running"]:
+        time.sleep(0.02)
+    return state, (started, time.monotonic())
 
 
 def _p99(seconds: list[float]) -> float:
-    return statistics.quantiles(seconds, n=100, method="inclusive")[98] if len(seconds) > 1 else max(seconds)
+    return statistics.quantiles(seconds, n=100, method="inclusive")[98]
+
+
+def _assert_healthz_p99_under_200_ms(endpoint: str, run_once: Callable[[], tuple[float, float]], what: str) -> None:
+    """``run_once`` (hostile work, returning its (start, end)) back to back while /healthz is asked, until the work
+    has run 3 s and at least SAMPLES answers were sent while it ran: their p99 is under 200 ms. Only those
+    answers count, so the test measures the hostile work and waits for samples rather than fail for lack of them
+    on a loaded machine."""
+    windows: list[tuple[float, float]] = []
+
+    def during() -> list[float]:
+        return [s for at, s in timed if any(start <= at <= end for start, end in windows)]
+
+    deadline = time.monotonic() + HANG_GUARD_S  # a hang guard, not a test limit
+    with _healthz_probe(endpoint) as timed:
+        while sum(end - start for start, end in windows) < 3.0 or len(during()) < SAMPLES:
+            assert time.monotonic() < deadline, f"{len(during())} /healthz answers during the work"
+            windows.append(run_once())
+    answers = during()
+    print(f"\n/healthz during {len(windows)} {what} ({sum(end - start for start, end in windows):.2f} s): "
+          f"{len(answers)} requests, p50 {statistics.median(answers) * 1000:.1f} ms, "
+          f"p99 {_p99(answers) * 1000:.1f} ms, max {max(answers) * 1000:.1f} ms")
+    assert len(answers) >= SAMPLES and _p99(answers) < 0.2
 
 
 def test_healthz_answers_within_200_ms_while_a_hostile_check_runs_in_judge_test(server, store):
@@ -104,25 +120,14 @@ def test_healthz_answers_within_200_ms_while_a_hostile_check_runs_in_judge_test(
                                   HOSTILE_SUMMARY[i % 3:] + "!" * (i % 2), human_verdict="calm")
                        for i in range(items)])
     http = httpx.Client(base_url=server.endpoint, headers=CLIENT, timeout=60)
-    runs: list[tuple[float, float]] = []  # (start, end) of each judge test
-    with _healthz_probe(server.endpoint, 0) as timed:
-        # judge tests back to back for at least 3 s: the probe's answers while they run are hundreds, so their
-        # p99 is a percentile and not one request that the loaded machine happened to schedule late
-        while not runs or runs[-1][1] - runs[0][0] < 3.0:
-            started = time.monotonic()
-            accepted = http.post("/api/actions/judge_test", params={"wait": "false"},
-                                 json={"rubric": "shouting", "definition": SHOUTING, "origin": "shouting.toml"})
-            assert accepted.status_code == 202, accepted.text
-            while (state := http.get("/api/actions/judge_test").json())["running"]:
-                time.sleep(0.02)
-            runs.append((started, time.monotonic()))
-            assert state["error"] is None and state["result"]["items"] == items, state
-    during = [s for at, s in timed if any(start <= at <= end for start, end in runs)]
-    print(f"\n/healthz during {len(runs)} judge tests of {items} hostile summaries "
-          f"({sum(end - start for start, end in runs):.2f} s): {len(during)} requests, "
-          f"p50 {statistics.median(during) * 1000:.1f} ms, p99 {_p99(during) * 1000:.1f} ms, "
-          f"max {max(during) * 1000:.1f} ms")
-    assert len(during) >= 100 and _p99(during) < 0.2
+
+    def judge_test() -> tuple[float, float]:
+        state, window = _run_action(http, "judge_test", {"rubric": "shouting", "definition": SHOUTING,
+                                                         "origin": "shouting.toml"})
+        assert state["error"] is None and state["result"]["items"] == items, state
+        return window
+
+    _assert_healthz_p99_under_200_ms(server.endpoint, judge_test, f"judge tests of {items} hostile summaries")
 
 
 @pytest.mark.slow
@@ -133,29 +138,20 @@ def test_healthz_answers_within_200_ms_while_a_sampler_pass_judges_hostile_summa
     variants = [HOSTILE_SUMMARY, "a" * 26 + "!", "a" * 28 + "!!", "b" + HOSTILE_SUMMARY, "a" * 27]
     batch = 300
     http = httpx.Client(base_url=server.endpoint, headers=CLIENT, timeout=60)
-    passes: list[tuple[float, float]] = []  # (start, end) of each pass
     summaries: list[str] = []
-    with _healthz_probe(server.endpoint, 0) as timed:
-        # a batch of new spans, then a pass that judges them, back to back for at least 3 s of passes
-        while not passes or sum(end - start for start, end in passes) < 3.0:
-            sent = [variants[(len(summaries) + i) % len(variants)] for i in range(batch)]
-            lines = [json.dumps({"source": f"Document {len(summaries) + i}: the council met.", "summary": text})
-                     for i, text in enumerate(sent)]
-            assert ingest_lines(store, enumerate(lines, 1)).stored == batch
-            summaries += sent
-            started = time.monotonic()
-            accepted = http.post("/api/actions/score", params={"wait": "false"}, json={"workers": 1})
-            assert accepted.status_code == 202, accepted.text
-            while (state := http.get("/api/actions/score").json())["running"]:
-                time.sleep(0.02)
-            passes.append((started, time.monotonic()))
-            assert state["error"] is None and state["result"]["scored_spans"] == batch, state
-    during = [s for at, s in timed if any(start <= at <= end for start, end in passes)]
-    print(f"\n/healthz during {len(passes)} sampler passes of {batch} hostile summaries each "
-          f"({sum(end - start for start, end in passes):.2f} s): {len(during)} requests, "
-          f"p50 {statistics.median(during) * 1000:.1f} ms, p99 {_p99(during) * 1000:.1f} ms, "
-          f"max {max(during) * 1000:.1f} ms")
-    assert len(during) >= 100 and _p99(during) < 0.2
+
+    def sampler_pass() -> tuple[float, float]:
+        # a batch of new spans, then a pass that judges them: only the pass is the hostile work
+        sent = [variants[(len(summaries) + i) % len(variants)] for i in range(batch)]
+        lines = [json.dumps({"source": f"Document {len(summaries) + i}: the council met.", "summary": text})
+                 for i, text in enumerate(sent)]
+        assert ingest_lines(store, enumerate(lines, 1)).stored == batch
+        summaries.extend(sent)
+        state, window = _run_action(http, "score", {"workers": 1})
+        assert state["error"] is None and state["result"]["scored_spans"] == batch, state
+        return window
+
+    _assert_healthz_p99_under_200_ms(server.endpoint, sampler_pass, f"sampler passes of {batch} hostile summaries each")
     # the passes judged every span with the promoted check: those ending in "a" shout, the rest do not
     verdicts = dict(store.query_rows(f"SELECT Verdict, count() FROM {SCORES_TABLE} FINAL WHERE Rubric = 'shouting' "
                                      f"GROUP BY Verdict"))
