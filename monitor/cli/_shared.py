@@ -187,14 +187,15 @@ def check_rubric_name(rubric: str | None) -> None:
 
 @contextmanager
 def rubric_read() -> Iterator[None]:
-    """Around a read filtered by ``--rubric``, inside :func:`open_client`: the server's 400 for a rubric its
-    database does not know is the command's argument at fault, so it exits 2 with the server's line."""
+    """Around a read filtered by ``--rubric``, inside :func:`open_client`: the server's 404 for a rubric its
+    database does not know (400 for a name of the wrong form) is the command's argument at fault, so it exits 2
+    with the server's line."""
     from ..views.client import ClientError  # noqa: PLC0415 - start-up: a command imports what it runs
 
     try:
         yield
     except ClientError as exc:
-        if exc.status in (400, 404) and exc.reason.startswith("rubric "):
+        if exc.refused and exc.reason.startswith("rubric "):
             exc.what = "the rubric filter"
         raise
 
@@ -233,13 +234,9 @@ def own_settings_for(client: ApiClient, settings: Settings, command: str) -> dic
 
 
 def _refused(exc: ClientError) -> bool:
-    """A request this command made that the server refused for what it holds: a value that breaks the API's
-    document (400), one it cannot use (422), a body too big (413), or a rubric its database does not know (404)."""
-    from ..views.client import UNKNOWN_RUBRIC  # noqa: PLC0415 - start-up: a command imports what it runs
-
-    if not exc.reason or exc.what == "the read":
-        return False
-    return exc.status in (400, 413, 422) or (exc.status == 404 and exc.reason.startswith(UNKNOWN_RUBRIC))
+    """A request this command made that the server refused for what it holds (:attr:`ClientError.refused`),
+    with its reason."""
+    return bool(exc.reason) and exc.what != "the read" and exc.refused
 
 
 def client_problem(exc: ClientError, where: str, *, token_set: bool) -> str:

@@ -68,6 +68,12 @@ class ClientError(RuntimeError):
         super().__init__(message)
         self.status, self.reason, self.what = status, reason, what
 
+    @property
+    def refused(self) -> bool:
+        """Whether the server refused what the request holds: a value that breaks the API's document (400), a body
+        too big (413), content it cannot use (422), or a rubric its database does not know (404)."""
+        return self.status in (400, 413, 422) or (self.status == 404 and self.reason.startswith(UNKNOWN_RUBRIC))
+
 
 # how the API's 404 for a rubric the database does not know begins (store.judges.check_rubric's line)
 UNKNOWN_RUBRIC = "rubric must be one of "
@@ -377,7 +383,7 @@ class ApiClient:
         try:
             return self._post(CorpusItem, path, body)
         except ClientError as exc:
-            if exc.status in (400, 422) or (exc.status == 404 and exc.reason.startswith(UNKNOWN_RUBRIC)):
+            if exc.refused:
                 raise ValueError(exc.reason) from None
             if exc.status == 404:
                 raise KeyError(exc.reason) from None
