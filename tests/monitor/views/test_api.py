@@ -78,3 +78,15 @@ def test_a_body_the_schema_refuses_is_a_400_naming_the_field_never_a_500(served)
                                                                     "got '3/2'"}
     answer = httpx.post(server.endpoint + "/api/actions/score", content=b"{", headers=headers, timeout=30)
     assert answer.status_code == 400 and "JSON" in answer.json()["error"]
+
+
+def test_a_score_send_without_configured_targets_is_a_409_and_a_longer_since_is_capped(store, settings):
+    from sumwatch.monitor.views.routers.params import capped_duration
+
+    client = TestClient(create_app(settings, store, export_config=ExportConfig()), base_url="http://localhost")
+    headers = {"authorization": "Bearer anything"}
+    for body in ({}, {"to": ["langfuse"]}, {"since": "99999d"}):
+        answer = client.post("/api/scores/send", json=body, headers=headers)
+        assert answer.status_code == 409 and "\n" not in answer.json()["error"], (body, answer.text)
+    assert client.post("/api/scores/send", json={"since": "7 days"}, headers=headers).status_code == 400
+    assert [capped_duration(d) for d in ("7d", " 1.5h ", "99999d", "36501d")] == ["7d", " 1.5h ", "36500d", "36500d"]
