@@ -27,11 +27,11 @@ from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 from sumwatch.tracer import Usage, semconv, summarization_attributes
 from sumwatch.tracer.otel_traces import spans_to_rows
 
+from ..settings.user_files import MAX_DEPTH  # how deep a line's metadata may nest, as a user's TOML file
 from ..store.connection import Store
 from .validate import MAX_TIME_NS, MAX_TIME_TEXT, MIN_TIME_NS, MIN_TIME_TEXT
 
 DEFAULT_SERVICE = "sumwatch-ingest"
-MAX_DEPTH = 32  # how deep a line's metadata may nest
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 REQUIRED = ("source", "summary")
 OPTIONAL = ("band", "document_id", "domain", "service", "timestamp", "metadata", "prompt_version",
