@@ -56,7 +56,9 @@ def create_app(settings: Settings, store: Store, *, judges: Judges | None = None
     app.add_middleware(ReadsSeeAcknowledged, (writer, logs))
     layer = auth_middleware(settings)
     app.add_middleware(layer.cls, *layer.args, **layer.kwargs)  # a refused request never waits
-    app.add_middleware(ForwardedHeaders, proxies=TrustedProxies.from_settings(settings))  # the client auth sees
+    proxies = TrustedProxies.from_settings(settings)
+    if proxies.networks:  # none trusted (the default): no layer, the peer is the client
+        app.add_middleware(ForwardedHeaders, proxies=proxies)  # the client auth sees
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 

@@ -110,13 +110,13 @@ def _pairs(element: str) -> dict[str, str]:
 
 class ForwardedHeaders:
     """ASGI middleware: ``scope["client"]`` and ``scope["scheme"]`` as :meth:`TrustedProxies.resolve` finds them
-    (nothing changes when no proxy is trusted or the peer is not one)."""
+    (nothing changes when the peer is not a trusted proxy); ``create_app`` adds it only when one is trusted."""
 
     def __init__(self, app: ASGIApp, proxies: TrustedProxies) -> None:
         self.app, self.proxies = app, proxies
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] in ("http", "websocket") and self.proxies.networks and scope.get("client"):
+        if scope["type"] in ("http", "websocket") and scope.get("client"):
             client, scheme = self.proxies.resolve(scope["client"][0], scope.get("headers", ()))
             if client != scope["client"][0]:
                 scope["client"] = (client, 0)

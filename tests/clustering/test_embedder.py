@@ -7,6 +7,8 @@ import pytest
 
 from sumwatch.clustering.embedder import Embedder, EmbedderError, resolve_model
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.fixture(scope="module")
 def embedder() -> Embedder:

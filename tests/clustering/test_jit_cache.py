@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration
+
 # one clustering fit in a fresh process; prints what numba compiled and what came out
 _RUN = textwrap.dedent("""
     import json, sys

@@ -19,6 +19,8 @@ from sumwatch.clustering.name import ClusterName, KeywordNamer, NameRequest
 from sumwatch.clustering.pipeline import FailureClusterer, PointMeta
 from sumwatch.monitor.remote.llm import LitellmModel, LLMConnection
 
+pytestmark = pytest.mark.integration
+
 MODEL = "openai/judge-test"
 _IN = re.compile(r"<in_cluster>\n(.*?)\n</in_cluster>", re.DOTALL)
 _OUT = re.compile(r"<outside_cluster>\n(.*?)\n</outside_cluster>", re.DOTALL)
