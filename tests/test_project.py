@@ -4,6 +4,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 from hang_guard import HANG_GUARD_S
 
@@ -31,6 +32,7 @@ def test_readme_opens_with_demo_and_test_commands_and_ci_runs_the_same_test_comm
     assert "pip install" not in run and "apt-get" not in run
 
 
+@pytest.mark.integration
 def test_ci_run_stops_at_the_first_failing_step(tmp_path):
     """`bash .ci/run` fails when set-up fails, though set-up sits on the left of && (set -e skips those)."""
     ci = tmp_path / ".ci"

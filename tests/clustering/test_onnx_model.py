@@ -15,6 +15,8 @@ import pytest
 from sumwatch.clustering import onnx_model
 from sumwatch.clustering.embedder import Embedder, ModelBackend, resolve_model
 
+pytestmark = pytest.mark.integration
+
 SENTENCES = ["The city council approved the new parks budget.", "Councillors voted to pass the budget for parks.",
              "The striker scored twice in the cup final.", "  Rain is expected tomorrow.  ", "Q3 revenue rose 12%."]
 PACKAGED = Path(resolve_model("all-MiniLM-L6-v2"))

@@ -15,6 +15,8 @@ from sumwatch.clustering.pipeline import FailureClusterer, PointMeta
 from sumwatch.clustering.reduce import UmapReducer
 from sumwatch.clustering.represent import CORE_MEMBERSHIP
 
+pytestmark = pytest.mark.integration
+
 _COMPANIES = ["Acme", "Globex", "Initech", "Umbrella", "Hooli", "Stark", "Wayne", "Cyberdyne", "Soylent",
               "Vandelay", "Wonka", "Tyrell", "Oscorp", "Aperture", "Massive", "Pied Piper", "Dunder",
               "Gringotts", "Monarch", "Nakatomi"]

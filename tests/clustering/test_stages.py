@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 

@@ -52,12 +52,14 @@ def engine(tmp_path_factory) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.integration
 def test_the_engine_reads_the_memory_bounds(engine):
     assert float(engine["settings"]["max_server_memory_usage_to_ram_ratio"]) == 0.75
     assert int(engine["settings"]["mark_cache_size"]) == 256 * 1024 * 1024
     assert int(engine["settings"]["uncompressed_cache_size"]) == 0
 
 
+@pytest.mark.integration
 def test_the_logs_kept_expire(engine):
     assert "TTL event_date + toIntervalDay(7)" in engine["engines"]["query_log"]
     assert "TTL event_date + toIntervalDay(7)" in engine["engines"]["part_log"]

@@ -16,7 +16,7 @@ import pytest
 from hang_guard import HANG_GUARD_S
 
 HARNESS = Path(__file__).with_name("cluster_chdb.py")
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from hang_guard import HANG_GUARD_S
 
+pytestmark = pytest.mark.integration
+
 ENTRYPOINT = Path(__file__).resolve().parents[2] / "deploy" / "entrypoint.sh"
 
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from sumwatch.monitor.ingest.receiver import ReceiverServer
 from sumwatch.monitor.store.connection import StoreUnavailableError
+
+pytestmark = pytest.mark.integration
 
 
 def test_readyz_answers_200_while_the_database_answers_and_503_when_it_fails(settings, store, monkeypatch):

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from hang_guard import HANG_GUARD_S
 
+pytestmark = pytest.mark.integration
+
 ROOT = Path(__file__).resolve().parents[2]
 
 HEAVY = ("numpy", "torch", "clickhouse_connect", "chdb", "litellm", "sentence_transformers", "umap", "hdbscan")

@@ -24,6 +24,7 @@ HEAVY = ("numpy", "torch", "clickhouse_connect", "chdb", "litellm", "sentence_tr
 SOURCE = "The council approved a budget of $4.2 million on Monday. Spending on parks rises 12% next year."
 
 
+@pytest.mark.integration
 def test_importing_the_tracer_loads_the_opentelemetry_api_only():
     code = ("import sys, sumwatch.tracer, sumwatch.tracer.semconv\n"
             "from sumwatch.tracer import summarization, summarization_span, configure\n"
@@ -36,6 +37,7 @@ def test_importing_the_tracer_loads_the_opentelemetry_api_only():
     assert after == "['opentelemetry.sdk']"  # configure() is where the SDK comes in
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("module", ["sumwatch.tracer", "sumwatch.tracer.semconv", "sumwatch.tracer.otel_traces"])
 def test_a_public_tracer_module_imports_without_the_sdk_an_exporter_or_heavy_packages(module):
     code = ("import sys\n"
@@ -66,6 +68,7 @@ def test_version_and_type_information_ship_with_the_package():
     assert sumwatch.tracer.__version__ == pyproject["project"]["version"]
 
 
+@pytest.mark.integration
 def test_version_falls_back_to_the_source_version_without_distribution_metadata():
     tomllib = pytest.importorskip("tomllib")
     code = ("import importlib.metadata as m\n"
@@ -106,6 +109,7 @@ def mypy_output(request, tmp_path_factory):
     return out.stdout
 
 
+@pytest.mark.integration
 def test_the_decorated_function_keeps_its_type(mypy_output):
     """mypy sees through the decorator: parameters and return types survive, sync and async."""
     out = mypy_output
@@ -114,6 +118,7 @@ def test_the_decorated_function_keeps_its_type(mypy_output):
     assert 'Argument 2 to "summarize" has incompatible type "int"; expected "str"' in out, out
 
 
+@pytest.mark.integration
 def test_typed_usage_checks_clean_functions_generators_and_methods(mypy_output):
     """typed_usage.py: assert_type on calls of decorated functions, and type errors that must still be errors."""
     problems = [line for line in mypy_output.splitlines() if line.startswith("typed_usage.py")]
