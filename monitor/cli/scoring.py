@@ -88,10 +88,7 @@ def sample(all_spans: bool = flag(False, "--all",
             _agree(estimate, "sample --all", yes, json_, ask=estimate.llm_requests_max > 0)
         with action_progress("scoring") as on_progress:
             report = client.score(request, on_progress=on_progress)
-    if json_:
-        print_json(report)
-        return
-    out.print(_pass_line(report), highlight=False)
+    _show(report, _pass_line(report), json_)
 
 
 def rescore(rubric: list[str] | None = typer.Option(None, "--rubric", help="Only this rubric (repeat for more; "
@@ -123,25 +120,21 @@ def rescore(rubric: list[str] | None = typer.Option(None, "--rubric", help="Only
         request = RescoreRequest(rubrics=list(rubric) if rubric else None, since=since, service=service,
                                  mode=mode or carried.get("mode"))
         estimate = client.rescore_estimate(request)
-        if dry_run:
-            if json_:
-                print_json(estimate)
-            else:
-                out.print(estimate.sentence("rescore would judge"), highlight=False)
-            return
-        if not estimate.spans:
-            if json_:
-                print_json(estimate)
-            else:
-                out.print(estimate.sentence("rescore"), highlight=False)
+        if dry_run or not estimate.spans:
+            _show(estimate, estimate.sentence("rescore would judge" if dry_run else "rescore"), json_)
             return
         _agree(estimate, "rescore", yes, json_, ask=True)
         with action_progress("rescoring") as on_progress:
             report = client.rescore(request, on_progress=on_progress)
+    _show(report, _pass_line(report), json_)
+
+
+def _show(record: Any, line: str, json_: bool) -> None:
+    """``record`` as JSON for scripts, else its line."""
     if json_:
-        print_json(report)
-        return
-    out.print(_pass_line(report), highlight=False)
+        print_json(record)
+    else:
+        out.print(line, highlight=False)
 
 
 def _say(line: str, json_: bool) -> None:

@@ -40,14 +40,15 @@ def cap_text(spend: DailySpend) -> str:
             f"SUMWATCH_LLM_DAILY_CAP_USD raises the cap.")
 
 
-def _message(target: Any, spend: DailySpend) -> dict[str, Any]:
-    if isinstance(target, Slack):
-        head = "LLM judging reached its daily cap"
-        return {"text": clip(cap_text(spend), SECTION_LIMIT),
-                "blocks": [{"type": "header", "text": {"type": "plain_text", "text": clip(head, HEADER_LIMIT),
-                                                        "emoji": False}},
-                           {"type": "section", "text": {"type": "mrkdwn", "text": clip(cap_text(spend),
-                                                                                       SECTION_LIMIT)}}]}
+def slack_message(spend: DailySpend) -> dict[str, Any]:
+    head = "LLM judging reached its daily cap"
+    return {"text": clip(cap_text(spend), SECTION_LIMIT),
+            "blocks": [{"type": "header", "text": {"type": "plain_text", "text": clip(head, HEADER_LIMIT),
+                                                    "emoji": False}},
+                       {"type": "section", "text": {"type": "mrkdwn", "text": clip(cap_text(spend), SECTION_LIMIT)}}]}
+
+
+def webhook_message(spend: DailySpend) -> dict[str, Any]:
     return {"event": EVENT, "cap": {"day": spend.day, "daily_cap_usd": spend.cap_usd, "spent_usd": spend.spent_usd,
                                     "unjudged_cap": spend.unjudged_cap, "text": cap_text(spend)},
             "sent_at": now_iso()}
@@ -65,11 +66,10 @@ def cap_alert(store: Store, config: ExportConfig, spend: DailySpend) -> str:
             continue
         target = build_target(name, config)
         try:
-            message = _message(target, spend)
             if isinstance(target, Webhook):
-                target.post(message, delivery_id(f"alert:{key}"))
-            else:
-                target.post(message)  # type: ignore[attr-defined]
+                target.post(webhook_message(spend), delivery_id(f"alert:{key}"))
+            elif isinstance(target, Slack):
+                target.post(slack_message(spend))
         except ExportError as exc:
             _log.warning("the daily cap alert to %s failed: %s", name, scrubber(config)(str(exc)))
             done.append(f"cap alert to {name} failed")

@@ -54,11 +54,13 @@ from .verdicts import (
     FACTUALITY,
     GROUNDEDNESS,
     LEARNED,
+    LLM,
     RUBRICS,
     RULES,
     VERDICTS,
     RubricResult,
     SummaryCase,
+    strength,
 )
 
 MODES = JUDGE_MODES
@@ -165,6 +167,11 @@ class Cascade:
         self.llm_requests = 0  # rubric/case pairs sent to the LLM, for the ambiguous-vs-always saving
         self.llm_capped = False  # the spending cap is reached: nothing goes to the LLM (see allow_llm_spend)
         self.unjudged_cap = 0  # pairs the cap kept from the LLM, over the cascade's life
+
+    @property
+    def strongest(self) -> int:
+        """The rank (:func:`.verdicts.strength`) of the strongest verdict this cascade can give."""
+        return strength(LLM if self.llm is not None and self.mode != JudgeMode.OFF else RULES)
 
     def allow_llm_spend(self, usd: float | None) -> None:
         """What the LLM may still spend: None, no limit beyond its own per-run cap; 0 or less, the cap is

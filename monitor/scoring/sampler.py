@@ -61,7 +61,7 @@ from ..store.scores import (
     ScoredSpan,
     SpanRef,
     Standing,
-    daily_spend,
+    spent_today,
     standing_verdicts,
     write_scores,
 )
@@ -249,6 +249,7 @@ class Sampler:
         self.follow_store = follow_store
         self.batch, self.eval_events, self.lookback_ns = batch, eval_events, int(lookback_s * 1e9)
         self.rescore = rescore
+        self._selectors_probed = False
         # LLM judging's spend per UTC day on this store (SUMWATCH_LLM_DAILY_CAP_USD); None: no daily cap
         self.daily_cap_usd = daily_cap_usd
 
@@ -441,11 +442,13 @@ class Sampler:
 
     def _needed(self, p: _Pending, standing: dict[tuple[str, str, str], Standing]) -> tuple[str, ...]:
         """The rubrics a span still needs: those with no verdict yet, or in a rescore, none by the rubric's
-        current judge version."""
+        current judge version and none from a source stronger than any this cascade has (a person's label):
+        what it would judge could not be stored, so it is not paid for."""
         out = []
         for rubric in self.judged_rubrics:
             have = standing.get((p.ref.trace_id, p.ref.span_id, rubric))
-            if have is None or (self.rescore is not None and self.cascade.version_for(rubric) not in have.versions):
+            if have is None or (self.rescore is not None and have.strength <= self.cascade.strongest
+                                and self.cascade.version_for(rubric) not in have.versions):
                 out.append(rubric)
         return tuple(out)
 
@@ -534,7 +537,7 @@ class Sampler:
         report.spent_usd = getattr(self.cascade.llm, "spent_usd", 0.0) - spent_before
         if self.cascade.llm is not None:
             report.daily_cap_usd = self.daily_cap_usd
-            report.spent_today_usd = daily_spend(self.store, self.daily_cap_usd).spent_usd
+            report.spent_today_usd = spent_today(self.store)
             if report.unjudged_cap:
                 _log.warning("LLM judging reached its daily cap of $%.2f (spent $%.4f today): %d rubric results "
                              "kept the cheap tiers' verdict, marked unjudged: cap; `sumwatch rescore` judges them "
@@ -545,10 +548,12 @@ class Sampler:
 
     def _drop_refused_selectors(self) -> None:
         """Leave out, with a warning, each configured selector whose pattern the database refuses (its RE2 may
-        differ from the one the settings were checked with): one selector never stops the pass."""
+        differ from the one the settings were checked with): one selector never stops the pass. Asked once per
+        sampler: the selectors come from the settings, which do not change while it lives."""
         selectors = self.selector.selectors
-        if not selectors.entries:
+        if self._selectors_probed or not selectors.entries:
             return
+        self._selectors_probed = True
         refused = selectors.refused_by(
             lambda pattern: self.store.query_rows("SELECT match('', {p:String})", {"p": pattern}))
         for name, why in refused.items():
@@ -561,7 +566,7 @@ class Sampler:
         may overshoot by its own requests' cost at most)."""
         if self.cascade.llm is None or self.daily_cap_usd is None:
             return
-        self.cascade.allow_llm_spend(daily_spend(self.store, self.daily_cap_usd).left_usd)
+        self.cascade.allow_llm_spend(self.daily_cap_usd - spent_today(self.store))
 
     def _use_model_processes(self) -> None:
         """The sentence model of this cascade encodes in ``workers`` processes (the learned tier reads the same

@@ -339,20 +339,28 @@ class DailySpend:
 
 
 
-def daily_spend(store: Store, cap_usd: float | None, now: datetime | None = None) -> DailySpend:
-    """Today's LLM judging spend (every stored judgement's cost since midnight UTC, judge errors and results
-    judged again included: each request cost money) against ``cap_usd``."""
-    now = now or datetime.now(timezone.utc)
-    midnight = now.astimezone(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
-    params = {"midnight": midnight.replace(tzinfo=None)}
+def _midnight(now: datetime | None) -> datetime:
+    return (now or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(hour=0, minute=0, second=0,
+                                                                                 microsecond=0)
+
+
+def spent_today(store: Store, now: datetime | None = None) -> float:
+    """LLM judging's spend since midnight UTC: every stored judgement's cost, judge errors and results judged
+    again included (each request cost money). One read of today's rows: the sampler asks before each batch."""
     (spent,), = store.query_rows(
         f"SELECT sumIf(CostUsd, Tier = 'llm') FROM {SCORES_TABLE} WHERE ScoredAt >= {{midnight:DateTime64(6)}}",
-        params)
-    # results still standing as the cap left them (one judged again on purpose is replaced)
+        {"midnight": _midnight(now).replace(tzinfo=None)})
+    return round(float(spent or 0.0), 6)
+
+
+def daily_spend(store: Store, cap_usd: float | None, now: datetime | None = None) -> DailySpend:
+    """Today's spend (:func:`spent_today`) against ``cap_usd``, with the results the cap left to the cheap
+    tiers that still stand (one judged again on purpose is replaced): what people are shown."""
+    midnight = _midnight(now)
     (unjudged,), = store.query_rows(
         f"SELECT count() FROM {SCORES_TABLE} FINAL WHERE ScoredAt >= {{midnight:DateTime64(6)}} "
-        f"AND {UNJUDGED_CAP_SQL}", params)
-    return DailySpend(round(float(spent or 0.0), 6), cap_usd, int(unjudged or 0), midnight.date().isoformat())
+        f"AND {UNJUDGED_CAP_SQL}", {"midnight": midnight.replace(tzinfo=None)})
+    return DailySpend(spent_today(store, midnight), cap_usd, int(unjudged or 0), midnight.date().isoformat())
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,9 @@ said how many spans and LLM requests that is, and asked."""
 from __future__ import annotations
 
 import json
+import time
 
+import pytest
 from typer.testing import CliRunner
 
 from sumwatch.monitor.cli import app
@@ -24,6 +26,7 @@ def with_llm(env, fake):
             "SUMWATCH_LLM_API_KEY": "k", "SUMWATCH_JUDGE_MODE": "always", "SUMWATCH_EMBEDDINGS": "false"}
 
 
+@pytest.mark.integration
 def test_rescore_states_the_spans_and_requests_asks_and_judges_only_with_yes(cli_env, store, rules_cascade):
     run_demo(store, n=5, seed=21)
     Sampler(store, rules_cascade).run_pass()
@@ -62,6 +65,7 @@ def test_rescore_bad_values_are_one_line_and_exit_2(cli_env, store):
         assert said in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.integration
 def test_sample_all_states_what_it_would_spend_and_asks_only_then(cli_env, store):
     run_demo(store, n=3, seed=22)
     offline = run(cli_env, "sample", "--all", "--mode", "off")  # spends nothing: says so, asks nothing
@@ -76,12 +80,16 @@ def test_sample_all_states_what_it_would_spend_and_asks_only_then(cli_env, store
         assert done.exit_code == 0 and "scored 2 spans" in done.stdout and fake.requests
 
 
-def test_ingest_says_when_the_backfill_is_scored(cli_env, store, tmp_path):
-    path = tmp_path / "old.jsonl"
-    path.write_text(json.dumps({"source": "Sales fell 3% in June, the retailer said.", "summary": "Sales fell 3%.",
-                                "timestamp": "2025-06-30T10:00:00Z"}) + "\n")
-    said = run(cli_env, "ingest", str(path))
+def test_ingest_says_when_the_backfill_is_scored_and_the_next_pass_scores_it(cli_env, store, tmp_path):
+    recent, old = tmp_path / "recent.jsonl", tmp_path / "old.jsonl"
+    recent.write_text(json.dumps({"source": "Sales rose 4% in May, the retailer said.", "summary": "Sales rose 4%.",
+                                  "timestamp": time.time()}) + "\n")
+    old.write_text(json.dumps({"source": "Sales fell 3% in June, the retailer said.", "summary": "Sales fell 3%.",
+                               "timestamp": "2025-06-30T10:00:00Z"}) + "\n")
+    assert run(cli_env, "ingest", str(recent)).exit_code == 0
+    assert "scored 1 spans" in run(cli_env, "sample", "--mode", "off").stdout  # the mark is now past 2025
+    said = run(cli_env, "ingest", str(old))
     assert said.exit_code == 0, said.output
     assert "the next sampler pass scores them" in said.stdout and "whatever their timestamps" in said.stdout
     scored = run(cli_env, "sample", "--mode", "off")
-    assert "scored 1 spans" in scored.stdout  # a year-old span, scored by its arrival
+    assert "scored 1 spans" in scored.stdout  # the year-old span, by its arrival

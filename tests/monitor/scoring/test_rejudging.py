@@ -7,18 +7,21 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
+
 from sumwatch.monitor.calibration.labels import label_trace
 from sumwatch.monitor.demo.run import run_demo, score_demo
 from sumwatch.monitor.ingest.backfill import SpanBuilder, parse_record
 from sumwatch.monitor.issues.failures import load_failures
 from sumwatch.monitor.rubrics.llm import LLMConfig, LLMJudge
+from sumwatch.monitor.rubrics.verdicts import RubricResult
 from sumwatch.monitor.scoring.judges import build_cascade
 from sumwatch.monitor.scoring.sampler import Rescore, Sampler, SpanSelector
 from sumwatch.monitor.scoring.selectors import Selectors
 from sumwatch.monitor.settings import Settings
 from sumwatch.monitor.settings.selectors import Condition, Match, SelectorEntry
 from sumwatch.monitor.store.listing import latest_verdicts
-from sumwatch.monitor.store.scores import STRENGTH_SQL, UNJUDGED_CAP_SQL, daily_spend
+from sumwatch.monitor.store.scores import STRENGTH_SQL, UNJUDGED_CAP_SQL, ScoredSpan, SpanRef, daily_spend, write_scores
 from sumwatch.monitor.store.stats import Filters, pass_rate_series
 from tests.fakes.openai_server import FakeOpenAI
 
@@ -40,6 +43,7 @@ def tiers(store) -> dict[str, int]:
     return {tier: int(n) for tier, n in rows}
 
 
+@pytest.mark.integration
 def test_a_server_restarting_with_an_llm_judges_no_stored_span_again_and_judges_new_ones(store, rules_cascade):
     run_demo(store, n=8, seed=11)
     offline = Sampler(store, rules_cascade).run_pass()
@@ -53,6 +57,7 @@ def test_a_server_restarting_with_an_llm_judges_no_stored_span_again_and_judges_
     assert tiers(store).get("llm", 0) > 0
 
 
+@pytest.mark.integration
 def test_a_weaker_tier_never_replaces_a_stronger_verdict_even_when_asked(store, rules_cascade):
     run_demo(store, n=6, seed=13)
     with FakeOpenAI() as fake:
@@ -60,9 +65,12 @@ def test_a_weaker_tier_never_replaces_a_stronger_verdict_even_when_asked(store, 
     before = tiers(store)
     verdicts = latest_verdicts(store, store.query_rows("SELECT DISTINCT TraceId, SpanId FROM sumwatch_scores"))
     assert before.get("llm", 0) > 0
-    # a rescore with the offline judges: every span is judged again, and no LLM verdict is replaced
+    # a rescore with the offline judges: what the LLM judged is left alone (the rules could not replace it,
+    # so they are not run on it), the rest is judged again, and no LLM verdict is replaced
+    cheap_spans = store.query_rows("SELECT uniqExact(TraceId, SpanId) FROM sumwatch_scores FINAL "
+                                   "WHERE Tier != 'llm' AND Verdict != 'error'")[0][0]
     report = Sampler(store, rules_cascade, rescore=Rescore()).run_pass()
-    assert report.scored_spans == 6 and report.kept_stronger == before["llm"]
+    assert report.considered == 6 and report.scored_spans == cheap_spans and report.kept_stronger == 0
     assert report.score_rows == 6 * 4 - before["llm"]
     assert tiers(store)["llm"] == before["llm"]
     after = latest_verdicts(store, list(verdicts))
@@ -70,6 +78,7 @@ def test_a_weaker_tier_never_replaces_a_stronger_verdict_even_when_asked(store, 
     assert all(after[(t, s)][r] == verdicts[(t, s)][r] for t, s, r in llm_keys)
 
 
+@pytest.mark.integration
 def test_an_llm_error_in_a_rescore_is_not_stored_over_a_verdict(store, rules_cascade):
     run_demo(store, n=4, seed=14)
     Sampler(store, rules_cascade).run_pass()
@@ -81,6 +90,7 @@ def test_an_llm_error_in_a_rescore_is_not_stored_over_a_verdict(store, rules_cas
     assert store.query_rows("SELECT count() FROM sumwatch_scores FINAL WHERE Verdict != 'error'")[0][0] == stored
 
 
+@pytest.mark.integration
 def test_the_demo_run_offline_in_the_same_store_leaves_the_llm_verdicts_and_their_pass_rates(store, rules_cascade):
     """The report: `sumwatch demo` in a shell without the LLM variables re-scored the whole store offline,
     and its verdicts replaced the LLM's."""
@@ -140,6 +150,7 @@ def priced_cascade(fake: FakeOpenAI):
     return build_cascade(Settings.from_env(env={}), mode="always", embeddings=False, llm=judge)
 
 
+@pytest.mark.integration
 def test_at_the_daily_cap_judging_goes_on_with_the_cheap_tiers_marked_and_a_rescore_takes_them_up(store):
     run_demo(store, n=6, seed=18)
     with FakeOpenAI() as fake:
@@ -192,6 +203,7 @@ def test_a_selector_the_database_refuses_is_left_out_and_tagged_spans_are_still_
     assert any("selector legacy is left out" in r.getMessage() for r in caplog.records)
 
 
+@pytest.mark.integration
 def test_a_persons_label_of_a_span_is_its_verdict_and_no_judge_replaces_it(store, rules_cascade):
     run_demo(store, n=4, seed=25)
     Sampler(store, rules_cascade).run_pass()
@@ -205,7 +217,12 @@ def test_a_persons_label_of_a_span_is_its_verdict_and_no_judge_replaces_it(store
     assert tier == "human" and "by ana" in explanation
     with FakeOpenAI() as fake:
         report = Sampler(store, llm_cascade(fake), rescore=Rescore(rubrics=("conciseness",))).run_pass()
-    assert report.kept_stronger >= 1  # the LLM's verdict on that span was not stored over the label
+    # the LLM is not paid for what it could not replace: the labelled span is left out, the other three judged
+    assert report.considered == 4 and report.scored_spans == 3 and report.kept_stronger == 0
+    # and an LLM verdict written anyway is kept back from the label
+    llm_verdict = RubricResult.make("conciseness", "concise", tier="llm", model="openai/judge-test")
+    assert write_scores(store, [ScoredSpan(SpanRef(tid, sid, time.time_ns()), {"conciseness": llm_verdict})],
+                        "llm-late") == 0
     assert latest_verdicts(store, [(tid, sid)])[(tid, sid)]["conciseness"] == "fail"
     failures = load_failures(store, 0, 2**62)
     labelled = [s for f in failures if f.trace_id == tid for s in (f.primary, *f.others) if s.rubric == "conciseness"]
