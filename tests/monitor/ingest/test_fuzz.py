@@ -216,6 +216,7 @@ def test_mutated_bodies_never_get_a_5xx_and_change_the_store_only_by_what_was_ac
     assert min(seen[200], seen["partial"], seen[400]) > BODIES // 20, seen
 
 
+@pytest.mark.integration
 @pytest.mark.slow
 def test_good_clients_all_get_200_while_a_bad_client_sends_poisoned_timestamps(served):  # noqa: F811
     settings, store, _ = served

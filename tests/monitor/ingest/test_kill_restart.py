@@ -28,6 +28,8 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExportResult
 
 from sumwatch.tracer import summarization
 
+pytestmark = pytest.mark.integration
+
 SUMWATCH = str(Path(sys.executable).with_name("sumwatch"))
 SPANS = 1500
 LOSE_ANSWER_OF = {3, 9, 25}  # answered requests whose answer the client "never gets"

@@ -32,6 +32,8 @@ from sumwatch.monitor.scoring.sampler import Sampler
 from sumwatch.monitor.store.genai_events import GENAI_EVENTS_TABLE, GenAiEvent, genai_events
 from tests.monitor.scoring.chat_calls import OTHERS, SUMMARIES, gen_ai_events, gen_ai_span_without_content
 
+pytestmark = pytest.mark.integration
+
 JSON_TYPE = {"content-type": "application/json"}
 
 

@@ -13,6 +13,8 @@ from test_receiver import PB, make_spans, otlp_json, started, stored
 from sumwatch.monitor.ingest.receiver import LANGFUSE_TRACES_PATH, TRACES_PATH, ReceiverServer
 from sumwatch.monitor.views.app import create_app
 
+pytestmark = pytest.mark.integration
+
 TOKEN = "s3cret-token"
 
 

@@ -22,6 +22,8 @@ from opentelemetry.trace import SpanKind
 from sumwatch.monitor.ingest.receiver import ReceiverServer
 from sumwatch.tracer import semconv, summarization
 
+pytestmark = pytest.mark.integration
+
 PB = {"content-type": "application/x-protobuf"}
 SOURCE = "Quarterly revenue rose 12% to $4.2 million while costs fell 3%, the company said on Tuesday."
 

@@ -12,6 +12,8 @@ from test_receiver import PB, make_spans, started, stored
 
 from sumwatch.monitor.ingest.receiver import ReceiverServer
 
+pytestmark = pytest.mark.integration
+
 HEADERS = b"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
 
 

@@ -23,6 +23,8 @@ from sumwatch.monitor.settings import Settings
 from sumwatch.monitor.store.connection import Store
 from sumwatch.monitor.store.migrations import migrate
 
+pytestmark = pytest.mark.integration
+
 JS = {"content-type": "application/json"}
 TRACE, SPAN = "0102030405060708090a0b0c0d0e0f10", "0102030405060708"
 NOW_NS = "1767225600000000000"  # 2026-01-01

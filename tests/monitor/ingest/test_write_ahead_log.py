@@ -13,6 +13,7 @@ import threading
 import time
 
 import httpx
+import pytest
 from fakes.tracing import memory_provider
 from hang_guard import HANG_GUARD_S
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
@@ -76,6 +77,7 @@ def decode(body: bytes):
     return decode_traces(body, content_type=PROTOBUF, content_encoding=None, max_bytes=1 << 24).rows
 
 
+@pytest.mark.integration
 def test_spans_acknowledged_then_sigkilled_before_the_drain_are_stored_once_after_restart(tmp_path):
     db, home = f"chdb://{tmp_path / 'db'}", str(tmp_path / "home")
     (tmp_path / "db").mkdir()
@@ -168,6 +170,7 @@ def test_every_slot_in_use_is_named_in_one_line(tmp_path, monkeypatch):
             log.close()
 
 
+@pytest.mark.integration
 def test_the_servers_reads_wait_for_what_the_log_acknowledged(settings, store):
     """With the log, a 200 comes before the INSERT; a read through the server then waits for that INSERT, so a
     client told its spans were received finds them (the drain is held until the read has been sent)."""
@@ -192,6 +195,7 @@ def test_the_servers_reads_wait_for_what_the_log_acknowledged(settings, store):
         server.stop()
 
 
+@pytest.mark.integration
 def test_while_the_table_is_missing_logged_spans_wait_and_new_requests_get_503(settings, store):
     """The log acknowledged the first request; its INSERT then fails until the table is back, and is retried (not
     dropped as refused rows), while new requests are refused so exporters keep them."""

@@ -28,6 +28,7 @@ def test_a_file_where_a_folder_belongs_is_an_error(tmp_path):
         Store.open(Settings.from_env(env={}, home=tmp_path / "home"))
 
 
+@pytest.mark.integration
 def test_a_chdb_url_creates_only_its_last_folder_and_locks_it(tmp_path):
     # chDB holds one data directory per process: this one runs in a process of its own
     code = textwrap.dedent(f"""

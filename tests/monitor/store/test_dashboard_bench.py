@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from hang_guard import HANG_GUARD_S
 
+pytestmark = pytest.mark.integration
+
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "dashboard.py"
 
 

@@ -75,6 +75,7 @@ def write_failures(store) -> None:
     write_scores(store, scored, judge_version="cascade-1")
 
 
+@pytest.mark.integration
 def test_a_run_stores_one_point_per_failure_with_its_issue_and_noise_without(store, settings):
     write_failures(store)
     # clusters of at least 8 dense points (the six one-offs cannot form one), and HDBSCAN's noise kept as noise (by
@@ -111,6 +112,7 @@ def test_a_run_stores_one_point_per_failure_with_its_issue_and_noise_without(sto
     assert 0 <= report.map_seconds < report.seconds
 
 
+@pytest.mark.integration
 def test_a_rerun_on_the_same_failures_draws_the_same_map(store, settings, sw_home):
     write_failures(store)
     run_clustering(store, settings, now=NOW)

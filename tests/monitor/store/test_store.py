@@ -129,6 +129,7 @@ def test_cluster_ddl_uses_on_cluster_replicated_engines_and_distributed_tables()
     assert not any("ON CLUSTER" in s or "Replicated" in s or "Distributed" in s for s in single)
 
 
+@pytest.mark.integration
 def test_second_process_gets_a_plain_busy_error(settings, store):
     code = textwrap.dedent(f"""
         from pathlib import Path
