@@ -24,13 +24,19 @@ def test_a_hostile_redact_pattern_on_long_texts_finishes_fast_and_redacts(issues
     # the description cannot match (it ends in "!"), the root cause can: a million a's at its end
     hostile = replace(detail, description="a" * 1_000_000 + "!", root_cause="The model shouts " + "a" * 1_000_000,
                       fix="a" * 27 + "!")
+    # the payload's own reads from the store take a few hundred milliseconds on a loaded machine: what redaction
+    # adds to them is what is timed
+    started = time.perf_counter()
+    build_payload(store, hostile, ExportConfig())
+    plain = time.perf_counter() - started
     started = time.perf_counter()
     payload = build_payload(store, hostile, ExportConfig(export_redact=HOSTILE_PATTERN))
     took = time.perf_counter() - started
     assert payload.description == hostile.description and payload.fix == "a" * 27 + "!"
     assert payload.root_cause == "The model shouts [redacted]"
     assert payload.representatives and payload.title == detail.title
-    assert took < 1.0, f"{took:.2f} s"  # RE2 is linear: tens of milliseconds here
+    # RE2 is linear: tens of milliseconds here; a backtracking engine never finishes the description
+    assert took - plain < 1.0, f"{took:.2f} s with the pattern, {plain:.2f} s without"
 
 
 def test_redaction_replaces_every_hit_literally_and_leaves_empty_texts_empty(issues, store):
