@@ -12,6 +12,8 @@ from sumwatch.monitor.store.baselines import latest_baseline
 from sumwatch.monitor.store.corpus import CorpusItem, save_items
 from sumwatch.monitor.store.judges import active_definitions, judge_history
 
+pytestmark = pytest.mark.integration
+
 CUSTOM = '''name = "tone"
 version = "1"
 question = "Is the summary neutral in tone?"

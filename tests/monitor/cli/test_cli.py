@@ -97,6 +97,7 @@ def test_ddl_renders_cluster_statements_without_a_database():
     assert "ON CLUSTER `prod`" in result.stdout and "ENGINE = Distributed(`prod`" in result.stdout
 
 
+@pytest.mark.integration
 @pytest.mark.slow
 def test_demo_runs_the_whole_loop(cli_env, store):
     result = run(cli_env, "demo", "--n", "50", "--json")

@@ -3,6 +3,7 @@
 import json
 import socket
 
+import pytest
 from fakes.openai_server import FakeOpenAI, answer, error, judge_responder
 from typer.testing import CliRunner
 
@@ -26,6 +27,7 @@ def model(judge_reply=judge_responder):
     return lambda request: ok(request) if "single word OK" in json.dumps(request) else judge_reply(request)
 
 
+@pytest.mark.integration
 def test_a_working_model_reports_latency_tokens_and_cost(cli_env, store):
     with FakeOpenAI(model()) as fake:
         env = {**cli_env, "SUMWATCH_LLM_MODEL": "openai/doctor-test", "SUMWATCH_LLM_API_BASE": fake.base_url,
@@ -41,6 +43,7 @@ def test_a_working_model_reports_latency_tokens_and_cost(cli_env, store):
     assert "<source>" in json.dumps(judged) and fake.requests[1].body["response_format"] == {"type": "json_object"}
 
 
+@pytest.mark.integration
 def test_a_model_that_answers_json_but_not_a_verdict_fails_in_one_line(cli_env, store):
     with FakeOpenAI(model(answer({"answer": "OK"}))) as fake:
         env = {**cli_env, "SUMWATCH_LLM_MODEL": "openai/doctor-test", "SUMWATCH_LLM_API_BASE": fake.base_url,
@@ -65,6 +68,7 @@ def test_a_refused_connection_is_not_reported_as_a_server_error(cli_env, store):
     assert "Traceback" not in result.output and "sk-doctor-secret" not in result.output
 
 
+@pytest.mark.integration
 def test_a_server_error_says_so(cli_env, store):
     with FakeOpenAI(error(500, "upstream exploded")) as fake:
         env = {**cli_env, "SUMWATCH_LLM_MODEL": "openai/doctor-test", "SUMWATCH_LLM_API_BASE": fake.base_url,

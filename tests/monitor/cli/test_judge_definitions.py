@@ -132,6 +132,7 @@ def negations(version, marker=""):
     return text.replace('criteria = "', f'criteria = "{marker} ') if marker else text
 
 
+@pytest.mark.integration
 def test_a_custom_rubric_through_test_and_promote_refusing_a_worse_edit_unless_forced(llm_env, store, tmp_path):
     fake, env = llm_env
     save_items(store, factuality_corpus("negations"))

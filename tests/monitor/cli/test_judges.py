@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from fakes.openai_server import FakeOpenAI
 from typer.testing import CliRunner
 
@@ -13,6 +14,7 @@ from sumwatch.monitor.scoring.sampler import Sampler
 runner = CliRunner()
 
 
+@pytest.mark.integration
 def test_agreement_per_rubric_route_and_finding(store, settings, cli_env):
     run_demo(store, n=8, seed=3)
     with FakeOpenAI() as fake:  # a competent fake judge

@@ -26,6 +26,8 @@ from sumwatch.monitor.store.connection import Store, StoreBusyError
 from sumwatch.monitor.store.corpus import CorpusItem
 from sumwatch.monitor.store.migrations import migrate
 
+pytestmark = pytest.mark.integration
+
 runner = CliRunner()
 TOKEN = "through-the-server"
 # twenty summaries that change a figure of their source (one kind of failure) and six that copy it

@@ -18,6 +18,8 @@ from opentelemetry.sdk.trace.export import SpanExportResult
 
 from sumwatch.tracer import summarization
 
+pytestmark = pytest.mark.integration
+
 SUMWATCH = str(Path(sys.executable).with_name("sumwatch"))
 
 

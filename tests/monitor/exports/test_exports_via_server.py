@@ -9,6 +9,8 @@ import pytest
 from hang_guard import HANG_GUARD_S
 from served import SUMWATCH, up_process
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.mark.slow
 def test_export_goes_through_the_server_that_holds_the_database(tmp_path):

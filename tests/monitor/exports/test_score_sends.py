@@ -18,6 +18,8 @@ from sumwatch.monitor.store.score_sends import FAILED, GIVEN_UP, SENT, Verdict, 
 from sumwatch.monitor.store.scores import ScoredSpan, SpanRef, write_scores
 from sumwatch.tracer import semconv
 
+pytestmark = pytest.mark.integration
+
 JUDGE = "cascade-1/test"
 
 

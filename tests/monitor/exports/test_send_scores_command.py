@@ -13,6 +13,8 @@ from sumwatch.monitor.jobs.worker import SAMPLER_JOB, Worker
 from sumwatch.monitor.scoring.judges import build_cascade
 from sumwatch.monitor.store.score_sends import FAILED, SENT, load_sends
 
+pytestmark = pytest.mark.integration
+
 NEVER = "0 0 1 1 *"
 
 

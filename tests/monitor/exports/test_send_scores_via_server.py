@@ -11,6 +11,8 @@ from fakes.score_targets import FakeScoreTargets
 from hang_guard import HANG_GUARD_S
 from served import SUMWATCH, up_process
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.mark.slow
 def test_send_scores_goes_through_the_server_that_holds_the_database(tmp_path):

@@ -13,6 +13,8 @@ from sumwatch.monitor.store.job_locks import INGEST, JobBusy, job_locks
 from sumwatch.monitor.views.errors import ApiError
 from sumwatch.monitor.views.services import ActionRunner
 
+pytestmark = pytest.mark.integration
+
 NEVER = "0 0 1 1 *"
 CLIENT = {"authorization": "Bearer none"}  # as the CLI sends: not a browser, so no CSRF token needed
 

@@ -25,6 +25,8 @@ from sumwatch.monitor.jobs.worker import CLUSTERING_JOB, SAMPLER_JOB, Worker, cr
 from sumwatch.monitor.scoring.judges import build_cascade
 from sumwatch.tracer import summarization
 
+pytestmark = pytest.mark.integration
+
 SUMWATCH = str(Path(sys.executable).with_name("sumwatch"))
 NEVER = "0 0 1 1 *"  # a cron that does not fire during a test
 

@@ -80,6 +80,7 @@ NAME = {"title": "Growth figures changed", "severity": "high",
         "root_cause": "The model recomputes figures.", "fix": "Copy every figure verbatim."}
 
 
+@pytest.mark.integration
 async def test_the_judge_the_namer_and_the_exports_wait_out_a_429_in_the_one_policy(caplog):
     caplog.set_level(logging.INFO, logger="sumwatch.retry")
     connection = {"api_key": "test-key", "timeout_s": 5, "backoff_s": 5.0}  # a backoff would log 2.5-5 s
