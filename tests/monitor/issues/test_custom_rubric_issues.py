@@ -16,6 +16,8 @@ from sumwatch.monitor.issues.job import run_clustering
 from sumwatch.monitor.store.corpus import NEEDS_LABEL, load_items
 from sumwatch.monitor.store.scores import ScoredSpan, write_scores
 
+pytestmark = pytest.mark.integration
+
 CHEERS = "the summary praises or hypes what it reports beyond what the source says"
 
 

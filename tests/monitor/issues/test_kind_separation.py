@@ -19,6 +19,8 @@ from sumwatch.clustering.pipeline import PointMeta
 from sumwatch.monitor.issues.job import build_clusterer, run_clustering
 from sumwatch.monitor.store.issue_members import ISSUE_MEMBERS_TABLE
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.fixture(scope="module")
 def embedder():

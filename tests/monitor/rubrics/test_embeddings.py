@@ -7,6 +7,8 @@ from sumwatch.monitor.rubrics.consistency import consistency_score
 from sumwatch.monitor.rubrics.embeddings import EmbeddingJudge
 from sumwatch.monitor.rubrics.verdicts import RubricResult, SummaryCase
 
+pytestmark = pytest.mark.integration
+
 SOURCE = ("The city council voted on Tuesday to approve a new budget of $4.2 million for public parks. "
           "The plan adds three playgrounds in the northern district and extends library opening hours. "
           "Council member Ana Ruiz said the money comes from a one-time state grant. "

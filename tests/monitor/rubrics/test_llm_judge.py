@@ -15,6 +15,8 @@ from sumwatch.monitor.rubrics.llm import LLMConfig, LLMJudge
 from sumwatch.monitor.rubrics.prompts import PROMPT_VERSION, SCHEMAS, as_data, build_messages
 from sumwatch.monitor.rubrics.verdicts import ERROR, FAILURE_MODES, VERDICTS, SummaryCase
 
+pytestmark = pytest.mark.integration
+
 SOURCE = ("Quarterly revenue rose 12% to $4.2 million, the company said on Tuesday. "
           "Costs fell 3% after the Leeds plant closed. The board kept the dividend unchanged.")
 CASE = SummaryCase(SOURCE, "Revenue rose 12% to $4.2 million. Costs fell 3%.", band="tldr")

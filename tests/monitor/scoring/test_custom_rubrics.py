@@ -51,6 +51,7 @@ def llm_settings(fake: FakeOpenAI) -> Settings:
     return Settings.from_env(env={}, llm_model="openai/judge-test", llm_api_base=fake.base_url, llm_api_key="k")
 
 
+@pytest.mark.integration
 def test_a_custom_rubric_is_judged_by_its_checks_then_the_llm():
     tone = parse_definition(TONE, origin="tone.toml")
     with FakeOpenAI(tone_judge) as fake:
@@ -83,6 +84,7 @@ def test_without_an_llm_only_rubrics_with_checks_are_judged_and_a_miss_is_unsure
     assert "plain" not in out
 
 
+@pytest.mark.integration
 def test_a_promotion_in_the_store_reaches_another_sampler_which_rejudges_that_rubric_alone_when_asked(
         store, settings):
     run_demo(store, n=6, seed=3)

@@ -16,6 +16,8 @@ from sumwatch.monitor.rubrics.verdicts import SummaryCase
 from sumwatch.monitor.scoring.judges import build_cascade, shared_embedder
 from sumwatch.monitor.settings import Settings, SettingsError
 
+pytestmark = pytest.mark.integration
+
 DATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "data"
 SUMMEVAL_DOCS, SUMMEDITS_ROWS = 10, 70  # 160 + 140 cases; sources repeat, so ~2,000 distinct sentences
 

@@ -147,6 +147,7 @@ def test_evaluation_events_are_written_as_child_spans(store, rules_cascade):
         assert all(a[semconv.EVALUATION_SCORE_LABEL] for a in r["Events.Attributes"])
 
 
+@pytest.mark.integration
 def test_llm_failures_are_recorded_as_errors_then_retried_on_the_next_pass(store):
     from fakes.openai_server import FakeOpenAI, error, judge_responder
 

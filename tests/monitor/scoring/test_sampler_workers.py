@@ -20,6 +20,7 @@ def _fresh_cascade(settings, monkeypatch):
     return judges.build_cascade(settings, mode="off")
 
 
+@pytest.mark.integration
 def test_two_model_processes_give_the_scores_of_one(store, tmp_path, monkeypatch):
     settings = Settings.from_env(env={"SUMWATCH_MODEL_BACKEND": "onnx", "SUMWATCH_MODEL_THREADS": "1"},
                                  home=tmp_path)

@@ -56,6 +56,7 @@ def test_each_sentence_gets_a_probability_and_its_evidence() -> None:
     assert 0.0 <= result.supported <= 1.0
 
 
+@pytest.mark.integration
 def test_the_model_loads_with_no_network_and_no_hub(tmp_path: Path) -> None:
     code = ("import socket\n"
             "def refuse(*a, **k):\n    raise OSError('network used')\n"
