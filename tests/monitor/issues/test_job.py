@@ -27,6 +27,8 @@ from sumwatch.monitor.store.runs import CLUSTER_RUNS_TABLE, latest_run_id
 from sumwatch.monitor.store.scores import SCORES_TABLE
 from sumwatch.tracer.otel_traces import TRACES_TABLE
 
+pytestmark = pytest.mark.integration
+
 runner = CliRunner()
 
 

@@ -12,7 +12,7 @@ from sumwatch.monitor.issues.reads import get_issue, issue_list
 from sumwatch.monitor.issues.triage import act
 from sumwatch.monitor.store.issues import issue_states
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 
 @pytest.fixture
