@@ -16,6 +16,8 @@ from sumwatch.monitor.store.corpus import LABELLED, NEEDS_LABEL, CorpusItem, loa
 from sumwatch.monitor.store.issues import IssueState, save_states
 from sumwatch.monitor.store.runs import RunRow, save_run
 
+pytestmark = pytest.mark.integration
+
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
 
 

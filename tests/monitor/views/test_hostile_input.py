@@ -26,6 +26,8 @@ from sumwatch.monitor.store.judges import JudgeRecord, record_promotion
 from sumwatch.monitor.store.listing import list_traces
 from sumwatch.monitor.store.scores import SCORES_TABLE
 
+pytestmark = pytest.mark.integration
+
 CLIENT = {"authorization": "Bearer none"}  # as the CLI sends: not a browser, so no CSRF token needed
 SAMPLES = 300  # /healthz answers inside the hostile work, at least: their p99 is not the one slowest answer
 

@@ -11,6 +11,8 @@ from sumwatch.monitor.store.corpus import save_items
 from sumwatch.monitor.views.app import create_app
 from sumwatch.monitor.views.client import ApiClient, ClientError
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.fixture
 def client(store, settings):

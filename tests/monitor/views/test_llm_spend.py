@@ -7,6 +7,7 @@ import json
 import time
 
 import httpx
+import pytest
 from served import serve
 from typer.testing import CliRunner
 
@@ -26,6 +27,7 @@ def _spend(store, usd: float, capped: int) -> None:
     write_scores(store, llm + kept, "v1")
 
 
+@pytest.mark.integration
 def test_status_and_overview_show_the_spend_against_the_cap(store, settings):
     _spend(store, 1.2, capped=3)
     server = serve(settings.with_(llm_daily_cap_usd=1.0), store)

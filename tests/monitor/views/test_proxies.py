@@ -91,6 +91,7 @@ def _sign_in(endpoint, token, **headers):
                            headers={"origin": endpoint}).status_code
 
 
+@pytest.mark.integration
 def test_without_trusted_proxies_a_forged_x_forwarded_for_does_not_get_more_guesses(server_with):
     server = server_with()
     guesses = [_sign_in(server.endpoint, "wrong", **{"x-forwarded-for": f"198.51.100.{i}"}) for i in range(6)]
@@ -105,6 +106,7 @@ def test_without_trusted_proxies_a_forged_x_forwarded_for_does_not_get_more_gues
     assert "frame-ancestors 'none'" in limited.headers["content-security-policy"]
 
 
+@pytest.mark.integration
 def test_behind_a_trusted_proxy_the_limit_keys_on_the_client_it_names(server_with):
     server = server_with(trusted_proxies="127.0.0.1")
     guesser = {"x-forwarded-for": "6.6.6.6, 198.51.100.1"}  # a forged first hop, then what the proxy appended
@@ -115,6 +117,7 @@ def test_behind_a_trusted_proxy_the_limit_keys_on_the_client_it_names(server_wit
     assert _sign_in(server.endpoint, TOKEN, forwarded='for="198.51.100.3:4711"') == 303
 
 
+@pytest.mark.integration
 def test_the_served_host_check_refuses_what_is_not_host_and_port(server_with):
     server = server_with()
     bearer = {"authorization": f"Bearer {TOKEN}"}
@@ -125,6 +128,7 @@ def test_the_served_host_check_refuses_what_is_not_host_and_port(server_with):
                      timeout=30).status_code == 200
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("scheme", ["Bearer", "bearer", "BEARER"])
 def test_bearer_is_case_insensitive_on_the_api_and_on_ingest(server_with, scheme):
     server = server_with(ingest_token=INGEST)

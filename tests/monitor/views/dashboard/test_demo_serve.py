@@ -9,7 +9,10 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 from hang_guard import HANG_GUARD_S
+
+pytestmark = pytest.mark.integration
 
 SUMWATCH = Path(sys.executable).with_name("sumwatch")
 

@@ -18,7 +18,7 @@ from sumwatch.monitor.store.judges import JudgeRecord, record_promotion
 from sumwatch.monitor.store.scores import ScoredSpan, SpanRef, pass_rates_by_judge_version, write_scores
 from sumwatch.monitor.views.dashboard.judges import SHIPPED, diff_lines
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
 HOSTILE = '<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2">'

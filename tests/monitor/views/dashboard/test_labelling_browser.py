@@ -11,7 +11,7 @@ from sumwatch.monitor.store.corpus import load_items
 from sumwatch.monitor.store.corpus_labels import labels_of
 from sumwatch.monitor.store.scores import list_scores
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 
 @pytest.fixture(scope="module")

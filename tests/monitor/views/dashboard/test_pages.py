@@ -19,6 +19,8 @@ from sumwatch.monitor.views.dashboard.pages import MapCache, map_page
 from sumwatch.monitor.views.dashboard.query import BadRequest
 from sumwatch.monitor.views.dashboard.routes import plotly_js
 
+pytestmark = pytest.mark.integration
+
 PAGES = ["/", "/issues", "/issues?status=all", "/map", "/labelling", "/compare", "/?range=24h&service=digest",
          "/judges", "/judges/groundedness", "/judges/groundedness/diff?from=shipped&to=shipped"]
 

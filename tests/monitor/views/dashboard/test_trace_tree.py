@@ -14,6 +14,8 @@ from served_dashboard import CHROMIUM, serve
 
 from sumwatch.monitor.store.recognised import write_recognised
 
+pytestmark = pytest.mark.integration
+
 AT_NS = 1_772_445_600_000_000_000
 
 

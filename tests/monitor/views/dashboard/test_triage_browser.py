@@ -8,7 +8,7 @@ from served_dashboard import CHROMIUM, build_dataset, database_of_its_own, serve
 
 from sumwatch.monitor.store.issue_events import events_of
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 
 @pytest.fixture(scope="module")
