@@ -105,3 +105,140 @@ def test_no_two_test_files_share_a_name():
     for path in sorted((ROOT / "tests").rglob("test_*.py")):
         assert path.name not in seen, f"{path.relative_to(ROOT)} and {seen[path.name].relative_to(ROOT)}"
         seen[path.name] = path
+
+
+# The integration tier (tests/conftest.py): what a test module calls to start a server, a subprocess, a browser or
+# the sentence model. Names imported from these modules count as well, and so do the functions of the tests'
+# own helper modules (served.py, fakes/, ...) that call one.
+_STARTERS = {"subprocess", "Popen", "up_process", "uvicorn", "LoopbackServer", "ReceiverServer", "FakeOpenAI",
+             "FakeTrackers", "FakeScoreTargets", "sync_playwright", "chromium", "Embedder", "shared_embedder",
+             "SentenceTransformer", "sentence_transformers", "OnnxSentenceModel", "export_onnx"}
+_STARTER_MODULES = ("subprocess", "multiprocessing", "uvicorn", "playwright", "sentence_transformers", "onnxruntime")
+TESTS = ROOT / "tests"
+
+
+def _loads_the_model(call: ast.Call) -> bool:
+    """Calls that load the sentence model unless told otherwise: build_cascade without embeddings=False (here or in
+    the settings it is given), the embeddings judge and the clustering job without an embedder of their own."""
+    name = getattr(call.func, "id", getattr(call.func, "attr", None))
+    keywords = {k.arg: k.value for k in ast.walk(call) if isinstance(k, ast.keyword)}
+    if name == "build_cascade":
+        return getattr(keywords.get("embeddings"), "value", None) is not False
+    if name == "EmbeddingJudge":
+        return not call.args and "embedder" not in keywords
+    return name == "run_clustering" and "embedder" not in keywords
+
+
+def _names(node: ast.AST) -> set[str]:
+    """The names a definition uses: variables, attributes, parameters (fixtures), and "Embedder" where it calls
+    something that loads the sentence model."""
+    found = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            found.add(n.id)
+        elif isinstance(n, ast.Attribute):
+            found.add(n.attr)
+        elif isinstance(n, ast.arg):
+            found.add(n.arg)
+        elif isinstance(n, ast.Call) and _loads_the_model(n):
+            found.add("Embedder")
+    return found
+
+
+def _helper(name: str, near: Path) -> Path | None:
+    for folder in (near.parent, TESTS):  # pytest puts a test file's folder and tests/ on sys.path
+        path = folder / (name.replace(".", "/") + ".py")
+        if path.is_file() and not path.name.startswith("test_"):
+            return path
+    return None
+
+
+def _starting(path: Path, memo: dict[Path, set[str]] | None = None) -> tuple[dict[str, ast.AST], set[str]]:
+    """The module's top-level definitions, and the names among them (and among its imports) that start
+    something, directly or through one another."""
+    memo = {} if memo is None else memo
+    tree = ast.parse(path.read_text(), str(path))
+    starters = set(_STARTERS)
+    for node in ast.walk(tree):  # imports inside functions count too
+        if isinstance(node, ast.ImportFrom) and node.module:
+            helper = _helper(node.module, path)
+            if helper is not None and helper not in memo:
+                memo[helper] = set()  # a cycle ends here
+                memo[helper] = _starting(helper, memo)[1]
+            for alias in node.names:
+                if (node.module.startswith(_STARTER_MODULES) or alias.name in starters
+                        or (helper is not None and alias.name in memo[helper])):
+                    starters.add(alias.asname or alias.name)
+    defs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    uses = {name: _names(n) for name, n in defs.items()}
+    grew = True
+    while grew:
+        grew = False
+        for name in defs.keys() - starters:
+            if uses[name] & starters:
+                starters.add(name)
+                grew = True
+    return defs, starters & (defs.keys() | _STARTERS)
+
+
+def _fixture(node: ast.AST) -> bool:
+    return any("fixture" in ast.unparse(d) for d in getattr(node, "decorator_list", []))
+
+
+def _marked(node: ast.AST) -> bool:
+    return any("mark.integration" in ast.unparse(d) for d in getattr(node, "decorator_list", []))
+
+
+def _fixtures_that_mark(path: Path, defs: dict[str, ast.AST]) -> set[str]:
+    """The fixture names that put a test of this module in the tier (conftest's INTEGRATION_FIXTURES defined in
+    this module or a conftest above it, unless this module defines its own of that name), and the module's
+    fixtures that use one."""
+    from conftest import INTEGRATION_FIXTURES
+
+    here = path.relative_to(TESTS)
+    names = set()
+    for key in INTEGRATION_FIXTURES:
+        file, name = key.split("::")
+        if file == here.as_posix() or (Path(file).name == "conftest.py" and here.is_relative_to(Path(file).parent)
+                                       and name not in defs):
+            names.add(name)
+    grew = True
+    while grew:
+        grew = False
+        for name in defs.keys() - names:
+            node = defs[name]
+            if _fixture(node) and {a.arg for a in node.args.args} & names:
+                names.add(name)
+                grew = True
+    return names
+
+
+def test_tests_that_start_a_server_a_process_a_browser_or_the_model_are_in_the_integration_tier():
+    unmarked, unlisted = [], []
+    for path in sorted(TESTS.rglob("*.py")):
+        if "bench" in path.relative_to(TESTS).parts or not path.name.startswith(("test_", "conftest")):
+            continue
+        defs, starters = _starting(path)
+        here = path.relative_to(TESTS).as_posix()
+        by_fixture = _fixtures_that_mark(path, defs)
+        if path.name == "conftest.py":
+            unlisted += [f"{here}::{n}" for n in sorted(starters & defs.keys() - by_fixture) if _fixture(defs[n])]
+            continue
+        tree = ast.parse(path.read_text())
+        if any(isinstance(n, ast.Assign) and "pytestmark" in ast.unparse(n.targets[0])
+               and "integration" in ast.unparse(n.value) for n in tree.body):
+            continue
+        for name in sorted(starters & defs.keys()):
+            node = defs[name]
+            tests = ([node] if name.startswith("test_") else
+                     [m for m in node.body if getattr(m, "name", "").startswith("test_")]
+                     if name.startswith("Test") and not _marked(node) else [])
+            for test in tests:
+                params = {a.arg for a in test.args.args}
+                if not _marked(test) and not params & by_fixture:
+                    unmarked.append(f"{here}::{test.name}")
+    assert not unlisted, ("conftest fixtures that start a server, a process, a browser or the model, missing from "
+                          f"INTEGRATION_FIXTURES in tests/conftest.py: {unlisted}")
+    assert not unmarked, ("tests that start a server, a process, a browser or the model, not marked integration "
+                          "(pytestmark = pytest.mark.integration, @pytest.mark.integration, or a fixture in "
+                          "INTEGRATION_FIXTURES):\n" + "\n".join(unmarked))
