@@ -40,6 +40,7 @@ def doctor(db: str | None = DbOption, home: Path | None = HomeOption, json_: boo
 
     settings = load_settings(db, home)
     with open_client(settings) as client:
+        server = client.where if client.is_remote else None
         status = client.status()
         recognition = client.recognition()
     version, spans = status.schema_version, status.spans
@@ -55,7 +56,7 @@ def doctor(db: str | None = DbOption, home: Path | None = HomeOption, json_: boo
         out.print(f"database: {settings.store.database} on {settings.safe_url}, schema version {version}, "
                   f"{int(spans)} spans stored", highlight=False)
         _print_recognition(recognition)
-        _print_spend(status.llm_spend)
+        _print_spend(status.llm_spend, server, settings.judge.llm_daily_cap_usd)
         if result is None:
             out.print("llm: none configured (set SUMWATCH_LLM_MODEL); the offline tiers judge alone")
         elif result.ok:
@@ -74,10 +75,15 @@ def doctor(db: str | None = DbOption, home: Path | None = HomeOption, json_: boo
         raise typer.Exit(1)
 
 
-def _print_spend(spend: LlmSpend) -> None:
-    cap = (f"of the ${spend.daily_cap_usd:.2f} daily cap (SUMWATCH_LLM_DAILY_CAP_USD)"
-           if spend.daily_cap_usd is not None else "with no daily cap (SUMWATCH_LLM_DAILY_CAP_USD=off)")
+def _print_spend(spend: LlmSpend, server: str | None, own_cap: float | None) -> None:
+    """Today's spend against the cap that applies: the server's when the command goes through one, said so
+    when this command's own setting differs."""
+    setting = "SUMWATCH_LLM_DAILY_CAP_USD" + (f" of the server at {server}" if server else "")
+    cap = (f"of the ${spend.daily_cap_usd:.2f} daily cap ({setting})" if spend.daily_cap_usd is not None
+           else f"with no daily cap ({setting}=off)")
     line = f"llm judging today ({spend.day} UTC): ${spend.spent_usd:.4f} {cap}"
+    if server and own_cap != spend.daily_cap_usd:
+        line += f"; it is {'off' if own_cap is None else f'{own_cap:g}'} here, which that server does not apply"
     if spend.capped or spend.unjudged_cap:
         line += (f"; the cap is reached: {spend.unjudged_cap} rubric results kept the cheap tiers' verdict "
                  f"(unjudged: cap; `sumwatch rescore` judges them again)")

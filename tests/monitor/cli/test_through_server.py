@@ -277,3 +277,18 @@ def test_triage_commands_print_the_same_through_the_server(two_stores, tmp_path)
     # trace ids differ between the two databases: `issues show` is read here and through the server on one
     shown = _same(local_b("issues", "show", "SW-1"), there("issues", "show", "SW-1"), "issues show")
     assert "same cause" in shown.stdout and "ben" in shown.stdout
+
+
+def test_a_daily_cap_of_the_commands_own_says_which_one_applies(two_stores, monkeypatch):
+    here, there, _, _ = two_stores
+    monkeypatch.setenv("SUMWATCH_LLM_DAILY_CAP_USD", "3")
+    mine = here("doctor")
+    assert mine.exit_code == 0 and "of the $3.00 daily cap (SUMWATCH_LLM_DAILY_CAP_USD)" in mine.stdout
+    served = there("doctor")
+    assert served.exit_code == 0, served.output
+    assert "of the $10.00 daily cap (SUMWATCH_LLM_DAILY_CAP_USD of the server at http://127.0.0.1:" in served.stdout
+    assert "it is 3 here, which that server does not apply" in served.stdout
+    for args in (["sample"], ["rescore", "--dry-run"]):  # a command that would judge is refused, in one line
+        refused = there(*args)
+        assert refused.exit_code == 2 and len(refused.stderr.strip().splitlines()) == 2  # the note, the error
+        assert "SUMWATCH_LLM_DAILY_CAP_USD is 3.0 here, but the sumwatch server at" in refused.stderr
