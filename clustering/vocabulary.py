@@ -1,11 +1,14 @@
-"""The words issues are described with, defined once: severity and status.
+"""The words of clustering, defined once: an issue's severity and status, and how a failure's document part is
+estimated (``FailureClusterer(document_part=...)``).
 
     Severity("high") >= ...          # Severity.HIGH; str(Severity.HIGH) == "high"
     IssueStatus.REGRESSED == "regressed"
+    DocumentPart("by_shape")         # DocumentPart.BY_SHAPE, the default
 
 Each is a ``str`` enum, so a member compares equal to, and is stored as, its text; ``Choice`` makes ``str()``
 and f-strings give that text too (a plain ``(str, Enum)`` prints ``Severity.HIGH``). The lowest room that
-needs them owns them: the tracker sets statuses and the namer severities, and ``sumwatch.monitor`` imports them.
+needs them owns them: the tracker sets statuses, the namer severities and the pipeline reads the document
+part, and ``sumwatch.monitor`` imports them.
 """
 
 from __future__ import annotations
