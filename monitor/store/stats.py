@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-from ..rubrics.verdicts import LLM
+from ..rubrics.verdicts import HUMAN, LLM
 from .connection import Store, as_utc, quote_ident
 from .issues import ISSUES_TABLE
 from .runs import last_run_ids
@@ -201,12 +201,12 @@ def pass_rate_series(store: Store, filters: Filters, bucket_s: int
 def judge_cost(store: Store, filters: Filters) -> JudgeCost:
     """What judging the filtered spans cost, per tier and judge model: every stored judgement, errors
     included (a judgement retried after an error counts both calls, which both cost, until ClickHouse
-    merges the replaced row away)."""
+    merges the replaced row away); a person's label stored as a span's verdict is no judgement."""
     params: dict[str, Any] = {}
     where = _facts_where(Filters(filters.start, filters.end, filters.service), params, ts="SpanTimestamp")
     rows = store.query_rows(
         f"""SELECT Tier, Model, count(), sum(InputTokens), sum(OutputTokens), sum(CostUsd)
-        FROM {quote_ident(SCORES_TABLE)} WHERE {where}{_spans_of(filters, params, SPAN_KEY)}
+        FROM {quote_ident(SCORES_TABLE)} WHERE {where} AND Tier != '{HUMAN}'{_spans_of(filters, params, SPAN_KEY)}
         GROUP BY Tier, Model ORDER BY Tier, Model""", params)
     out = [CostRow(tier, model, int(n), int(i), int(o), round(float(c), 6)) for tier, model, n, i, o, c in rows]
     return JudgeCost(sum(r.calls for r in out if r.tier == LLM), sum(r.input_tokens for r in out),

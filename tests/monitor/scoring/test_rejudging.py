@@ -22,7 +22,7 @@ from sumwatch.monitor.settings import Settings
 from sumwatch.monitor.settings.selectors import Condition, Match, SelectorEntry
 from sumwatch.monitor.store.listing import latest_verdicts
 from sumwatch.monitor.store.scores import STRENGTH_SQL, UNJUDGED_CAP_SQL, ScoredSpan, SpanRef, daily_spend, write_scores
-from sumwatch.monitor.store.stats import Filters, pass_rate_series
+from sumwatch.monitor.store.stats import Filters, judge_cost, pass_rate_series
 from tests.fakes.openai_server import FakeOpenAI
 
 
@@ -215,6 +215,7 @@ def test_a_persons_label_of_a_span_is_its_verdict_and_no_judge_replaces_it(store
         "SELECT Tier, Explanation FROM sumwatch_scores FINAL WHERE TraceId = {t:String} AND Rubric = 'conciseness' "
         "AND JudgeVersion = 'human'", {"t": tid})
     assert tier == "human" and "by ana" in explanation
+    assert "human" not in {row.tier for row in judge_cost(store, Filters()).rows}  # a label is no judge's cost
     with FakeOpenAI() as fake:
         report = Sampler(store, llm_cascade(fake), rescore=Rescore(rubrics=("conciseness",))).run_pass()
     # the LLM is not paid for what it could not replace: the labelled span is left out, the other three judged
