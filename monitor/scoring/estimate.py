@@ -54,12 +54,13 @@ class PassEstimate:
                 f"{cost}{cap}")
 
 
-def estimate_pass(sampler: Sampler, *, all_spans: bool = False) -> PassEstimate:
-    """What ``sampler.run_pass(all_spans=...)`` would judge now, and what it would ask of the LLM."""
+def estimate_pass(sampler: Sampler, *, all_spans: bool = False, limit: int | None = None) -> PassEstimate:
+    """What ``sampler.run_pass(all_spans=..., limit=...)`` would judge now, and what it would ask of the LLM."""
     store, cascade = sampler.store, sampler.cascade
     since, recognised_since, arrived_since = sampler.window(all_spans)
     union, params = sampler.pending_sql(since, (0, ""), recognised_since, arrived_since)
     (spans,), = store.query_rows(f"SELECT uniqExact(TraceId, SpanId) FROM ({union})", params)
+    spans = min(int(spans), limit) if limit is not None else int(spans)
     rubrics = list(sampler.judged_rubrics)
     pairs = int(spans) * len(rubrics)
     spend = daily_spend(store, sampler.daily_cap_usd)

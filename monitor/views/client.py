@@ -434,8 +434,7 @@ class ApiClient:
 
     def score_estimate(self, request: ScoreRequest) -> PassEstimate:
         """What :meth:`score` would judge and spend now; nothing runs."""
-        body = {k: v for k, v in request.__dict__.items() if v is not None and k not in ("limit", "events", "workers")}
-        return self._post(PassEstimate, "/api/actions/score/estimate", body)
+        return self._post(PassEstimate, "/api/actions/score/estimate", request.__dict__)
 
     def rescore_estimate(self, request: RescoreRequest) -> PassEstimate:
         """What :meth:`rescore` would judge and spend now; nothing runs."""

@@ -78,4 +78,4 @@ def score_estimate(s: ServicesDep, body: ScoreBody) -> PassEstimate:
     sampler = Sampler.from_settings(s.store, s.judges(body.mode), s.settings, rate=body.rate,
                                     shard=_shard(body.shard))
     sampler.refresh()
-    return estimate_pass(sampler, all_spans=bool(body.all))
+    return estimate_pass(sampler, all_spans=bool(body.all), limit=body.limit)

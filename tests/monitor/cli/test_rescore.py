@@ -76,6 +76,8 @@ def test_sample_all_states_what_it_would_spend_and_asks_only_then(cli_env, store
         env = with_llm(cli_env, fake)
         refused = run(env, "sample", "--all")
         assert refused.exit_code == 2 and "add --yes" in refused.stderr and not fake.requests
+        limited = run(env, "sample", "--all", "--limit", "1")  # the estimate counts what the pass would take
+        assert limited.exit_code == 2 and "sample --all: 1 span (" in limited.stdout and not fake.requests
         done = run(env, "sample", "--all", "--yes")
         assert done.exit_code == 0 and "scored 2 spans" in done.stdout and fake.requests
 
