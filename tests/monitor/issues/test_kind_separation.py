@@ -27,7 +27,8 @@ def embedder():
     return Embedder()
 
 
-# 3 x 6 is where the subtraction was chosen; 4 x 4 (a document it never saw) was only measured
+# 3 x 6 is where the subtraction was chosen; 4 x 4 was only measured, but only its fourth document is new: the
+# first three are 3 x 6's, and their 48 failures are 3 x 6's first four of each kind, word for word
 @pytest.fixture(scope="module", params=[(3, 6), (4, 4)], ids=["3docs", "4docs"])
 def workload(request, embedder):
     texts, meta = few_document_failures(*request.param)
