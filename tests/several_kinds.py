@@ -2,7 +2,8 @@
 fails once) and a few documents failing often.
 
     cases = several_kind_cases(documents=60, seed=31, domains=("finance", "healthcare", "news"))
-    texts, meta = several_kind_failures(cases)   # traced, scored offline and loaded as the clustering job does
+    texts, meta = case_failures(cases)   # traced, scored offline and loaded as the clustering job does
+    texts, meta = case_failures(demo.generate_workload(120, seed=11))   # the demo's own cases, the same way
 
 Each document is a demo document (:func:`sumwatch.monitor.demo.corpus.build_document`); it gets one to four
 distinct planted failure modes, each in a summary of its own (one span per summary, the document as its
@@ -51,9 +52,10 @@ def several_kind_cases(documents: int, seed: int, domains: Sequence[str]) -> lis
     return cases
 
 
-def several_kind_failures(cases: Sequence[DemoCase]) -> tuple[list[str], list[PointMeta]]:
-    """The cases traced into a fresh embedded database as the demo's summarizer would, scored offline, and
-    loaded as the clustering job loads failures: texts and (rubric, failure mode, document digest)."""
+def case_failures(cases: Sequence[DemoCase]) -> tuple[list[str], list[PointMeta]]:
+    """Demo cases (these or ``generate_workload``'s) traced into a fresh embedded database as ``sumwatch demo``
+    traces them, scored offline, and loaded as the clustering job loads failures: texts and (rubric, failure
+    mode, document digest)."""
     from opentelemetry.sdk.resources import Resource  # noqa: PLC0415
     from opentelemetry.sdk.trace import TracerProvider  # noqa: PLC0415
 

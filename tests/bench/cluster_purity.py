@@ -54,14 +54,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests folder
 
 import numpy as np  # noqa: E402
 from few_documents import clusters_per_kind, few_document_failures, purity  # noqa: E402
-from several_kinds import several_kind_cases, several_kind_failures  # noqa: E402
+from several_kinds import case_failures, several_kind_cases  # noqa: E402
 from sklearn.metrics import adjusted_rand_score, v_measure_score  # noqa: E402
 
 from sumwatch.clustering import FailureClusterer  # noqa: E402
 from sumwatch.clustering.embedder import Embedder  # noqa: E402
 from sumwatch.clustering.pipeline import PointMeta  # noqa: E402
 from sumwatch.clustering.reduce import UmapReducer  # noqa: E402
-from sumwatch.monitor.demo.corpus import DOMAINS  # noqa: E402
+from sumwatch.monitor.demo import DOMAINS, generate_workload  # noqa: E402
 
 SETTINGS = {"off": {"topic_weight": 0.0}, "other_kinds": {"document_part": "other_kinds"},
             "kind_means": {"document_part": "kind_means"}, "default": {}}
@@ -87,28 +87,11 @@ def _measures(texts: list[str], meta: list[PointMeta], embedder: Embedder, seeds
 
 
 def _several(documents: int, seed: int, domains: tuple[str, ...]) -> tuple[list[str], list[PointMeta]]:
-    return several_kind_failures(several_kind_cases(documents, seed, domains))
+    return case_failures(several_kind_cases(documents, seed, domains))
 
 
 def _demo_failures(n: int, seed: int) -> tuple[list[str], list[PointMeta]]:
-    from sumwatch.monitor.demo.run import run_demo, score_demo  # noqa: PLC0415
-    from sumwatch.monitor.issues.failures import load_failures  # noqa: PLC0415
-    from sumwatch.monitor.scoring.judges import build_cascade  # noqa: PLC0415
-    from sumwatch.monitor.settings import Settings  # noqa: PLC0415
-    from sumwatch.monitor.store.connection import Store  # noqa: PLC0415
-    from sumwatch.monitor.store.migrations import migrate  # noqa: PLC0415
-
-    with tempfile.TemporaryDirectory() as home:
-        settings = Settings.from_env(env={}, home=Path(home), database="purity")
-        store = Store.open(settings)
-        try:
-            migrate(store)
-            result = run_demo(store, n=n, seed=seed)
-            score_demo(store, build_cascade(settings, mode="off"), result.run_id)
-            failures = load_failures(store, 0, 2**62)
-        finally:
-            store.close()
-    return [f.text for f in failures], [PointMeta(f.rubric, f.failure_mode, f.document) for f in failures]
+    return case_failures(generate_workload(n, seed=seed))
 
 
 def _mixed(*workloads: tuple[list[str], list[PointMeta]]) -> tuple[list[str], list[PointMeta]]:

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 import numpy as np
 import pytest
 from few_documents import clusters_per_kind, few_document_failures, purity, store_few_documents
-from several_kinds import several_kind_cases, several_kind_failures
+from several_kinds import case_failures, several_kind_cases
 from sklearn.metrics import adjusted_rand_score
 
 from sumwatch.clustering import FailureClusterer
@@ -84,7 +84,7 @@ def test_a_small_move_of_every_vector_leaves_the_clusters_as_they_were(workload)
 @pytest.mark.slow
 def test_many_documents_failing_a_few_ways_each_cluster_by_kind(embedder):
     # the purity bench's tuning workload of this shape: 150 demo documents, each failing one to four ways
-    texts, meta = several_kind_failures(several_kind_cases(150, 31, ("finance", "healthcare", "news")))
+    texts, meta = case_failures(several_kind_cases(150, 31, ("finance", "healthcare", "news")))
     vectors = embedder.encode(texts)
     kinds = [f"{m.rubric}/{m.failure_mode}" for m in meta]
     figures = {}
