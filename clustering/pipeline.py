@@ -257,12 +257,12 @@ def _without_document(vectors: Vectors, points: Sequence[PointMeta], weight: flo
     what each failure is, and a kind's failures from different documents come together. ``KIND_MEANS`` reads
     each vector as its kind's mean plus its document's part plus its own rest, and estimates the two by turns
     (:func:`_document_offsets`); ``OTHER_KINDS`` takes the mean of the document's failures of other kinds, which
-    is the document's part plus a blend of those kinds (:func:`_other_kind_means`). ``BY_SHAPE`` takes the
-    second where a document failed some kind more than once: every such document then tends to fail the same
-    kinds, the blend is alike for all of them, and the kinds' means of a few documents would carry those
+    is the document's part plus a blend of those kinds (:func:`_other_kind_means`). ``BY_SHAPE`` takes
+    ``OTHER_KINDS`` where a document failed some kind more than once: every such document then tends to fail the
+    same kinds, the blend is alike for all of them, and the kinds' means of a few documents would carry those
     documents' common part (a kind moves next to another's failures from other documents). Where each failure
     of a document is of a different kind, the blend differs with the kinds it fails beside and splits a kind,
-    while the first estimate leaves some of the document in failures that share it; half of each removes the
+    while ``KIND_MEANS`` leaves some of the document in failures that share it; half of each removes the
     document's part and pushes a failure half away from the kinds it fails beside (the half: chosen on the
     tuning workloads of the purity bench). All are means: they move smoothly with the vectors, so the issues do
     not jump when a vector moves slightly (the int8 embedder's vectors move with their batch). Centroids,
