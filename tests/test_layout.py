@@ -189,15 +189,21 @@ def _marked(node: ast.AST) -> bool:
     return any("mark.integration" in ast.unparse(d) for d in getattr(node, "decorator_list", []))
 
 
+def _integration_fixtures() -> dict[str, str]:
+    """tests/conftest.py's INTEGRATION_FIXTURES, read from its source: ``import conftest`` gets whichever conftest
+    pytest imported last under that name."""
+    tree = ast.parse((TESTS / "conftest.py").read_text())
+    return next(ast.literal_eval(n.value) for n in tree.body
+                if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "INTEGRATION_FIXTURES")
+
+
 def _fixtures_that_mark(path: Path, defs: dict[str, ast.AST]) -> set[str]:
     """The fixture names that put a test of this module in the tier (conftest's INTEGRATION_FIXTURES defined in
     this module or a conftest above it, unless this module defines its own of that name), and the module's
     fixtures that use one."""
-    from conftest import INTEGRATION_FIXTURES
-
     here = path.relative_to(TESTS)
     names = set()
-    for key in INTEGRATION_FIXTURES:
+    for key in _integration_fixtures():
         file, name = key.split("::")
         if file == here.as_posix() or (Path(file).name == "conftest.py" and here.is_relative_to(Path(file).parent)
                                        and name not in defs):
