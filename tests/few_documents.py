@@ -25,6 +25,10 @@ _DOCUMENTS = [
     ("Bluefin Pharmaceuticals", "Cambridge trial site", "Tomas Lindqvist", "enrolment", 37.5, "Basel"),
     ("Helios Solar Cooperative", "Valencia array", "Priya Raman", "generation output", 12.8, "Seville"),
     ("Kestrel Aerospace", "Toulouse hangar", "Jonas Meyer", "delivery backlog", 61.0, "Hamburg"),
+    # documents no tuning workload uses: the held-out few-documents rows start here (``first=3``)
+    ("Ostara Foods", "Porto bottling plant", "Ines Carvalho", "export orders", 18.4, "Lisbon"),
+    ("Granite Ridge Mining", "Kalgoorlie pit", "Aaron Whitfield", "ore grade", 2.7, "Perth"),
+    ("Lumen Health Network", "Leeds clinic", "Fatima Begum", "patient waiting time", 23.9, "Manchester"),
 ]
 
 
@@ -36,11 +40,13 @@ def _sentences(company: str, site: str, person: str, metric: str, figure: float,
             f"The {site} added two shifts, and {person} credited the {city} suppliers for the growth."]
 
 
-def few_document_scores(documents: int = 3, per_kind: int = 6) -> list[tuple[str, FailingScore]]:
-    """``per_kind`` failing scores of each of four kinds for each of ``documents`` long documents, each with
-    the text of the document it was judged against."""
+def few_document_scores(documents: int = 3, per_kind: int = 6, first: int = 0) -> list[tuple[str, FailingScore]]:
+    """``per_kind`` failing scores of each of four kinds for each of ``documents`` long documents from the
+    ``first``, each with the text of the document it was judged against."""
+    if first + documents > len(_DOCUMENTS):
+        raise ValueError(f"there are {len(_DOCUMENTS)} documents, not {first + documents}")
     out = []
-    for company, site, person, metric, figure, city in _DOCUMENTS[:documents]:
+    for company, site, person, metric, figure, city in _DOCUMENTS[first:first + documents]:
         sentences = _sentences(company, site, person, metric, figure, city)
         document = " ".join(sentences)
         for i in range(per_kind):
@@ -69,9 +75,10 @@ def few_document_scores(documents: int = 3, per_kind: int = 6) -> list[tuple[str
     return out
 
 
-def few_document_failures(documents: int = 3, per_kind: int = 6) -> tuple[list[str], list[PointMeta]]:
+def few_document_failures(documents: int = 3, per_kind: int = 6, first: int = 0
+                          ) -> tuple[list[str], list[PointMeta]]:
     """The failure texts of :func:`few_document_scores` and their (rubric, failure mode, document)."""
-    scored = few_document_scores(documents, per_kind)
+    scored = few_document_scores(documents, per_kind, first)
     return ([failure_text(score) for _, score in scored],
             [PointMeta(score.rubric, score.failure_mode, document) for document, score in scored])
 
