@@ -6,8 +6,10 @@ and ask on a terminal.
 
 Nothing is written: recognition (which stores what it finds) does not run, so calls of other instrumentations
 not yet recognised are not counted. LLM requests are estimated from what this store's LLM judge did over the
-last week (its share of rubric results per judged pair, and the mean cost of a request), or from the mode and
-budget when there is no such history; ``llm_requests_max`` is the bound: every pair asked.
+last week in the same mode (its share of rubric results per pair judged with an LLM in that mode, and the mean
+cost of a request), or from the mode and budget when there is no such history; pairs judged offline, at the daily
+cap or by a person say nothing about how often the LLM is asked. ``llm_requests_max`` is the bound: every pair
+asked.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..settings import JudgeMode
-from ..store.scores import SCORES_TABLE, daily_spend
+from ..store.scores import SCORES_TABLE, UNJUDGED_CAP_SQL, daily_spend
 from .sampler import Sampler
 
 _HISTORY = "ScoredAt >= now64() - INTERVAL 7 DAY"
@@ -69,12 +71,14 @@ def estimate_pass(sampler: Sampler, *, all_spans: bool = False, limit: int | Non
                             spend.spent_usd, spend.cap_usd)
     (judged, asked, priced, cost), = store.query_rows(
         f"SELECT count(), countIf(Tier = 'llm'), countIf(Tier = 'llm' AND CostUsd > 0), sumIf(CostUsd, Tier = 'llm') "
-        f"FROM {SCORES_TABLE} WHERE {_HISTORY} AND Rubric IN {{rubs:Array(String)}}", {"rubs": rubrics})
+        f"FROM {SCORES_TABLE} WHERE {_HISTORY} AND Rubric IN {{rubs:Array(String)}} AND Tier != 'human' "
+        f"AND position(JudgeVersion, '/llm-') > 0 AND endsWith(JudgeVersion, {{mode:String}}) "
+        f"AND NOT {UNJUDGED_CAP_SQL}", {"rubs": rubrics, "mode": f"@{cascade.mode}"})
     if cascade.mode == JudgeMode.ALWAYS:
         requests, basis = pairs, "every pair, in always mode"
     elif int(judged) >= _MIN_HISTORY:
         requests = round(pairs * int(asked) / int(judged))
-        basis = f"{int(asked) / int(judged):.0%} of pairs went to the LLM over the last 7 days"
+        basis = f"{int(asked) / int(judged):.0%} of pairs went to the LLM in {cascade.mode} mode over the last 7 days"
     elif cascade.budget is not None:
         requests = min(pairs, round(int(spans) * (cascade.budget + cascade.audit_rate * len(rubrics))))
         basis = f"the budget of {cascade.budget:g} requests per span"

@@ -21,9 +21,10 @@ def run(env, *args):
     return runner.invoke(app, list(args), env=env, catch_exceptions=False)
 
 
-def with_llm(env, fake):
-    return {**env, "SUMWATCH_LLM_MODEL": "openai/judge-test", "SUMWATCH_LLM_API_BASE": fake.base_url,
-            "SUMWATCH_LLM_API_KEY": "k", "SUMWATCH_JUDGE_MODE": "always", "SUMWATCH_EMBEDDINGS": "false"}
+def with_llm(env, fake, mode="always"):
+    base_url = fake if isinstance(fake, str) else fake.base_url
+    return {**env, "SUMWATCH_LLM_MODEL": "openai/judge-test", "SUMWATCH_LLM_API_BASE": base_url,
+            "SUMWATCH_LLM_API_KEY": "k", "SUMWATCH_JUDGE_MODE": mode, "SUMWATCH_EMBEDDINGS": "false"}
 
 
 @pytest.mark.integration
@@ -55,6 +56,17 @@ def test_rescore_states_the_spans_and_requests_asks_and_judges_only_with_yes(cli
 
         again = run(env, "rescore", "--rubric", "factuality", "--dry-run", "--json")
         assert json.loads(again.stdout)["spans"] == 0  # judged by the current version: nothing left
+
+
+def test_a_history_judged_offline_says_nothing_about_how_often_the_llm_is_asked(cli_env, store, rules_cascade):
+    run_demo(store, n=24, seed=24)
+    Sampler(store, rules_cascade).run_pass()  # 24 offline verdicts a rubric (20 make a history)
+    env = with_llm(cli_env, "http://127.0.0.1:9/v1", "ambiguous")  # a dry run sends nothing: no server needed
+    looked = run(env, "rescore", "--rubric", "groundedness", "--dry-run", "--json")
+    assert looked.exit_code == 0, looked.output
+    estimate = json.loads(looked.stdout)
+    assert estimate["spans"] == 24 and estimate["llm_requests_max"] == 24
+    assert estimate["llm_requests"] == 24 and estimate["basis"] == "no history yet: every pair counted"
 
 
 def test_rescore_bad_values_are_one_line_and_exit_2(cli_env, store):
