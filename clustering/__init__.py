@@ -34,11 +34,8 @@ from .stages import (
     TrackerStage,
 )
 from .track import Assignment, IssueTracker, KnownIssue, TrackOutcome
-from .vocabulary import IssueStatus, Severity
 
 __all__ = [
-    # the vocabulary issues are described with
-    "Severity", "IssueStatus",
     # the pipeline and its records
     "FailureClusterer", "PointMeta", "Cluster", "ClusterResult", "ClusterFit", "ClusterName", "NameRequest",
     "glossary_key", "KnownIssue", "Assignment", "TrackOutcome",

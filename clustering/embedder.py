@@ -28,8 +28,9 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sumwatch.tracer.vocabulary import Choice
+
 from .onnx_model import BACKEND_TAG
-from .vocabulary import Choice
 
 if TYPE_CHECKING:  # numpy is imported on the first encode, not with this module
     from .arrays import Vectors

@@ -19,9 +19,10 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from sumwatch.tracer.vocabulary import Severity
+
 from .json_model import JsonModel
 from .name import ClusterName, KeywordNamer, NameRequest, clip
-from .vocabulary import Severity
 
 log = logging.getLogger(__name__)
 

@@ -29,9 +29,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.typing import NDArray
 
+from sumwatch.tracer.vocabulary import IssueStatus
+
 from .arrays import Floats, Indices
 from .name import ClusterName
-from .vocabulary import IssueStatus
 
 NEW, ONGOING, REGRESSED, RESOLVED = IssueStatus.values()
 STATUSES: tuple[str, ...] = IssueStatus.values()

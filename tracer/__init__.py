@@ -16,9 +16,9 @@ Async functions and (async) generators that stream the summary in pieces are tra
 and a decorated function keeps its type. Code that is not one function uses ``summarization_span``.
 
 Importing it loads the OpenTelemetry API only: the SDK and an exporter load when :func:`configure` runs,
-and numpy, torch or ClickHouse never do. Public modules: ``semconv`` (attribute names) and
-``otel_traces`` (the Collector's ``otel_traces`` table layout, for code that writes rows); every other
-module is private.
+and numpy, torch or ClickHouse never do. Public modules: ``semconv`` (attribute names), ``otel_traces``
+(the Collector's ``otel_traces`` table layout, for code that writes rows) and ``vocabulary`` (the words every
+room shares: an issue's severity and status); every other module is private.
 """
 
 from __future__ import annotations

@@ -5,20 +5,18 @@
     ExportConfig.from_env(env={"SUMWATCH_EXPORT_MIN_SEVERITY": "huge"})
     # SettingsError: SUMWATCH_EXPORT_MIN_SEVERITY must be one of low, medium, high, critical, got 'huge'
 
-Severity and issue status are the clustering room's vocabulary (``sumwatch.clustering.vocabulary``); the
-tuples here are derived from those enums for the code that checks a choice.
+Severity and issue status are the words every room shares (``sumwatch.tracer.vocabulary``); the tuples here
+are derived from those enums for the code that checks a choice.
 """
 
 from __future__ import annotations
-
-from sumwatch.clustering.vocabulary import IssueStatus, Severity
 
 from ..settings import ISSUE_STATUSES, SEVERITIES, reveal
 from ..settings import ExportSettings as ExportConfig
 
 STATUSES = ISSUE_STATUSES
 
-__all__ = ["SEVERITIES", "STATUSES", "ExportConfig", "IssueStatus", "Severity", "reveal", "severity_rank"]
+__all__ = ["SEVERITIES", "STATUSES", "ExportConfig", "reveal", "severity_rank"]
 
 
 def severity_rank(severity: str) -> int:

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
-from sumwatch.clustering.vocabulary import Choice, IssueStatus
+from sumwatch.tracer.vocabulary import Choice, IssueStatus
 
 from ..settings import parse_duration
 from ..store.connection import Store

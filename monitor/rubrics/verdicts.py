@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sumwatch.clustering.vocabulary import Choice
+from sumwatch.tracer.vocabulary import Choice
 
 from .definition import BUILTIN, BUILTIN_NAMES, JudgeDefinition
 

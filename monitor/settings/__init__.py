@@ -39,7 +39,7 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from sumwatch.clustering.embedder import ModelBackend
-from sumwatch.clustering.vocabulary import Severity
+from sumwatch.tracer.vocabulary import Severity
 
 from .alert_rules import parse_alert_rules
 from .concern import _Concern, _raw, _setting, reveal

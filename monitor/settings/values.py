@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Union, get_args, get_origin
 from urllib.parse import urlsplit, urlunsplit
 
-from sumwatch.clustering.vocabulary import Choice
+from sumwatch.tracer.vocabulary import Choice
 
 from .patterns import PatternError, user_pattern
 from .vocabulary import ISSUE_STATUSES, JUDGE_MODES, NAMERS

@@ -1,9 +1,9 @@
-"""The settings' vocabulary: the judge modes and namers (with the issue vocabulary from clustering), and
+"""The settings' vocabulary: the judge modes and namers (with the issue words every room shares, from the tracer), and
 the one error a bad value raises."""
 
 from __future__ import annotations
 
-from sumwatch.clustering.vocabulary import Choice, IssueStatus, Severity
+from sumwatch.tracer.vocabulary import Choice, IssueStatus, Severity
 
 ENV_PREFIX = "SUMWATCH_"
 

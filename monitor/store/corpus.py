@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from sumwatch.clustering.vocabulary import Choice
+from sumwatch.tracer.vocabulary import Choice
 
 from ..rubrics.definition import RUBRIC_NAME
 from ..rubrics.verdicts import RUBRICS, VERDICTS, SummaryCase

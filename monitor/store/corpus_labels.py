@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from sumwatch.clustering.vocabulary import Choice
+from sumwatch.tracer.vocabulary import Choice
 
 from .connection import Store, as_utc, quote_ident
 from .corpus import CORPUS_TABLE

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from sumwatch.monitor.exports.config import ExportConfig, Severity
+from sumwatch.monitor.exports.config import ExportConfig
 from sumwatch.monitor.settings import JudgeMode, Settings, SettingsError, crontab_fields, parse_duration, warn_unknown
+from sumwatch.tracer.vocabulary import IssueStatus, Severity
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -233,7 +234,7 @@ def test_the_tracker_settings_alone_give_the_same_one_line_errors():
 
 
 def test_each_vocabulary_is_one_enum_and_the_old_tuples_come_from_it():
-    from sumwatch.clustering import IssueStatus, track
+    from sumwatch.clustering import track
     from sumwatch.monitor.exports.config import SEVERITIES, STATUSES
     from sumwatch.monitor.rubrics.cascade import MODES
     from sumwatch.monitor.rubrics.verdicts import RUBRICS, VERDICTS, Rubric

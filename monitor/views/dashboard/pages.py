@@ -15,8 +15,8 @@ from typing import Any
 
 from markupsafe import Markup
 
-from sumwatch.clustering.vocabulary import Severity
 from sumwatch.tracer import semconv
+from sumwatch.tracer.vocabulary import Severity
 
 from ...issues.reads import IssueRow, get_issue, issue_list, list_issues, trend_label
 from ...rubrics.verdicts import RUBRICS

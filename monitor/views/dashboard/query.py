@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from urllib.parse import urlencode
 
-from sumwatch.clustering.vocabulary import IssueStatus, Severity
+from sumwatch.tracer.vocabulary import IssueStatus, Severity
 
 from ...store.stats import Filters
 
