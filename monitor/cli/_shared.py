@@ -17,11 +17,12 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..settings import MAX_LIST_LIMIT, Settings, reveal
-from ..store.connection import Store, StoreError
+from ..settings import MAX_LIST_LIMIT
 
 if TYPE_CHECKING:
     from ..rubrics.cascade import Cascade
+    from ..settings import Settings
+    from ..store.connection import Store
     from ..views.client import ApiClient, ClientError
     from ..views.services import ActionProgress
 
@@ -102,6 +103,8 @@ api_token_flag: list[str | None] = [None]
 
 
 def load_settings(db: str | None, home: Path | None, **more: Any) -> Settings:
+    from ..settings import Settings  # noqa: PLC0415 - start-up: `--help` reads no settings
+
     more.setdefault("api_token", api_token_flag[0])
     try:
         return Settings.from_env(clickhouse_url=db, home=home, **more)
@@ -116,7 +119,7 @@ def open_store(settings: Settings, *, migrate: bool = True, api: str | None = No
     ``busy_to_caller`` lets a StoreBusyError naming a serving process through, for readers to use it."""
     from clickhouse_connect.driver.exceptions import ClickHouseError  # noqa: PLC0415 - start-up: a command imports what it runs
 
-    from ..store.connection import StoreBusyError  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..store.connection import Store, StoreBusyError, StoreError  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..store.migrations import migrate as run_migrations  # noqa: PLC0415 - start-up: a command imports what it runs
 
     try:
@@ -150,30 +153,46 @@ def open_client(settings: Settings, note: str = "reading through it", *, command
                 ) -> Iterator[ApiClient]:
     """The API, through one client: the running `sumwatch up` that holds the database, or the same app in this
     process on the store opened here. What the server answers instead of records exits with one line: 2 for a
-    request it refused as bad (its reason), 3 for anything else (401, 5xx, no answer)."""
-    from ..exports.config import ExportConfig  # noqa: PLC0415 - start-up: a command imports what it runs
-    from ..store.connection import StoreBusyError  # noqa: PLC0415 - start-up: a command imports what it runs
-    from ..views.app import create_app  # noqa: PLC0415 - start-up: a command imports what it runs
+    request it refused as bad (its reason), 3 for anything else (401, 5xx, no answer).
+
+    A server holding the embedded database is found from its lock file alone (:mod:`..contract.server`), so a
+    command that reads through it loads neither the store nor the app."""
+    from ..contract.server import serving_api  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..settings import reveal  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..views.client import ApiClient, ClientError  # noqa: PLC0415 - start-up: a command imports what it runs
 
+    token = reveal(settings.receiver.api_token) or None
     with ExitStack() as stack:
-        try:
-            store = stack.enter_context(open_store(settings, busy_to_caller=True))
-        except StoreBusyError as exc:
-            api = exc.api or ""
+        api = serving_api(settings.embedded_path) if settings.is_embedded else None
+        if api is None:
+            api, app = _open_app(stack, settings)
+        if api is not None:
             err.print(f"(the database is held by the sumwatch server at {api}; {note})")
-            client = stack.enter_context(ApiClient.remote(api, reveal(settings.receiver.api_token) or None))
+            client = stack.enter_context(ApiClient.remote(api, token))
         else:
-            try:
-                app = create_app(settings, store, export_config=ExportConfig.from_env())
-            except ValueError as exc:
-                fail(str(exc))
-            client = stack.enter_context(ApiClient.in_process(app, reveal(settings.receiver.api_token) or None))
+            client = stack.enter_context(ApiClient.in_process(app, token))
         try:
             yield client
         except ClientError as exc:
             fail(client_problem(exc, client.where, token_set=bool(settings.receiver.api_token)),
                  2 if _refused(exc) else 3)
+
+
+def _open_app(stack: ExitStack, settings: Settings) -> tuple[str | None, Any]:
+    """The app on the store opened in this process, or the API of a server that took the database between the
+    lock file's read and the opening (then the app is None)."""
+    from ..exports.config import ExportConfig  # noqa: PLC0415 - start-up: only a command without a server runs the app
+    from ..store.connection import StoreBusyError  # noqa: PLC0415 - start-up: as above
+    from ..views.app import create_app  # noqa: PLC0415 - start-up: as above
+
+    try:
+        store = stack.enter_context(open_store(settings, busy_to_caller=True))
+    except StoreBusyError as exc:
+        return exc.api or "", None
+    try:
+        return None, create_app(settings, store, export_config=ExportConfig.from_env())
+    except ValueError as exc:
+        fail(str(exc))
 
 
 def check_rubric_name(rubric: str | None) -> None:

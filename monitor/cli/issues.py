@@ -12,8 +12,6 @@ from rich.progress import TaskID
 from rich.table import Table
 
 from ..issues.reads import IssueRow, parse_issue_id
-from ..settings import Settings
-from ..store.connection import Store
 from ._shared import (
     DbOption,
     HomeOption,
@@ -32,6 +30,8 @@ from ._shared import (
 
 if TYPE_CHECKING:
     from ..issues.job import ClusterRunReport
+    from ..settings import Settings
+    from ..store.connection import Store
 
 _STAGES = {"read": "reading failing scores", "embed": "embedding failure texts", "cluster": "clustering"}
 

@@ -10,7 +10,6 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from ..settings.values import parse_workers
 from ._shared import (
     DbOption,
     FormatOption,
@@ -44,6 +43,8 @@ def _shard(value: str | None) -> tuple[int, int]:
 
 
 def _workers(value: str | None) -> int | None:
+    from ..settings.values import parse_workers  # noqa: PLC0415 - start-up: a command imports what it runs
+
     if value is None:
         return None
     try:

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from ..settings import Settings
-from ..store.connection import Store
 from ._shared import DbOption, HomeOption, err, fail, flag, load_settings, open_store, out
 
 if TYPE_CHECKING:
     from ..exports.config import ExportConfig
     from ..jobs.worker import JobStats, Worker
+    from ..settings import Settings
+    from ..store.connection import Store
 
 
 def up(host: str | None = typer.Option(None, "--host", help="Bind address (default 127.0.0.1)."),

@@ -26,9 +26,9 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from sumwatch.tracer.otel_traces import COLUMNS, INSERT_FORMAT, TRACES_TABLE, encode_rows
 
+from ..contract.server import LOCK_NAME, read_holder
 from ..settings import Settings, redact_url
 
-LOCK_NAME = "sumwatch.lock"
 _T = TypeVar("_T")
 
 
@@ -58,14 +58,6 @@ _locks: dict[Path, _Lock] = {}
 _locks_guard = threading.Lock()
 
 
-def _holder(lock_path: Path) -> dict[str, Any]:
-    try:
-        info = json.loads(lock_path.read_text() or "{}")
-    except (OSError, ValueError):
-        return {}
-    return info if isinstance(info, dict) else {}
-
-
 def _describe_holder(info: dict[str, Any]) -> str:
     if not info:
         return "another process"
@@ -93,7 +85,7 @@ def _acquire(path: Path, purpose: str, api: str | None) -> None:
         except OSError as exc:
             os.close(fd)
             if exc.errno in (errno.EAGAIN, errno.EACCES):
-                holder = _holder(lock_path)
+                holder = read_holder(path)
                 raise StoreBusyError(
                     f"The embedded database at {path} is in use by {_describe_holder(holder)}. "
                     f"chDB allows one process per data directory: stop that process, run this command "
