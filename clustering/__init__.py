@@ -17,13 +17,13 @@ no base class needed. No database, no network unless a stage brings one.
 """
 
 from .cluster import ClusterFit, HdbscanClusterer
-from .embedder import Embedder
 from .json_model import JsonAnswer, JsonModel
 from .llm_namer import LLMNamer
 from .name import ClusterName, KeywordNamer, NameRequest, glossary_key
 from .pipeline import Cluster, ClusterResult, FailureClusterer, PointMeta
 from .reduce import UmapReducer
 from .represent import Representer
+from .sentence_model.embedder import Embedder
 from .stages import (
     ClustererStage,
     EmbedderStage,

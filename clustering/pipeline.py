@@ -50,10 +50,10 @@ import numpy as np
 
 from .arrays import Floats, Indices, Labels, Memberships, Vectors
 from .cluster import HdbscanClusterer
-from .embedder import Embedder
 from .name import ClusterName, KeywordNamer, NameRequest, glossary_key, with_figures
 from .reduce import UmapReducer
 from .represent import Representer
+from .sentence_model.embedder import Embedder
 from .stages import (
     ClustererStage,
     EmbedderStage,
@@ -107,9 +107,10 @@ class ClusterResult:
 class FailureClusterer:
     """The clustering pipeline with every stage swappable; ``None`` picks the default for that stage.
 
-    The defaults are wired here and nowhere else: :class:`~sumwatch.clustering.embedder.Embedder` (built on
-    first use, so passing ``vectors`` never loads a model), :class:`UmapReducer`, :class:`HdbscanClusterer`,
-    :class:`Representer`, :class:`KeywordNamer` and :class:`IssueTracker`."""
+    The defaults are wired here and nowhere else:
+    :class:`~sumwatch.clustering.sentence_model.embedder.Embedder` (built on first use, so passing ``vectors``
+    never loads a model), :class:`UmapReducer`, :class:`HdbscanClusterer`, :class:`Representer`,
+    :class:`KeywordNamer` and :class:`IssueTracker`."""
 
     def __init__(self, embedder: EmbedderStage | None = None, reducer: ReducerStage | None = None,
                  clusterer: ClustererStage | None = None, representer: RepresenterStage | None = None,

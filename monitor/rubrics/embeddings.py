@@ -23,17 +23,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from sumwatch.clustering.embedder import Embedder
+from sumwatch.clustering.sentence_model.embedder import Embedder
 
 from . import text as tx
 from .verdicts import COMPLETENESS, CONCISENESS, EMBEDDINGS, FACTUALITY, GROUNDEDNESS, RubricResult, SummaryCase
-
-if TYPE_CHECKING:
-    from sumwatch.clustering.embedder import Embedder
 
 VERSION = "emb-3"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sumwatch.clustering.embedder import Embedder
+from sumwatch.clustering.sentence_model.embedder import Embedder
 
 from ..remote.llm import LLMConnection
 from ..rubrics.cascade import Cascade

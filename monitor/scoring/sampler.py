@@ -30,8 +30,8 @@ again after a lost answer) is fetched once, like every read of ``otel_traces`` (
 :mod:`sumwatch.monitor.store.traces`), so it is judged, paid for and counted once. Each batch of either step
 is one read of spans (recognition adds one batched read of their log records), never a query per span.
 ``workers`` (``--workers``, ``SUMWATCH_SAMPLER_WORKERS``) runs the sentence model in that many processes (this one
-and spawned helpers, see :mod:`sumwatch.clustering.model_pool`); the pass itself, the database and the LLM stay
-here, so the guarantees above do not change, and the scores are the same whatever the number.
+and spawned helpers, see :mod:`sumwatch.clustering.sentence_model.model_pool`); the pass itself, the database and
+the LLM stay here, so the guarantees above do not change, and the scores are the same whatever the number.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sumwatch.clustering.model_pool import model_processes
+from sumwatch.clustering.sentence_model.model_pool import model_processes
 from sumwatch.tracer import semconv
 from sumwatch.tracer.otel_traces import STATUS_ERROR_VALUES, TRACES_TABLE
 

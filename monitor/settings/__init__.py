@@ -38,7 +38,7 @@ from pydantic import (
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from sumwatch.clustering.embedder import ModelBackend
+from sumwatch.clustering.sentence_model.backend import ModelBackend
 from sumwatch.tracer.vocabulary import Severity
 
 from .alert_rules import parse_alert_rules
@@ -191,9 +191,9 @@ class SamplerSettings(_Concern):
     # the worker's sampler waits this long after each stored batch: spreads its load on the database and the
     # judge model over a pass (a SIGTERM still stops it at once)
     sampler_batch_pause_s: float = 0.0
-    # processes that run the sentence model in a pass: this one and helpers (clustering/model_pool.py); 0 or
-    # "auto": the usable CPUs over SUMWATCH_MODEL_THREADS, so a 2-core box runs two. A pass whose sentences fit
-    # one model batch starts no helper, and the scores are the same whatever the number
+    # processes that run the sentence model in a pass: this one and helpers (clustering/sentence_model/
+    # model_pool.py); 0 or "auto": the usable CPUs over SUMWATCH_MODEL_THREADS, so a 2-core box runs two. A pass
+    # whose sentences fit one model batch starts no helper, and the scores are the same whatever the number
     sampler_workers: int = 0
 
     @field_validator("sampler_workers", mode="before")

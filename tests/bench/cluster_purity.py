@@ -58,9 +58,9 @@ from several_kinds import case_failures, several_kind_cases  # noqa: E402
 from sklearn.metrics import adjusted_rand_score, v_measure_score  # noqa: E402
 
 from sumwatch.clustering import FailureClusterer  # noqa: E402
-from sumwatch.clustering.embedder import Embedder  # noqa: E402
 from sumwatch.clustering.pipeline import PointMeta  # noqa: E402
 from sumwatch.clustering.reduce import UmapReducer  # noqa: E402
+from sumwatch.clustering.sentence_model.embedder import Embedder  # noqa: E402
 from sumwatch.monitor.demo import DOMAINS, generate_workload  # noqa: E402
 
 SETTINGS = {"off": {"topic_weight": 0.0}, "other_kinds": {"document_part": "other_kinds"},

@@ -18,7 +18,7 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from sumwatch.clustering.embedder import Embedder  # noqa: E402
+from sumwatch.clustering.sentence_model.embedder import Embedder  # noqa: E402
 from sumwatch.monitor.rubrics.cascade import Cascade  # noqa: E402
 from sumwatch.monitor.rubrics.embeddings import EmbeddingJudge  # noqa: E402
 from sumwatch.monitor.rubrics.learned.data import SUMMAC_SUBSETS, load_summac  # noqa: E402

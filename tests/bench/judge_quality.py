@@ -49,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import consistency_sets  # noqa: E402
 from consistency_sets import unigram_precision  # noqa: E402
 
-from sumwatch.clustering.embedder import Embedder  # noqa: E402
+from sumwatch.clustering.sentence_model.embedder import Embedder  # noqa: E402
 from sumwatch.monitor.rubrics import embeddings as emb  # noqa: E402
 from sumwatch.monitor.rubrics.cascade import Cascade  # noqa: E402
 from sumwatch.monitor.rubrics.consistency import FACTUALITY_WEIGHT, consistency_score  # noqa: E402

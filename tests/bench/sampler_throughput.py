@@ -39,7 +39,7 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from sumwatch.clustering.model_pool import usable_cpus  # noqa: E402
+from sumwatch.clustering.sentence_model.model_pool import usable_cpus  # noqa: E402
 from sumwatch.monitor.demo import generate_workload  # noqa: E402
 from sumwatch.monitor.rubrics.cascade import Cascade  # noqa: E402
 from sumwatch.monitor.rubrics.llm import LLMConfig, LLMJudge  # noqa: E402

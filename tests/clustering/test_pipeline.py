@@ -9,11 +9,11 @@ import pytest
 from sklearn.metrics import adjusted_rand_score
 
 from sumwatch.clustering.cluster import HdbscanClusterer
-from sumwatch.clustering.embedder import Embedder
 from sumwatch.clustering.name import KeywordNamer
 from sumwatch.clustering.pipeline import FailureClusterer, PointMeta
 from sumwatch.clustering.reduce import UmapReducer
 from sumwatch.clustering.represent import CORE_MEMBERSHIP
+from sumwatch.clustering.sentence_model.embedder import Embedder
 
 pytestmark = pytest.mark.integration
 

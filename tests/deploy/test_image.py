@@ -53,8 +53,8 @@ def test_the_image_is_pinned_non_root_checks_its_health_and_starts_sumwatch_up()
     # the sentence model is exported at build time, outside /data, into the folder the code reads first
     models = next(rest for op, rest in ops if op == "ENV" and rest.startswith("SUMWATCH_MODEL_PREBUILT_DIR="))
     assert not models.split("=", 1)[1].startswith("/data")
-    assert any(op == "RUN" and "sumwatch.clustering.export_onnx \"$SUMWATCH_MODEL_PREBUILT_DIR\"" in rest
-               for op, rest in ops)
+    export = 'sumwatch.clustering.sentence_model.export_onnx "$SUMWATCH_MODEL_PREBUILT_DIR"'
+    assert any(op == "RUN" and export in rest for op, rest in ops)
 
 
 def test_the_build_context_leaves_out_the_venv_and_copies_what_exists():

@@ -126,7 +126,7 @@ class FaithfulnessModel:
     @property
     def embedder(self) -> Any:
         if self._embedder is None:
-            from sumwatch.clustering.embedder import Embedder  # noqa: PLC0415 - loads torch on first encode
+            from sumwatch.clustering.sentence_model.embedder import Embedder  # noqa: PLC0415 - loads torch on first encode
 
             self._embedder = Embedder()
         return self._embedder

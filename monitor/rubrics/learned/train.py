@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     except DataError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    from sumwatch.clustering.embedder import Embedder  # noqa: PLC0415 - loads torch
+    from sumwatch.clustering.sentence_model.embedder import Embedder  # noqa: PLC0415 - loads torch
 
     embedder = Embedder()
     report_rows = [r for rows in split.report.values() for r in rows]

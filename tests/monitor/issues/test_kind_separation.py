@@ -14,8 +14,8 @@ from several_kinds import case_failures, several_kind_cases
 from sklearn.metrics import adjusted_rand_score
 
 from sumwatch.clustering import FailureClusterer
-from sumwatch.clustering.embedder import Embedder
 from sumwatch.clustering.pipeline import PointMeta
+from sumwatch.clustering.sentence_model.embedder import Embedder
 from sumwatch.monitor.issues.job import build_clusterer, run_clustering
 from sumwatch.monitor.store.issue_members import ISSUE_MEMBERS_TABLE
 

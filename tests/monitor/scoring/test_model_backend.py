@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sumwatch.clustering.embedder import ModelBackend
+from sumwatch.clustering.sentence_model.backend import ModelBackend
 from sumwatch.monitor.rubrics.verdicts import SummaryCase
 from sumwatch.monitor.scoring.judges import build_cascade, shared_embedder
 from sumwatch.monitor.settings import Settings, SettingsError

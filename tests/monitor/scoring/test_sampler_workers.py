@@ -2,7 +2,7 @@
 
 import pytest
 
-from sumwatch.clustering.model_pool import model_processes, usable_cpus
+from sumwatch.clustering.sentence_model.model_pool import model_processes, usable_cpus
 from sumwatch.monitor.demo.run import run_demo
 from sumwatch.monitor.scoring import judges
 from sumwatch.monitor.scoring.sampler import Sampler

@@ -14,7 +14,7 @@ A folder exported ahead (``prebuilt``, e.g. an image's, made at build time) is r
 when its manifest matches the source files and its files their hashes it is used, else the cache under
 ``cache_root`` as above. Sampler pods whose home is an empty volume so skip the export at each start.
 
-    python -m sumwatch.clustering.export_onnx DIR [MODEL]   # export MODEL (the packaged default) into DIR
+    python -m sumwatch.clustering.sentence_model.export_onnx DIR [MODEL]   # MODEL (the packaged default) into DIR
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # numpy is imported with the runtime, not with this module
-    from .arrays import Vectors
+    from ..arrays import Vectors
 
 # Bump when the export or the quantization below changes what the cached graph computes: caches rebuild.
 EXPORT_VERSION = "1"

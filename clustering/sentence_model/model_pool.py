@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from .arrays import Vectors
+    from ..arrays import Vectors
 
 _log = logging.getLogger(__name__)
 _CGROUP_V2 = Path("/sys/fs/cgroup/cpu.max")

@@ -28,25 +28,17 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sumwatch.tracer.vocabulary import Choice
-
+from .backend import ModelBackend
 from .onnx_model import BACKEND_TAG
 
 if TYPE_CHECKING:  # numpy is imported on the first encode, not with this module
-    from .arrays import Vectors
+    from ..arrays import Vectors
     from .model_pool import ModelPool, ModelSpec
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _PACKAGED_NAMES = frozenset({DEFAULT_MODEL, "sentence-transformers/" + DEFAULT_MODEL})
 
 _log = logging.getLogger(__name__)
-
-
-class ModelBackend(Choice):
-    """What runs a sentence model: ONNX Runtime with int8 weights, or torch (the reference)."""
-
-    ONNX = "onnx"
-    TORCH = "torch"
 
 
 class EmbedderError(RuntimeError):

@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sumwatch.clustering.embedder import Embedder, EmbedderError, resolve_model
+from sumwatch.clustering.sentence_model.embedder import Embedder, EmbedderError, resolve_model
 
 pytestmark = pytest.mark.integration
 

@@ -12,14 +12,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sumwatch.clustering import onnx_model
-from sumwatch.clustering.embedder import Embedder, ModelBackend, resolve_model
+from sumwatch.clustering.sentence_model import onnx_model
+from sumwatch.clustering.sentence_model.backend import ModelBackend
+from sumwatch.clustering.sentence_model.embedder import Embedder, resolve_model
 
 pytestmark = pytest.mark.integration
 
 SENTENCES = ["The city council approved the new parks budget.", "Councillors voted to pass the budget for parks.",
              "The striker scored twice in the cup final.", "  Rain is expected tomorrow.  ", "Q3 revenue rose 12%."]
 PACKAGED = Path(resolve_model("all-MiniLM-L6-v2"))
+EXPORT = "sumwatch.clustering.sentence_model.export_onnx"  # the image's build step, run with -m
 
 
 @pytest.fixture(scope="module")
@@ -147,9 +149,9 @@ def test_threads_reach_the_onnx_session(models: Path):
 
 def test_a_folder_exported_ahead_is_read_and_never_written(models: Path, tmp_path: Path,
                                                              caplog: pytest.LogCaptureFixture):
-    # the image's build step: python -m sumwatch.clustering.export_onnx DIR, into a folder of its own
+    # the image's build step: python -m sumwatch.clustering.sentence_model.export_onnx DIR, into a folder of its own
     ahead = tmp_path / "opt-models"
-    proc = subprocess.run([sys.executable, "-m", "sumwatch.clustering.export_onnx", str(ahead)],
+    proc = subprocess.run([sys.executable, "-m", EXPORT, str(ahead)],
                           capture_output=True, text=True, check=True)
     assert "all-MiniLM-L6-v2: onnx-int8 model in" in proc.stdout
     graph = _cache(ahead) / "model.int8.onnx"
@@ -180,7 +182,7 @@ def test_a_damaged_folder_exported_ahead_is_passed_over_with_one_line(models: Pa
 
 
 def test_the_export_command_names_a_bad_model_in_one_line(tmp_path: Path):
-    proc = subprocess.run([sys.executable, "-m", "sumwatch.clustering.export_onnx", str(tmp_path), "no/such-model"],
+    proc = subprocess.run([sys.executable, "-m", EXPORT, str(tmp_path), "no/such-model"],
                           capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.strip() == "'no/such-model' is not a local model directory to export from"
