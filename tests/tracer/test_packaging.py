@@ -52,6 +52,6 @@ def test_plain_install_brings_only_opentelemetry_and_maps_the_folders(tmp_path):
     out = subprocess.run([str(py), "-c", code], check=True, capture_output=True, text=True, cwd=tmp_path)
     installed = Path(out.stdout.strip())
     assert installed.name == "sumwatch" and "site-packages" in str(installed)
-    for module in ("tracer/__init__.py", "monitor/cli/__init__.py", "clustering/__init__.py", "monitor/store/ddl.py",
-                   "monitor/demo/__init__.py"):
+    for module in ("tracer/__init__.py", "tracer/vocabulary.py", "monitor/cli/__init__.py", "clustering/__init__.py",
+                   "clustering/sentence_model/embedder.py", "monitor/store/ddl.py", "monitor/demo/__init__.py"):
         assert (installed / module).is_file(), module
