@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..contract.calibration import CorpusItem
 from ..rubrics.verdicts import RUBRICS
 from ..store.connection import Store
-from ..store.corpus import CorpusItem, existing_ids, save_items
+from ..store.corpus import check_item, existing_ids, save_items
 from .labels import record_label
 
 STARTER_DIR = Path(__file__).parent / "corpora"
@@ -39,7 +40,7 @@ def import_jsonl(store: Store, path: Path, *, origin: str | None = None) -> Impo
                 data = json.loads(raw.decode("utf-8"))
                 if origin and isinstance(data, dict) and not data.get("origin"):
                     data["origin"] = origin
-                items.append(CorpusItem.from_json(data))
+                items.append(check_item(CorpusItem.from_json(data)))
             except (ValueError, TypeError, UnicodeDecodeError) as exc:
                 report.bad.append((line_no, str(exc)))
             except RecursionError:

@@ -21,15 +21,15 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+from ..contract.calibration import DISPUTED, LABELLED, BucketAgreement, CalibrationReport, CorpusItem, GateResult
 from ..rubrics.definition import BUILTIN
 from ..rubrics.verdicts import PASSING
 from ..store.baselines import latest_baseline
 from ..store.baselines import record_baseline as store_baseline
 from ..store.connection import Store
-from ..store.corpus import DISPUTED, LABELLED, CorpusItem, load_items
+from ..store.corpus import item_case, load_items
 from ..store.judges import active_definitions, check_rubric
 
 OVERALL_DROP, BUCKET_DROP = 0.05, 0.10
@@ -49,39 +49,6 @@ def cohen_kappa(human: Sequence[str], judge: Sequence[str]) -> float | None:
     if expected >= 1.0:
         return None
     return (observed - expected) / (1.0 - expected)
-
-
-@dataclass
-class BucketAgreement:
-    bucket: str
-    items: int
-    kappa: float | None
-    judge_pass_rate: float
-    measurable: bool = True  # False: the judge passed every item of a failure bucket, so no disagreement
-
-
-@dataclass
-class GateResult:
-    passed: bool
-    baseline_version: str | None
-    baseline_kappa: float | None
-    reasons: list[str] = field(default_factory=list)
-
-
-@dataclass
-class CalibrationReport:
-    rubric: str
-    judge_version: str
-    items: int
-    kappa: float | None
-    accuracy: float
-    buckets: list[BucketAgreement]
-    confusion: dict[str, dict[str, int]]
-    gate: GateResult | None = None
-    recorded: bool = False
-    warnings: list[str] = field(default_factory=list)
-    disputed: int = 0  # items left out because their labellers disagree and nobody resolved it
-
 
 
 def agreement(rubric: str, items: Sequence[CorpusItem], verdicts: Sequence[str],
@@ -176,7 +143,7 @@ def calibrate(store: Store, cascade: Any, rubric: str, *, judge_version: str | N
             raise ValueError(f"no stored {rubric} definition can be read by this version of sumwatch: "
                              f"promote one again")
         cascade = cascade.with_definitions(definitions)
-    results = cascade.score_batch([i.case() for i in items], rubrics=[rubric])
+    results = cascade.score_batch([item_case(i) for i in items], rubrics=[rubric])
     verdicts = [r[rubric].verdict for r in results]
     report = agreement(rubric, items, verdicts, judge_version or cascade.version,
                        passing=definitions[rubric].passing)

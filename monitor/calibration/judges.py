@@ -13,63 +13,25 @@ out of the measured items: a judge graded on its own examples would look better 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+from ..contract.calibration import (
+    LABELLED,
+    CandidateReport,
+    ChangedItem,
+    CorpusItem,
+    GateResult,
+    PromotionReport,
+)
 from ..rubrics.definition import JudgeDefinition
 from ..rubrics.verdicts import ERROR, LLM, RubricResult
 from ..store.connection import Store
-from ..store.corpus import LABELLED, CorpusItem, load_items
+from ..store.corpus import item_case, load_items
 from ..store.judges import JudgeRecord, active_definitions, record_promotion, resolve_examples, stored_version
-from .gate import CalibrationReport, GateResult, agreement, gate_against, record_baseline
+from .gate import agreement, gate_against, record_baseline
 
 # (stage, done, total): what a long test reports as it goes
 OnProgress = Callable[[str, int, "int | None"], None]
-
-
-@dataclass
-class ChangedItem:
-    """A corpus item the candidate judges differently from the active version."""
-
-    item_id: str
-    bucket: str
-    human: str
-    active: str
-    candidate: str
-
-
-@dataclass
-class CandidateReport:
-    """What a candidate definition measured against the active one on the same labelled items."""
-
-    rubric: str
-    candidate_version: str  # the candidate's judge version (tag and content)
-    active_version: str | None  # None: the rubric has no active version yet
-    items: int  # labelled items measured
-    excluded: list[str]  # items left out because a version shows them as few-shot examples
-    candidate: CalibrationReport | None
-    active: CalibrationReport | None
-    changed: list[ChangedItem]
-    gate: GateResult
-    llm_calls: int = 0  # spent by the candidate's run
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    notes: list[str] = field(default_factory=list)
-
-
-@dataclass
-class PromotionReport:
-    """A promotion, or why there was none (``promoted`` False, the reason in ``refused``)."""
-
-    rubric: str
-    version: str
-    judge_version: str
-    promoted: bool
-    test: CandidateReport
-    forced: str = ""  # the reason that overrode a failed gate
-    again: bool = False  # this version was stored before: promoting it again makes it active (a rollback)
-    refused: str = ""
 
 
 def example_ids(definition: JudgeDefinition) -> set[str]:
@@ -131,7 +93,7 @@ def test_candidate(store: Store, cascade: Any, candidate: JudgeDefinition, *,
                                excluded, None, None, [], GateResult(False, None, None, [
                                    f"{why}: nothing to gate against; label items (`sumwatch corpus import`, "
                                    f"`sumwatch corpus label`), or promote with --force REASON"]), notes=notes)
-    cases = [i.case() for i in items]
+    cases = [item_case(i) for i in items]
     with_candidate = {**active_defs, rubric: candidate}
     active_report, active_verdicts = None, []
     if active is not None:

@@ -16,14 +16,26 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+from ..contract.calibration import (
+    DISPUTED,
+    LABELLED,
+    PASS_BUCKET,
+    REJECTED,
+    CorpusItem,
+    Disagreement,
+    LabellerAgreement,
+    PairAgreement,
+)
+from ..contract.scores import ScoreRecord
+from ..contract.traces import normalize_trace_id
 from ..rubrics.definition import JudgeDefinition
 from ..rubrics.verdicts import HUMAN, RubricResult
 from ..store.connection import Store
-from ..store.corpus import DISPUTED, LABELLED, PASS_BUCKET, REJECTED, CorpusItem, load_items, save_items
+from ..store.corpus import load_items, save_items
 from ..store.corpus_labels import LABEL, RESOLUTION, CorpusLabel, labels_of, save_label
 from ..store.judges import active_definitions, check_rubric
-from ..store.scores import ScoredSpan, ScoreRecord, SpanRef, list_scores, write_scores
-from ..store.traces import get_trace, normalize_trace_id, span_texts
+from ..store.scores import ScoredSpan, SpanRef, list_scores, write_scores
+from ..store.traces import get_trace, span_texts
 from .gate import cohen_kappa
 
 TRACE_ORIGIN = "trace"  # an item a person labelled from a trace's page
@@ -74,39 +86,6 @@ def fold(rows: Iterable[CorpusLabel]) -> ItemLabels:
             latest.pop(row.labeller, None)
             latest[row.labeller] = row
     return ItemLabels(tuple(latest.values()), resolution)
-
-
-@dataclass(frozen=True)
-class PairAgreement:
-    """Two labellers over the items both labelled: how many, how many the same, and Cohen's kappa (None when
-    undefined: both gave one verdict throughout)."""
-
-    a: str
-    b: str
-    items: int
-    agreed: int
-    kappa: float | None
-
-
-@dataclass(frozen=True)
-class Disagreement:
-    """An item its labellers disagree on: each labeller's verdict, and the resolution if someone gave one."""
-
-    item_id: str
-    rubric: str
-    labels: dict[str, str]
-    resolved: str = ""
-    resolved_by: str = ""
-
-
-@dataclass(frozen=True)
-class LabellerAgreement:
-    pairs: list[PairAgreement]
-    disagreements: list[Disagreement]  # unresolved first
-
-    @property
-    def unresolved(self) -> int:
-        return sum(1 for d in self.disagreements if not d.resolved)
 
 
 def pair_agreement(items: dict[str, ItemLabels]) -> list[PairAgreement]:

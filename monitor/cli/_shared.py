@@ -20,11 +20,11 @@ from rich.table import Table
 from ..settings import MAX_LIST_LIMIT
 
 if TYPE_CHECKING:
+    from ..contract.actions import ActionProgress
     from ..rubrics.cascade import Cascade
     from ..settings import Settings
     from ..store.connection import Store
     from ..views.client import ApiClient, ClientError
-    from ..views.services import ActionProgress
 
 IN_PROCESS = "this process"
 

@@ -28,7 +28,7 @@ from ._shared import (
 )
 
 if TYPE_CHECKING:
-    from ..exports.alerts import RuleStatus
+    from ..contract.exports import RuleStatus
 
 alerts_app = typer.Typer(invoke_without_command=True, help="Threshold alerts on rubric pass rates.")
 _NO_RULES = ("no alert rule is set: set SUMWATCH_ALERT_RULES, like "

@@ -41,7 +41,7 @@ StatusFilter = typer.Option(None, "--status", help="Only items with this status:
 
 
 def _check_status(status: str | None) -> None:
-    from ..store.corpus import STATUSES  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..contract.calibration import STATUSES  # noqa: PLC0415 - start-up: a command imports what it runs
 
     if status is not None and status not in STATUSES:
         fail(f"status must be one of {', '.join(STATUSES)}, got {status!r}")

@@ -12,9 +12,9 @@ import typer
 from ._shared import DbOption, HomeOption, JsonOption, err, load_settings, open_client, out, print_json
 
 if TYPE_CHECKING:
+    from ..contract.scores import RecognitionReport
+    from ..contract.status import LlmSpend
     from ..remote.llm import LLMConnection
-    from ..scoring.recognition_report import RecognitionReport
-    from ..views.routers.status import LlmSpend
 
 # short, and plainly supported, so any working judge answers quickly and cheaply
 _CASE_SOURCE = ("The city council approved a budget of 4 million dollars on Tuesday. The money pays for road "

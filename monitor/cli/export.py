@@ -41,9 +41,9 @@ def export(issue_ids: list[str] = typer.Argument(None, help="Issue ids, like SW-
            dry_run: bool = flag(False, "--dry-run", help="Print what would be sent; send nothing."),
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Export issues of the last clustering run: one ticket per issue and target, updated when exported again."""
+    from ..contract.issues import parse_issue_id  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..exports.config import SEVERITIES, STATUSES, ExportConfig  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..exports.registry import TARGETS, target_problems  # noqa: PLC0415 - start-up: a command imports what it runs
-    from ..issues.reads import parse_issue_id  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..views.client import ClientError  # noqa: PLC0415 - start-up: a command imports what it runs
 
     settings = load_settings(db, home)

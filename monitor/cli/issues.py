@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.progress import TaskID
 from rich.table import Table
 
-from ..issues.reads import IssueRow, parse_issue_id
+from ..contract.issues import IssueRow, parse_issue_id
 from ._shared import (
     DbOption,
     HomeOption,
@@ -29,7 +29,7 @@ from ._shared import (
 )
 
 if TYPE_CHECKING:
-    from ..issues.job import ClusterRunReport
+    from ..contract.issues import ClusterRunReport
     from ..settings import Settings
     from ..store.connection import Store
 
@@ -146,7 +146,8 @@ def issues(ctx: typer.Context,
 def issues_show(ctx: typer.Context, issue_id: str = typer.Argument(..., help="Issue id, like SW-3."),
                 db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """One issue: description, cause, fix, representative failures with their evidence, trace ids."""
-    from ..issues.reads import parse_issue_id, trend_label  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..contract.issues import parse_issue_id  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..issues.reads import trend_label  # noqa: PLC0415 - start-up: a command imports what it runs
 
     parent_db, parent_home = ctx.obj or (None, None)
     try:

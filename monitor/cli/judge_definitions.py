@@ -33,7 +33,7 @@ from ._shared import (
 )
 
 if TYPE_CHECKING:
-    from ..calibration.judges import CandidateReport
+    from ..contract.calibration import CandidateReport
     from ..rubrics.definition import JudgeDefinition
 
 judge_app = typer.Typer(no_args_is_help=True, help="Judge definitions: list, show, diff, history; test an edit on "

@@ -176,7 +176,7 @@ def scores(trace: str | None = typer.Option(None, "--trace", help="Only this tra
            output: Path | None = OutputOption, format_: str | None = FormatOption,
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """List rubric scores, newest first; `--output F` takes them all out."""
-    from ..store.traces import normalize_trace_id  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..contract.traces import normalize_trace_id  # noqa: PLC0415 - start-up: a command imports what it runs
 
     check_rubric_name(rubric)
     try:

@@ -55,8 +55,8 @@ def traces(ctx: typer.Context, limit: int = limit_option(20, "How many spans, ne
              + ", ".join(k for k, v in narrowing.items() if v), 2)
     from datetime import datetime, timedelta, timezone  # noqa: PLC0415 - start-up: a command imports what it runs
 
+    from ..contract.traces import TAGGED  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..settings import parse_duration  # noqa: PLC0415 - start-up: a command imports what it runs
-    from ..store.traces import TAGGED  # noqa: PLC0415 - start-up: a command imports what it runs
 
     try:
         start = datetime.now(timezone.utc) - timedelta(seconds=parse_duration(since)) if since else None

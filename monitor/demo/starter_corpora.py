@@ -24,8 +24,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..contract.calibration import PASS_BUCKET, CorpusItem
 from ..rubrics.verdicts import CLEAN, COMPLETENESS, CONCISENESS, FACTUALITY, GROUNDEDNESS, RUBRICS
-from ..store.corpus import PASS_BUCKET, CorpusItem
 from . import generate_workload
 
 # planted mode -> (rubric, human verdict); the bucket is the planted mode

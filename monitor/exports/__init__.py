@@ -10,8 +10,8 @@ Each target is one module behind :class:`~sumwatch.monitor.exports.tracker.Track
 
 from .config import ExportConfig
 from .registry import TARGETS, build_target, target_problems
-from .sync import ExportResult, after_clustering, export_issues, exports_by_issue, issue_exports, triage_to_tickets
+from .sync import after_clustering, export_issues, exports_by_issue, issue_exports, triage_to_tickets
 
-__all__ = ["TARGETS", "ExportConfig", "ExportResult", "after_clustering", "build_target", "export_issues",
+__all__ = ["TARGETS", "ExportConfig", "after_clustering", "build_target", "export_issues",
            "exports_by_issue", "issue_exports", "target_problems",
            "triage_to_tickets"]

@@ -20,10 +20,10 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from ..contract.exports import RuleStatus
 from ..settings.alert_rules import AlertRule, parse_alert_rules
 from ..store.alert_states import FIRING, OK, AlertState, alert_states, save_alert_state
 from ..store.connection import Store
@@ -41,34 +41,6 @@ NOT_ENOUGH_DATA = "not enough data"
 FIRED, RESOLVED, FAILED = "fired", "resolved", "failed"
 # one check at a time in this process: the worker's and a manual one must not both send a breach
 _checking = threading.Lock()
-
-
-@dataclass
-class RuleStatus:
-    """One rule as checked now: the rate over its window (None when nothing was judged), the ``state`` that rate
-    means (firing, ok, not enough data), the state last ``sent`` ("" before its first alert), and what this
-    check did (``action``: fired, resolved, failed with ``error``; with dry run, the ``request`` it would send)."""
-
-    rule: str
-    description: str
-    rubric: str
-    target: str
-    threshold: float
-    window: str
-    min_judged: int
-    service: str
-    model: str
-    passed: int
-    judged: int
-    rate: float | None
-    state: str
-    sent: str = ""
-    action: str = ""
-    error: str = ""
-    request: dict[str, Any] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def configured_rules(config: ExportConfig) -> list[AlertRule]:

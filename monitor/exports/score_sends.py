@@ -20,10 +20,9 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Any
 
+from ..contract.exports import ScoreSendResult
 from ..settings.values import parse_duration, parse_score_verdicts
 from ..store.connection import Store
 from ..store.score_sends import (
@@ -56,28 +55,6 @@ _STOP_STATUSES = frozenset({401, 403, 404, 405})
 MAX_SEND_ATTEMPTS = 5
 # one pass at a time in this process: the worker's and a manual one must not both send a verdict
 _sending = threading.Lock()
-
-
-@dataclass
-class ScoreSendResult:
-    """What one pass did for one target: verdicts ``sent`` and ``failed`` (with the first ``errors``; ``gave_up`` of
-    the failed ones will not be tried again unasked), ``given_up`` on the ledger after the pass, or, with
-    ``--dry-run``, ``would_send`` and the first ``requests``."""
-
-    target: str
-    sent: int = 0
-    failed: int = 0
-    gave_up: int = 0
-    given_up: int = 0
-    would_send: int = 0
-    errors: list[str] = field(default_factory=list)
-    requests: list[dict[str, Any]] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        if data["requests"] is None:
-            del data["requests"]
-        return data
 
 
 def verdict_choice(config: ExportConfig, target: str) -> str:

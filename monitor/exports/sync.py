@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
 from datetime import datetime
-from typing import Any
 
-from ..issues.reads import IssueRow, get_issue, list_issues, parse_issue_id
+from ..contract.exports import ExportResult
+from ..contract.issues import IssueRow, parse_issue_id
+from ..issues.reads import get_issue, list_issues
 from ..issues.triage import TriageAction, act
 from ..store.connection import Store
 from ..store.exports import FAILED, PENDING, SYNCED, ExportRow, exports_of, load_exports, save_export
@@ -33,27 +33,6 @@ from .triage_sends import send_triage, unsent
 
 _log = logging.getLogger("sumwatch.exports")
 ALERT_EVENTS = ("new", "regressed")
-
-
-@dataclass
-class ExportResult:
-    """What one export did: ``action`` is created, updated, reopened, resolved, closed, alerted, skipped,
-    failed or would-create / would-update / would-alert (``--dry-run``, with ``request``)."""
-
-    target: str
-    issue_id: str
-    action: str
-    external_id: str = ""
-    url: str = ""
-    tracker_state: str = ""
-    error: str = ""
-    request: dict[str, Any] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        if data["request"] is None:
-            del data["request"]
-        return data
 
 
 def select_issues(rows: Sequence[IssueRow], *, issue_ids: Sequence[str] | None = None,

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ..issues.triage import TriageAction, issue_label, parse_issue_id
+from ..contract.issues import issue_label, parse_issue_id
+from ..issues.triage import TriageAction
 from ..store.connection import Store
 from ..store.event_sends import FAILED, SENT, UNCERTAIN, EventSend, event_sends, save_event_send
 from ..store.issue_events import IssueEvent, events_of

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -27,12 +27,14 @@ from sumwatch.clustering.name import ClusterName
 from sumwatch.clustering.pipeline import PointMeta, dominant_kind
 from sumwatch.clustering.track import RESOLVED, KnownIssue
 
+from ..contract.calibration import NEEDS_LABEL, CorpusItem
+from ..contract.issues import ClusterRunReport
 from ..remote.llm import LitellmModel
 from ..rubrics.definition import JudgeDefinition
 from ..scoring.judges import llm_connection, shared_embedder
 from ..settings import Namer, Settings, parse_duration
 from ..store.connection import Store
-from ..store.corpus import NEEDS_LABEL, CorpusItem, existing_ids, save_items
+from ..store.corpus import existing_ids, save_items
 from ..store.issue_events import events_of
 from ..store.issue_members import BOUNDARY, MEMBER, REPRESENTATIVE, MemberRow, save_members
 from ..store.issues import IssueState, issue_states, last_centroids, run_time, save_states
@@ -41,30 +43,12 @@ from ..store.projections import ProjectionPoint, save_projection
 from ..store.runs import RunRow, latest_run_id, save_run
 from ..store.traces import span_texts
 from .failures import Failure, embed_failures, load_failures
-from .reads import IssueRow, list_issues
+from .reads import list_issues
 from .triage import fold, merged_numbers
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
 PROMOTED_ORIGIN = "promoted"
-
-
-@dataclass
-class ClusterRunReport:
-    run_id: str
-    window_start: datetime
-    window_end: datetime
-    failures: int
-    embedded: int  # failure texts embedded in this run (the rest came from the store)
-    clustered: int
-    noise: int
-    issues: list[IssueRow]  # issues seen in this run, largest first, as `sumwatch issues` lists them
-    new_issues: int
-    resolved: list[str]  # issue ids that became resolved in this run
-    promoted: int
-    namer: str
-    seconds: float
-    map_seconds: float = 0.0  # of those, laying out the cluster map (2D UMAP)
 
 
 def build_clusterer(settings: Settings) -> Any:

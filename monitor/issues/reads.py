@@ -4,9 +4,9 @@
     listing.run.run_id, listing.issues[0].issue_id, listing.issues[0].trend   # ..., "SW-3", [4, 9, 12]
     detail = get_issue(store, "SW-3")                # description, fix, representatives, trace ids, history
 
-The records here are what the CLI prints and the API serves (its schema comes from them). They hold an
-issue as people read it (:class:`IssueView`): the centroid the clustering job matches on stays in
-the store's :class:`~sumwatch.monitor.store.issues.IssueState`.
+The records (:mod:`sumwatch.monitor.contract.issues`) are what the CLI prints and the API serves (its schema
+comes from them). They hold an issue as people read it (:class:`~sumwatch.monitor.contract.issues.IssueView`):
+the centroid the clustering job matches on stays in the store's :class:`~sumwatch.monitor.store.issues.IssueState`.
 
 Only finished runs count (a run's row in ``sumwatch_cluster_runs`` is written last), so a run that is
 still going, or was killed, never shows half its issues.
@@ -14,170 +14,77 @@ still going, or was killed, never shows half its issues.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import fields
 from datetime import datetime, timezone
 from typing import Any
 
-from typing_extensions import TypedDict
-
 from sumwatch.clustering.name import ClusterName, with_figures
 
+from ..contract.issues import (
+    Example,
+    IssueDetail,
+    IssueList,
+    IssueRow,
+    IssueRunCount,
+    IssueTicket,
+    IssueView,
+    RunInfo,
+    TimelineEntry,
+    TriageView,
+    issue_label,
+    parse_issue_id,
+)
 from ..store.connection import Store
 from ..store.exports import ALERT_TARGETS, ExportRow, exports_of
 from ..store.issue_events import IssueEvent, events_of
-from ..store.issue_members import BOUNDARY, REPRESENTATIVE, Example, kind_counts, members_of
+from ..store.issue_members import BOUNDARY, REPRESENTATIVE, kind_counts, members_of
 from ..store.issues import IssueState, issue_history, issue_states, member_counts, regressed_at, run_time
-from ..store.runs import FINISHED_RUNS, RunInfo, last_run_ids, latest_run, latest_run_id
-from .triage import Triage, fold, issue_label, merged_numbers, root
-from .triage import parse_issue_id as parse_issue_id  # where the views and exports have always read it
+from ..store.runs import FINISHED_RUNS, last_run_ids, latest_run, latest_run_id
+from .triage import Triage, fold, merged_numbers, root
 
 _BARS = "▁▂▃▄▅▆▇█"
 _SHARE_DIGITS = 4  # as IssueState.to_json serves it
 
 
-@dataclass
-class IssueView:
-    """An issue as a run left it, without the centroid: ``IssueView.of(state)``. Same fields and order as
-    :class:`~sumwatch.monitor.store.issues.IssueState` otherwise; ``share`` is kept as served (4 places)."""
-
-    number: int
-    issue_id: str
-    title: str
-    description: str
-    root_cause: str
-    fix: str
-    severity: str
-    rubric: str
-    failure_mode: str
-    keywords: list[str]
-    status: str
-    members: int
-    traces: int
-    share: float
-    missed_runs: int
-    first_seen: datetime
-    last_seen: datetime
-    embedding_model: str = ""
-    namer: str = ""
-
-    @classmethod
-    def of(cls, state: IssueState) -> IssueView:
-        values = {f.name: getattr(state, f.name) for f in fields(cls)}
-        values["keywords"] = list(state.keywords)
-        values["share"] = round(float(state.share), _SHARE_DIGITS)
-        return cls(**values)
+def issue_view(state: IssueState) -> IssueView:
+    """The issue as ``state``'s run left it, without the centroid; ``share`` as served (4 places)."""
+    values = {f.name: getattr(state, f.name) for f in fields(IssueView)}
+    values["keywords"] = list(state.keywords)
+    values["share"] = round(float(state.share), _SHARE_DIGITS)
+    return IssueView(**values)
 
 
-@dataclass
-class TriageView:
-    """What people decided about an issue (see :mod:`.triage`); ``hidden`` says why the list leaves it out by
-    default (ignored, muted, merged), empty when shown."""
-
-    assignee: str = ""
-    ignored: bool = False
-    muted: bool = False
-    muted_until: datetime | None = None  # None while muted: until it regresses
-    merged_into: str = ""  # the issue it was merged into
-    merged: list[str] = field(default_factory=list)  # issues merged into it
-    comments: int = 0
-    hidden: str = ""
-
-    @classmethod
-    def of(cls, t: Triage | None, now: datetime, regressed: datetime | None) -> TriageView:
-        if t is None:
-            return cls()
-        muted = t.muted(now, regressed)
-        hidden = (f"merged into {issue_label(t.merged_into)}" if t.merged_into is not None
-                  else "ignored" if t.ignored else "muted" if muted else "")
-        return cls(t.assignee, t.ignored, muted, t.muted_until if muted else None,
-                   issue_label(t.merged_into) if t.merged_into is not None else "",
-                   [issue_label(n) for n in sorted(t.merged)], t.comments, hidden)
+def issue_row(state: IssueState, trend: list[int]) -> IssueRow:
+    """The issue in the list, with its members in each of the last runs (``trend``, oldest first)."""
+    return IssueRow.of_view(issue_view(state), trend)
 
 
-@dataclass
-class IssueRow(IssueView):
-    """An issue in the list: its view, its trend, and its triage."""
-
-    trend: list[int] = field(default_factory=list)  # members in each of the last runs, oldest first
-    triage: TriageView = field(default_factory=TriageView)
-
-    @classmethod
-    def with_trend(cls, state: IssueState, trend: list[int]) -> IssueRow:
-        return cls.of_view(IssueView.of(state), trend)
-
-    @classmethod
-    def of_view(cls, view: IssueView, trend: list[int] | None = None) -> IssueRow:
-        return cls(**{f.name: getattr(view, f.name) for f in fields(IssueView)}, trend=trend or [])
+def triage_view(t: Triage | None, now: datetime, regressed: datetime | None) -> TriageView:
+    """What people decided about the issue, as of ``now`` (a mute ends when it regressed, at ``regressed``)."""
+    if t is None:
+        return TriageView()
+    muted = t.muted(now, regressed)
+    hidden = (f"merged into {issue_label(t.merged_into)}" if t.merged_into is not None
+              else "ignored" if t.ignored else "muted" if muted else "")
+    return TriageView(t.assignee, t.ignored, muted, t.muted_until if muted else None,
+                      issue_label(t.merged_into) if t.merged_into is not None else "",
+                      [issue_label(n) for n in sorted(t.merged)], t.comments, hidden)
 
 
-@dataclass
-class IssueList:
-    """The issues of the last finished run (``run`` is None before the first run)."""
-
-    run: RunInfo | None
-    issues: list[IssueRow]
-
-
-@dataclass
-class TimelineEntry:
-    """One line of an issue's history: a clustering run (``action`` ``run``) or a triage event, in time order."""
-
-    at: datetime
-    action: str  # run, or a triage action (resolve, merge, comment ...)
-    by: str = ""  # who (a triage event); a tracker that closed the ticket is named by its source
-    text: str = ""  # the run's members and status, the comment, the assignee, the issue merged into ...
-    source: str = ""  # api, cli, dashboard, tracker:<target>; empty for a run
-
-    @classmethod
-    def of_event(cls, e: IssueEvent) -> TimelineEntry:
-        text = (f"{issue_label(e.number)} into {issue_label(int(e.value))}" if e.action == "merge" and e.value.isdigit()
-                else e.value)
-        if e.action == "mute":
-            text = f"until {e.value[:16].replace('T', ' ')} UTC" if e.value else "until it regresses"
-        return cls(e.at, e.action, e.by, text, e.source)
+def timeline_entry(e: IssueEvent) -> TimelineEntry:
+    """A triage event as a line of the issue's history."""
+    text = (f"{issue_label(e.number)} into {issue_label(int(e.value))}" if e.action == "merge" and e.value.isdigit()
+            else e.value)
+    if e.action == "mute":
+        text = f"until {e.value[:16].replace('T', ' ')} UTC" if e.value else "until it regresses"
+    return TimelineEntry(e.at, e.action, e.by, text, e.source)
 
 
-class IssueRunCount(TypedDict):
-    """The issue in one finished run (a dict on the wire and in Python alike)."""
-
-    run_id: str
-    run_at: str  # ISO time
-    members: int
-    status: str
-
-
-@dataclass
-class IssueTicket:
-    """The issue's ticket in one tracker, as shown wherever the issue is: ``IssueTicket.of(export_row)``.
-    An alert channel (Slack, webhook) shows its target name alone: nothing of its row could hold a secret."""
-
-    target: str
-    external_id: str = ""
-    url: str = ""
-    tracker_state: str = ""  # open or closed, as the tracker last said
-    phase: str = ""  # pending, synced or failed
-    error: str = ""
-
-    @classmethod
-    def of(cls, row: ExportRow) -> IssueTicket:
-        if row.target in ALERT_TARGETS:
-            return cls(row.target)
-        return cls(row.target, row.external_id, row.url, row.tracker_state, row.phase, row.error)
-
-
-@dataclass
-class IssueDetail(IssueRow):
-    """One issue: its row, the run its examples come from, representatives and boundary cases, its trace ids,
-    its history run by run and its tickets."""
-
-    seen_in_run: str | None = None  # the last run with members (the examples below come from it)
-    representatives: list[Example] = field(default_factory=list)
-    boundary: list[Example] = field(default_factory=list)
-    trace_ids: list[str] = field(default_factory=list)
-    history: list[IssueRunCount] = field(default_factory=list)
-    exports: list[IssueTicket] = field(default_factory=list)  # its tickets, by target
-    timeline: list[TimelineEntry] = field(default_factory=list)  # runs and triage events, oldest first
-    asked_as: str = ""  # the id asked for when it was merged into this one
+def issue_ticket(row: ExportRow) -> IssueTicket:
+    """The issue's ticket in ``row``'s tracker; an alert channel (Slack, webhook) by its target name alone."""
+    if row.target in ALERT_TARGETS:
+        return IssueTicket(row.target)
+    return IssueTicket(row.target, row.external_id, row.url, row.tracker_state, row.phase, row.error)
 
 
 def _run_count(data: dict[str, Any]) -> IssueRunCount:
@@ -224,10 +131,10 @@ def list_issues(store: Store, *, include_resolved: bool = True, include_hidden: 
     rows = []
     for s in states:
         found = triaged.get(s.number)
-        row = IssueRow.with_trend(s, trends.get(s.number, []))
+        row = issue_row(s, trends.get(s.number, []))
         if found is not None:
             row.status = found.status(s.status, snapshot_at)
-            row.triage = TriageView.of(found, now, regressed.get(s.number))
+            row.triage = triage_view(found, now, regressed.get(s.number))
         if (include_resolved or row.status != "resolved") and (include_hidden or not row.triage.hidden):
             rows.append(row)
     rows.sort(key=lambda r: (-r.members, r.number))
@@ -265,12 +172,12 @@ def get_issue(store: Store, issue_id: str, *, trend_runs: int = 8, max_traces: i
                                                             for m in part_of[1:]])]
     trends = _trends(store, part_of, trend_runs)
     trend = [sum(counts) for counts in zip(*(trends[n] for n in part_of))]
-    row = IssueRow.with_trend(found[0], trend)
+    row = issue_row(found[0], trend)
     t = triaged.get(number)
     if t is not None:
         row.status = t.status(row.status, run_time(store, run_id))
         regressed = regressed_at(store, [number], FINISHED_RUNS).get(number) if t.muted_at else None
-        row.triage = TriageView.of(t, now or datetime.now(timezone.utc), regressed)
+        row.triage = triage_view(t, now or datetime.now(timezone.utc), regressed)
     for merged in issue_states(store, run_id, None) if len(part_of) > 1 else []:
         if merged.number in part_of[1:]:  # still in the last run: its failures count as this issue's, as listed
             row.members, row.traces = row.members + merged.members, row.traces + merged.traces
@@ -279,12 +186,12 @@ def get_issue(store: Store, issue_id: str, *, trend_runs: int = 8, max_traces: i
         row.description = _described(store, run_id, row, part_of)
     timeline = sorted([TimelineEntry(datetime.fromisoformat(h["run_at"]), "run", "",
                                      f"{h['members']} failures, {h['status']} (run {h['run_id']})")
-                       for h in history] + [TimelineEntry.of_event(e) for e in events_of(store, part_of)],
+                       for h in history] + [timeline_entry(e) for e in events_of(store, part_of)],
                       key=lambda e: e.at)
     return IssueDetail(**{f.name: getattr(row, f.name) for f in fields(IssueRow)}, seen_in_run=seen_in,
                        representatives=lead_with_kind([e for e in examples if e.role == REPRESENTATIVE], row),
                        boundary=[e for e in examples if e.role == BOUNDARY], trace_ids=trace_ids, history=history,
-                       exports=[IssueTicket.of(r) for r in exports_of(store, number)], timeline=timeline,
+                       exports=[issue_ticket(r) for r in exports_of(store, number)], timeline=timeline,
                        asked_as=issue_label(asked) if asked != number else "")
 
 

@@ -12,20 +12,19 @@ merged issue's centroids keep matching to the issue it was merged into.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 from sumwatch.tracer.vocabulary import Choice, IssueStatus
 
+from ..contract.issues import issue_label, parse_issue_id
 from ..settings import parse_duration
 from ..store.connection import Store
 from ..store.issue_events import IssueEvent, events_of, save_event
 from ..store.issues import known_numbers
 from ..store.runs import FINISHED_RUNS
 
-_ISSUE_ID = re.compile(r"^\s*(?:([A-Za-z]+)-)?(\d+)\s*$")
 MAX_TEXT = 4000  # a comment's characters; an assignee's are MAX_NAME
 MAX_NAME = 100
 
@@ -132,18 +131,6 @@ def merged_numbers(states: dict[int, Triage], number: int) -> list[int]:
             out.append(n)
             todo += states[n].merged if n in states else []
     return sorted(out)
-
-
-def parse_issue_id(text: str) -> int:
-    """The number in ``SW-12`` (or plain ``12``)."""
-    match = _ISSUE_ID.match(text or "")
-    if not match:
-        raise ValueError(f"an issue id looks like SW-12 (or just 12), got {text!r}")
-    return int(match.group(2))
-
-
-def issue_label(number: int) -> str:
-    return f"SW-{number}"
 
 
 def act(store: Store, issue_id: str, action: str, *, by: str, value: str = "", source: str = "api",

@@ -26,6 +26,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
+from ..contract.scores import PassReport
 from ..exports import alerts
 from ..exports.cap_alert import cap_alert
 from ..exports.config import ExportConfig
@@ -35,7 +36,7 @@ from ..exports.sync import after_clustering, triage_to_tickets
 from ..issues.job import build_clusterer, run_clustering
 from ..rubrics.cascade import Cascade
 from ..scoring import judges as scoring_judges  # a module: tests swap build_cascade on it
-from ..scoring.sampler import PassReport, Sampler
+from ..scoring.sampler import Sampler
 from ..settings import Settings, crontab_fields
 from ..store.connection import Store
 from ..store.job_locks import CLUSTERING, SCORING, job_locks

@@ -14,46 +14,13 @@ asked.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..contract.scores import PassEstimate
 from ..settings import JudgeMode
 from ..store.scores import SCORES_TABLE, UNJUDGED_CAP_SQL, daily_spend
 from .sampler import Sampler
 
 _HISTORY = "ScoredAt >= now64() - INTERVAL 7 DAY"
 _MIN_HISTORY = 20  # judged pairs: fewer say too little about this store's share of LLM requests
-
-
-@dataclass(frozen=True)
-class PassEstimate:
-    """A pass not yet run: the spans and (span, rubric) pairs it would judge, the LLM requests and cost to
-    expect, and today's spend against the daily cap."""
-
-    spans: int
-    pairs: int  # at most: spans times rubrics (a rescore skips rubrics their current version judged)
-    rubrics: list[str]
-    judge_version: str
-    llm_requests: int
-    llm_requests_max: int
-    cost_usd: float | None  # None: no LLM request of this store has a known price yet
-    basis: str  # how the requests were estimated, in words
-    spent_today_usd: float
-    daily_cap_usd: float | None
-
-    def sentence(self, what: str) -> str:
-        """One line a person reads before saying yes: ``estimate.sentence("rescore")``."""
-        if not self.spans:
-            return f"{what}: nothing to judge"
-        line = (f"{what}: {self.spans} span{'s' if self.spans != 1 else ''} ({', '.join(self.rubrics)}), "
-                f"judged with {self.judge_version}")
-        if not self.llm_requests_max:
-            return line + ": no LLM requests (offline judges)"
-        cost = (f", about ${self.cost_usd:.4f}" if self.cost_usd is not None
-                else ", cost unknown (no priced request yet)")
-        cap = (f"; today ${self.spent_today_usd:.4f} of the ${self.daily_cap_usd:.2f} daily cap is spent"
-               if self.daily_cap_usd is not None else "; no daily cap")
-        return (f"{line}: about {self.llm_requests} LLM requests (at most {self.llm_requests_max}; {self.basis})"
-                f"{cost}{cap}")
 
 
 def estimate_pass(sampler: Sampler, *, all_spans: bool = False, limit: int | None = None) -> PassEstimate:

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import dataclass, field
 
 from sumwatch.tracer import semconv
 from sumwatch.tracer.otel_traces import TRACES_TABLE
 
+from ..contract.scores import InstrumentationCounts, ReasonCount, RecognitionReport
 from ..store.connection import Store
 from ..store.genai_events import genai_events
 from .recognise import Recognised
@@ -28,31 +28,6 @@ SUMWATCH_TAG = "sumwatch"  # the row of sumwatch's own tagged spans
 OTHER = "other"  # spans no instrumentation claims and no selector matches
 MAX_SAMPLE = 5000
 _TOP_REASONS = 5
-
-
-@dataclass(frozen=True)
-class ReasonCount:
-    reason: str
-    spans: int
-
-
-@dataclass(frozen=True)
-class InstrumentationCounts:
-    """One instrumentation (or selector) in the window: spans read, recognised, and why the rest are not."""
-
-    instrumentation: str
-    spans: int
-    recognised: int
-    not_recognised: int
-    reasons: list[ReasonCount] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class RecognitionReport:
-    window_s: int
-    candidates: int  # untagged spans a rule or selector would read, in the window
-    read: int  # of those, the newest ones read for this report (at most the sample size)
-    rows: list[InstrumentationCounts] = field(default_factory=list)
 
 
 def recognition_report(store: Store, selector: SpanSelector, *, window_s: int = 3600, sample: int = 1000,

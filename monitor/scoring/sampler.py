@@ -47,6 +47,8 @@ from sumwatch.clustering.sentence_model.model_pool import model_processes
 from sumwatch.tracer import semconv
 from sumwatch.tracer.otel_traces import STATUS_ERROR_VALUES, TRACES_TABLE
 
+from ..contract.scores import PassReport
+from ..contract.traces import RecognisedSpan
 from ..rubrics.cascade import Cascade
 from ..rubrics.verdicts import ERROR, SummaryCase
 from ..settings import Settings, parse_span_filter
@@ -54,7 +56,7 @@ from ..settings.selectors import read_selectors
 from ..store.connection import Store, StoreError, quote_ident
 from ..store.genai_events import genai_events, spans_with_records_arrived
 from ..store.judges import active_definitions
-from ..store.recognised import RECOGNISED_TABLE, RecognisedSpan, write_recognised
+from ..store.recognised import RECOGNISED_TABLE, write_recognised
 from ..store.scores import (
     SCORES_TABLE,
     UNJUDGED_CAP_SQL,
@@ -189,28 +191,6 @@ class SamplingPolicy:
             errors = ", ".join(f"'{v}'" for v in STATUS_ERROR_VALUES)
             sampled = f"({sampled} OR StatusCode IN ({errors}))"
         return f"{shard} AND {sampled}"
-
-
-@dataclass
-class PassReport:
-    judge_version: str
-    considered: int = 0
-    scored_spans: int = 0
-    score_rows: int = 0
-    skipped_no_text: int = 0
-    errors: int = 0
-    failing: int = 0
-    llm_requests: int = 0
-    spent_usd: float = 0.0
-    seconds: float = 0.0
-    watermark_ns: int = 0
-    recognised: int = 0  # summarization calls found in other instrumentations' spans this pass (all, not sampled)
-    workers: int = 1  # processes that ran the sentence model
-    kept_stronger: int = 0  # results not stored: the span already had a verdict from a stronger source
-    rescore: bool = False  # a rescore: stored spans judged again with the current judges
-    unjudged_cap: int = 0  # rubric results the daily spending cap kept from the LLM (cheap verdicts, marked)
-    spent_today_usd: float = 0.0  # LLM judging's spend today (UTC), every process on the store, after the pass
-    daily_cap_usd: float | None = None
 
 
 @dataclass(frozen=True)

@@ -41,13 +41,13 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from sumwatch.clustering.sentence_model.backend import ModelBackend
 from sumwatch.tracer.vocabulary import Severity
 
+from ..contract.limits import MAX_LIST_LIMIT
 from .alert_rules import parse_alert_rules
 from .concern import _Concern, _raw, _setting, reveal
 from .selectors import SELECTOR_VARIABLE_PREFIX, SelectorEntry, SelectorError, read_selectors
 from .values import (
     CLICKHOUSE_SCHEMES,
     MAX_DURATION_S,
-    MAX_LIST_LIMIT,
     check_clickhouse_url,
     crontab_fields,
     parse_allowed_hosts,

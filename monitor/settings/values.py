@@ -192,9 +192,6 @@ _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 # a window reaching further back than ClickHouse's DateTime64 (1900) cannot be queried or stored
 MAX_DURATION_S = 100 * 365 * 86400
-# the most rows one listing returns (CLI --limit, the read API's ?limit=): ClickHouse reads LIMIT as UInt32,
-# so a larger number would wrap around
-MAX_LIST_LIMIT = 10_000
 CLICKHOUSE_SCHEMES = ("chdb", "http", "https")
 
 

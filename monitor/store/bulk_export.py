@@ -33,10 +33,11 @@ from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
+from ..contract.scores import ScoreRecord
 from ..settings import MAX_LIST_LIMIT
 from .connection import Store
 from .listing import list_stored_spans, next_traces_cursor
-from .scores import ScoreRecord, next_scores_key_cursor, scores_by_key
+from .scores import next_scores_key_cursor, scores_by_key
 from .traces import StoredSpan
 
 if TYPE_CHECKING:

@@ -1,4 +1,5 @@
-"""Calibration corpora: ``sumwatch_corpus``, one row per (rubric, item), and the item record.
+"""Calibration corpora: ``sumwatch_corpus``, one row per (rubric, item), and the checks of an item's rubric and
+verdicts (the record is :class:`~sumwatch.monitor.contract.calibration.CorpusItem`).
 
     save_items(store, [CorpusItem(rubric="factuality", source=..., summary=..., human_verdict="correct")])
     load_items(store, rubric="factuality", status=LABELLED)
@@ -12,14 +13,11 @@ saving an item again replaces it.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from sumwatch.tracer.vocabulary import Choice
-
+from ..contract.calibration import LABELLED, CorpusItem
 from ..rubrics.definition import RUBRIC_NAME
 from ..rubrics.verdicts import RUBRICS, VERDICTS, SummaryCase
 from .connection import Store, equals_filter, quote_ident
@@ -27,20 +25,6 @@ from .ddl import Table, Target
 from .paging import CORPUS_CURSOR, decode_cursor, encode_cursor
 
 CORPUS_TABLE = "sumwatch_corpus"
-
-
-class CorpusStatus(Choice):
-    """Where a calibration item stands: only labelled items count; promoted ones wait as needs_label."""
-
-    LABELLED = "labelled"
-    NEEDS_LABEL = "needs_label"
-    REJECTED = "rejected"
-    DISPUTED = "disputed"  # labellers disagree and nobody resolved it: left out of calibration
-
-
-LABELLED, NEEDS_LABEL, REJECTED, DISPUTED = CorpusStatus.values()
-STATUSES: tuple[str, ...] = CorpusStatus.values()
-PASS_BUCKET = "pass"
 CORPUS_COLUMNS = ("ItemId", "Rubric", "Source", "Summary", "Claim", "HumanVerdict", "ProposedVerdict", "Bucket",
                   "Origin", "Status", "Band", "ExpectedFacts", "TraceId", "SpanId", "Note", "Example", "UpdatedAt")
 
@@ -79,78 +63,23 @@ def corpus_example_ddl(t: Target) -> list[str]:
     return out
 
 
-@dataclass(frozen=True)
-class CorpusItem:
-    rubric: str
-    source: str
-    summary: str
-    human_verdict: str = ""  # empty until labelled
-    bucket: str = PASS_BUCKET
-    origin: str = "manual"
-    status: str = LABELLED
-    claim: str = ""
-    proposed_verdict: str = ""
-    band: str = ""
-    expected_facts: tuple[str, ...] = ()
-    trace_id: str = ""
-    span_id: str = ""  # with trace_id: the span an item was labelled from
-    note: str = ""
-    item_id: str = ""
-    example: bool = False  # a labelled hard case offered to the judge as a few-shot example
+def check_item(item: CorpusItem) -> CorpusItem:
+    """``item`` when its rubric is built in or a rubric name and its verdicts are its built-in rubric's; ValueError
+    otherwise (the item checks its own shape when it is made). A custom rubric's verdicts are checked against its
+    definition when a judge is tested on them."""
+    if item.rubric not in RUBRICS and not RUBRIC_NAME.fullmatch(item.rubric):
+        raise ValueError(f"rubric {item.rubric!r} is neither built in ({', '.join(RUBRICS)}) nor a rubric name "
+                         f"(lower-case letters, digits and _)")
+    for name, verdict in (("human_verdict", item.human_verdict), ("proposed_verdict", item.proposed_verdict)):
+        if verdict and item.rubric in VERDICTS and verdict not in VERDICTS[item.rubric]:
+            raise ValueError(f"{name} {verdict!r} is not a {item.rubric} verdict "
+                             f"(one of {', '.join(VERDICTS[item.rubric])})")
+    return item
 
-    def __post_init__(self) -> None:
-        if self.rubric not in RUBRICS and not RUBRIC_NAME.fullmatch(self.rubric):
-            raise ValueError(f"rubric {self.rubric!r} is neither built in ({', '.join(RUBRICS)}) nor a rubric name "
-                             f"(lower-case letters, digits and _)")
-        if self.status not in STATUSES:
-            raise ValueError(f"status must be one of {', '.join(STATUSES)}, got {self.status!r}")
-        # a custom rubric's verdicts are checked against its definition when a judge is tested on them
-        for name, verdict in (("human_verdict", self.human_verdict), ("proposed_verdict", self.proposed_verdict)):
-            if verdict and self.rubric in VERDICTS and verdict not in VERDICTS[self.rubric]:
-                raise ValueError(f"{name} {verdict!r} is not a {self.rubric} verdict "
-                                 f"(one of {', '.join(VERDICTS[self.rubric])})")
-        if self.status == LABELLED and not self.human_verdict:
-            raise ValueError("a labelled item needs a human_verdict")
-        if not self.source.strip() or not (self.summary.strip() or self.claim.strip()):
-            raise ValueError("an item needs a source and a summary (or claim)")
-        if not self.item_id:
-            key = "\x1f".join((self.rubric, self.source, self.summary, self.claim))
-            object.__setattr__(self, "item_id", hashlib.sha256(key.encode()).hexdigest()[:20])
 
-    @property
-    def text(self) -> str:
-        return self.claim or self.summary
-
-    def case(self) -> SummaryCase:
-        return SummaryCase(self.source, self.text, self.band or None, self.expected_facts)
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["expected_facts"] = list(self.expected_facts)
-        return data
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> CorpusItem:
-        if not isinstance(data, dict):
-            raise ValueError(f"expected a JSON object, got {type(data).__name__}")
-        known = {f for f in cls.__dataclass_fields__}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"unknown field(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
-        for required in ("rubric", "source"):
-            if not isinstance(data.get(required), str):
-                raise ValueError(f"missing or non-text field {required!r}")
-        facts = data.get("expected_facts") or ()
-        if not isinstance(facts, (list, tuple)) or not all(isinstance(f, str) for f in facts):
-            raise ValueError("expected_facts must be a list of strings")
-        example = data.get("example", False)
-        if not isinstance(example, bool):
-            raise ValueError("example must be true or false")
-        values = {k: v for k, v in data.items() if k not in ("expected_facts", "example")}
-        for key, value in values.items():
-            if not isinstance(value, str):
-                raise ValueError(f"field {key!r} must be text, got {type(value).__name__}")
-        return cls(**values, expected_facts=tuple(facts), example=example)
+def item_case(item: CorpusItem) -> SummaryCase:
+    """The item as a case a judge scores."""
+    return SummaryCase(item.source, item.text, item.band or None, item.expected_facts)
 
 
 def _row(item: CorpusItem, at: datetime) -> tuple[Any, ...]:
@@ -160,6 +89,10 @@ def _row(item: CorpusItem, at: datetime) -> tuple[Any, ...]:
 
 
 def save_items(store: Store, items: Sequence[CorpusItem]) -> int:
+    """Store ``items`` (each replaces the item of its id); ValueError, before any is stored, for one that
+    :func:`check_item` refuses."""
+    for item in items:
+        check_item(item)
     at = datetime.now(timezone.utc)
     store.insert(CORPUS_TABLE, [_row(i, at) for i in items], CORPUS_COLUMNS)
     return len(items)

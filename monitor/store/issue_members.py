@@ -11,6 +11,7 @@ from datetime import datetime
 
 from sumwatch.clustering.represent import is_core
 
+from ..contract.issues import Example
 from .connection import Store, quote_ident
 from .ddl import Table, TableRow, Target
 
@@ -66,22 +67,6 @@ ORDER BY (RunId, Number, TraceId, SpanId)"""
 
 
 ISSUE_MEMBERS = Table(ISSUE_MEMBERS_TABLE, "cityHash64(RunId)", _create)
-
-
-@dataclass
-class Example:
-    trace_id: str
-    span_id: str
-    rubric: str
-    verdict: str
-    failure_mode: str
-    membership: float
-    role: str
-    evidence: str
-    failure_text: str
-    core: bool = True  # membership reaches the core; a shown example that does not is a boundary case
-
-
 
 
 def save_members(store: Store, members: Sequence[MemberRow]) -> None:

@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from ..contract.calibration import LABELLED
 from ..rubrics.definition import BUILTIN, BUILTIN_NAMES, DefinitionError, Example, JudgeDefinition, parse_definition
 from .connection import Store
-from .corpus import LABELLED, load_items
+from .corpus import load_items
 from .ddl import Table, Target
 
 JUDGES_TABLE = "sumwatch_judges"

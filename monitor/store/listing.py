@@ -12,13 +12,14 @@ granules, not every span's; the ordered read goes through :func:`.traces.first_s
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Protocol
 
 from sumwatch.tracer import semconv
 from sumwatch.tracer.otel_traces import TRACES_TABLE
 
+from ..contract.traces import TraceRow
 from ..rubrics.verdicts import ERROR
 from .connection import Store, quote_ident
 from .issue_members import ISSUE_MEMBERS_TABLE
@@ -33,7 +34,6 @@ from .traces import (
     INPUT_TOKEN_KEYS,
     MODEL_KEYS,
     OUTPUT_TOKEN_KEYS,
-    TAGGED,
     SpanEvent,
     SpanLink,
     StoredSpan,
@@ -88,32 +88,6 @@ class TraceFilters:
         """Whether a filter the span facts cannot apply is set: matches may then be rare in recent spans."""
         return bool(self.text or self.rubric or self.passed is not None or self.unsure is not None
                     or self.issue is not None)
-
-
-@dataclass(frozen=True)
-class TraceRow:
-    timestamp: str
-    trace_id: str
-    span_id: str
-    service: str
-    band: str
-    domain: str
-    document_id: str
-    source_words: int
-    summary_words: int
-    status: str
-    duration_ms: float
-    summary_preview: str
-    timestamp_ns: int = 0  # the stored timestamp exactly (``timestamp`` is rounded to ms): a cursor's key
-    source_preview: str = ""
-    model: str = ""
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    # "sumwatch" for a span carrying sumwatch's tag, else the instrumentation (or selector) it was recognised in
-    instrumentation: str = TAGGED
-    prompt_version: str = ""
-    # rubric -> "pass", "fail" or "unsure": the latest judgement of each (judge errors are not judgements)
-    verdicts: dict[str, str] = field(default_factory=dict)
 
 
 def list_traces(store: Store, limit: int = 20, service: str | None = None, *, domain: str | None = None,

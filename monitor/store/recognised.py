@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..contract.traces import RecognisedSpan
 from .connection import Store, quote_ident
 from .ddl import Table, Target
 from .score_facts import SPAN_KEY
@@ -26,27 +27,6 @@ from .span_facts import SPAN_FACTS_TABLE
 from .span_keys import SPAN_KEYS_TABLE
 
 RECOGNISED_TABLE = "sumwatch_recognised"
-
-
-@dataclass(frozen=True)
-class RecognisedSpan:
-    """One span recognised as a summarization call, with what the judge and the dashboard read from it."""
-
-    timestamp_ns: int
-    trace_id: str
-    span_id: str
-    service: str
-    span_name: str
-    instrumentation: str  # openinference, gen_ai, gen_ai-events, openllmetry, logfire, langfuse, or a selector's name
-    source: str
-    summary: str
-    model: str = ""
-    prompt_version: str = ""
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    band: str = ""
-    document_id: str = ""
-    how: str = ""  # the rule that found the request and the cut that took the document out
 
 
 COLUMNS = ("Timestamp", "TraceId", "SpanId", "ServiceName", "SpanName", "Instrumentation", "Source", "Summary",

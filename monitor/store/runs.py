@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..contract.issues import RunInfo
 from .connection import Store, as_utc, quote_ident
 from .ddl import Table, TableRow, Target
 
@@ -75,24 +76,6 @@ RUN_COLUMNS = RunRow.columns()
 def save_run(store: Store, run: RunRow) -> None:
     """Write the run's row: the last write of a run, after which readers see it."""
     store.insert(CLUSTER_RUNS_TABLE, [run.row()], RUN_COLUMNS)
-
-
-@dataclass(frozen=True)
-class RunInfo:
-    run_id: str
-    finished_at: datetime
-    window_start: datetime
-    window_end: datetime
-    failures: int
-    clustered: int
-    noise: int
-    issues: int
-    new_issues: int
-    promoted: int
-    namer: str
-    seconds: float
-
-
 
 
 def latest_run_id(store: Store) -> str | None:

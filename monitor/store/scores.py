@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from ..contract.scores import Agreement, ScoreRecord
 from ..rubrics.verdicts import ERROR, TIER_STRENGTH, RubricResult, strength
 from .connection import Store, equals_filter
 from .ddl import Table, Target
@@ -80,30 +81,6 @@ class SpanRef:
 class ScoredSpan:
     ref: SpanRef
     results: dict[str, RubricResult]
-
-
-@dataclass(frozen=True)
-class ScoreRecord:
-    trace_id: str
-    span_id: str
-    rubric: str
-    judge_version: str
-    verdict: str
-    score: float
-    passed: bool
-    failure_mode: str
-    tier: str
-    evidence: str
-    explanation: str
-    model: str
-    cost_usd: float
-    latency_ms: float
-    error: str
-    service: str
-    scored_at: str
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def score_rows(scored: Sequence[ScoredSpan], judge_version: str | Callable[[str], str],
@@ -361,19 +338,6 @@ def daily_spend(store: Store, cap_usd: float | None, now: datetime | None = None
         f"SELECT count() FROM {SCORES_TABLE} FINAL WHERE ScoredAt >= {{midnight:DateTime64(6)}} "
         f"AND {UNJUDGED_CAP_SQL}", {"midnight": midnight.replace(tzinfo=None)})
     return DailySpend(spent_today(store, midnight), cap_usd, int(unjudged or 0), midnight.date().isoformat())
-
-
-@dataclass(frozen=True)
-class Agreement:
-    """How the LLM judged the cases the cheap tiers handed it, per rubric, route and cheap finding."""
-
-    rubric: str
-    route: str  # suspicion | unsure | audit | always
-    cheap_finding: str  # the cheap tiers' failure kind ("" for a pass)
-    judged: int  # LLM verdicts
-    agreed: int  # of those, how many passed or failed as the cheap tiers had it
-    cost_usd: float
-    agreement: float | None  # agreed / judged (None before any verdict)
 
 
 def judge_agreement(store: Store, *, judge_version: str | None = None) -> list[Agreement]:

@@ -26,20 +26,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
 from sumwatch.tracer import semconv
 from sumwatch.tracer.otel_traces import TRACE_ID_TS_TABLE, TRACE_ID_TS_VIEW, TRACES_TABLE
 
+from ..contract.traces import SpanDetail, normalize_trace_id
 from .connection import Store, quote_ident
 from .ddl import Target
-from .recognised import RECOGNISED_TABLE, RecognisedSpan, read_recognised
+from .recognised import RECOGNISED_TABLE, read_recognised
 from .score_facts import SPAN_KEY
 
 ONE_PER_SPAN = "LIMIT 1 BY TraceId, SpanId"  # appended to a read of otel_traces: each span once
-TAGGED = "sumwatch"  # what a listing names as the instrumentation of a span carrying sumwatch's own tag
 
 # where each convention puts a span's model and token counts, in the order they are read: the OTel GenAI names
 # (and their older token names, which OpenLLMetry writes), then OpenInference's
@@ -194,30 +194,6 @@ def traces_arrival_ddl(t: Target) -> list[str]:
 
 
 @dataclass(frozen=True)
-class SpanDetail:
-    timestamp: str
-    trace_id: str
-    span_id: str
-    parent_span_id: str
-    name: str
-    kind: str
-    service: str
-    status: str
-    status_message: str
-    duration_ms: float
-    attributes: dict[str, str]
-    resource_attributes: dict[str, str]
-    events: list[dict[str, Any]]
-    depth: int = 0  # in the trace's tree of spans: 0 for a span whose parent is not in the trace
-    children: list[str] = field(default_factory=list)  # span ids of the spans whose parent this is, oldest first
-    model: str = ""  # from whichever convention the span uses (MODEL_KEYS), or its recognised row
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    summarization: bool = False  # tagged with sumwatch's tag, or recognised
-    recognised: RecognisedSpan | None = None  # the document and answer found in another instrumentation's span
-
-
-@dataclass(frozen=True)
 class SpanEvent:
     timestamp_ns: int
     name: str
@@ -271,14 +247,6 @@ def count_spans(store: Store) -> int:
     spans a third of the time of the two strings, and two spans share a number with odds of about 1e-8."""
 
     return int(store.query_rows(f"SELECT uniqExact({SPAN_KEY}) FROM {TRACES_TABLE}")[0][0])
-
-
-def normalize_trace_id(trace_id: str) -> str:
-    """A trace id as stored (32 lowercase hex); ValueError for anything else."""
-    tid = trace_id.strip().lower()
-    if len(tid) != 32 or any(c not in "0123456789abcdef" for c in tid):
-        raise ValueError(f"trace id must be 32 hex characters, got {trace_id!r}")
-    return tid
 
 
 def get_trace(store: Store, trace_id: str) -> list[SpanDetail]:

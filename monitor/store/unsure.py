@@ -11,10 +11,10 @@ skips these; this read shows them, so a team sees what offline mode would have f
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from ..contract.traces import UnsureKind, UnsureSpan
 from .connection import Store, quote_ident
 from .listing import UNSURE_PREFIX
 from .score_facts import SPAN_KEY
@@ -22,27 +22,6 @@ from .scores import SCORES_TABLE
 from .span_keys import SPAN_KEYS_TABLE
 
 SUSPICION = "suspicion"  # the key of the details row an unsure result's suspicion is in (cascade.unsure)
-
-
-@dataclass(frozen=True)
-class UnsureSpan:
-    trace_id: str
-    span_id: str
-    rubric: str
-    verdict: str  # what the cheap tier would have said (contradicted, padded, ...)
-    tier: str
-    evidence: str
-    explanation: str
-    service: str
-    span_time: str
-    judge_version: str
-
-
-@dataclass(frozen=True)
-class UnsureKind:
-    kind: str  # what was suspected: a failure mode or a contradiction's kind
-    count: int  # unsure results of this kind (span and rubric each once)
-    spans: list[UnsureSpan] = field(default_factory=list)  # the newest ones, at most ``per_kind``
 
 
 def unsure_kinds(store: Store, *, since: datetime | None = None, rubric: str | None = None,

@@ -28,32 +28,34 @@ import anyio.to_thread
 import httpx
 from pydantic import TypeAdapter
 
-from ..calibration.gate import CalibrationReport
-from ..calibration.judges import CandidateReport, PromotionReport
-from ..calibration.labels import LabellerAgreement
-from ..exports.alerts import RuleStatus
-from ..exports.score_sends import ScoreSendResult
-from ..exports.sync import ExportResult
-from ..issues.job import ClusterRunReport
-from ..issues.reads import IssueDetail, IssueList, IssueTicket, parse_issue_id
-from ..scoring.estimate import PassEstimate
-from ..scoring.recognition_report import RecognitionReport
-from ..scoring.sampler import PassReport
-from ..settings import MAX_LIST_LIMIT
-from ..store.corpus import CorpusItem
-from ..store.listing import TraceRow
-from ..store.scores import Agreement, ScoreRecord
-from ..store.traces import SpanDetail, normalize_trace_id
-from ..store.unsure import UnsureKind
-from .routers.actions import IngestAnswer
-from .routers.alerts import AlertAnswer
-from .routers.corpus import CorpusPage, ImportAnswer
-from .routers.exports import ExportAnswer, TicketList
-from .routers.judge_definitions import JudgeDefinitionView, JudgeDiff, JudgeHistory, JudgeSummary
-from .routers.score_sends import ScoreSendAnswer
-from .routers.status import StoreStatus
-from .routers.triage import TriageAnswer
-from .services import ActionProgress, ActionState
+from ..contract.actions import ActionProgress, ActionState, IngestAnswer
+from ..contract.calibration import (
+    CalibrationReport,
+    CandidateReport,
+    CorpusItem,
+    CorpusPage,
+    ImportAnswer,
+    JudgeDefinitionView,
+    JudgeDiff,
+    JudgeHistory,
+    JudgeSummary,
+    LabellerAgreement,
+    PromotionReport,
+)
+from ..contract.exports import (
+    AlertAnswer,
+    ExportAnswer,
+    ExportResult,
+    RuleStatus,
+    ScoreSendAnswer,
+    ScoreSendResult,
+    TicketList,
+)
+from ..contract.issues import ClusterRunReport, IssueDetail, IssueList, IssueTicket, TriageAnswer, parse_issue_id
+from ..contract.limits import MAX_LIST_LIMIT
+from ..contract.scores import Agreement, PassEstimate, PassReport, RecognitionReport, ScoreRecord
+from ..contract.status import StoreStatus
+from ..contract.traces import SpanDetail, TraceRow, UnsureKind, normalize_trace_id
 
 T = TypeVar("T")
 OnProgress = Callable[[ActionProgress], None]

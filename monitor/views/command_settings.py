@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any
 
+from ..contract.status import Shown
 from ..exports.config import ExportConfig
 from ..settings import JudgeSettings, Settings
 
-Shown = dict[str, str | float | int | bool | None]
 _SET = "(set)"
 # settings that say how to reach the database or the server, not what a command does with it
 _CONNECTION = frozenset({"home", "clickhouse_url", "database", "cluster", "api_token", "host", "port"})

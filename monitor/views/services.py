@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from fastapi import Depends, Request
 from pydantic import TypeAdapter
 
+from ..contract.actions import ActionProgress, ActionState
 from ..scoring import judges as scoring_judges  # a module: tests swap build_cascade on it
 from ..settings import Settings
 from ..store.connection import Store
@@ -36,28 +37,6 @@ Progress = Callable[[str, int, "int | None"], None]
 # the store-wide job lock each action holds while it runs (the scheduled jobs hold the same ones)
 ACTION_LOCKS = {"score": SCORING, "rescore": SCORING, "cluster": CLUSTERING, "calibrate": CALIBRATION, "ingest": INGEST,
                 "judge_test": CALIBRATION, "judge_promote": CALIBRATION}
-
-
-@dataclass
-class ActionProgress:
-    stage: str
-    done: int
-    total: int | None = None
-
-
-@dataclass
-class ActionState:
-    """An action's last (or current) run: when, how far, and its result or its error."""
-
-    action: str
-    running: bool
-    started_at: str
-    finished_at: str | None = None
-    seconds: float | None = None
-    error: str | None = None
-    status: int | None = None  # the HTTP status its error answers (400 bad input, 409 busy, 500 failed)
-    progress: ActionProgress | None = None
-    result: dict[str, Any] | None = None
 
 
 class ActionRunner:

@@ -246,8 +246,9 @@ def explorer_paths() -> dict[str, str]:
 def recognised_arm(store: Store, repeats: int) -> dict[str, Any]:
     """The listing with its recognised arm left out (no recognised span stored) and read (one recognised in
     the listing's window), in turns: the table emptied, then the one row written, before each pair of calls."""
+    from sumwatch.monitor.contract.traces import RecognisedSpan
     from sumwatch.monitor.store.listing import TraceFilters, list_traces
-    from sumwatch.monitor.store.recognised import RECOGNISED_TABLE, RecognisedSpan, write_recognised
+    from sumwatch.monitor.store.recognised import RECOGNISED_TABLE, write_recognised
 
     calls = {"list_traces(50)": lambda: list_traces(store, limit=50),
              "list_traces(50, search + 2 filters)": lambda: list_traces(store, limit=50, filters=TraceFilters(

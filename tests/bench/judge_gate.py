@@ -42,6 +42,7 @@ from fakes.judge_by_prompt import (  # noqa: E402
 from fakes.openai_server import FakeOpenAI, chat_completion, judge_responder  # noqa: E402
 
 from sumwatch.monitor.calibration.judges import promote, test_candidate  # noqa: E402
+from sumwatch.monitor.contract.calibration import CorpusItem  # noqa: E402
 from sumwatch.monitor.exports import export_issues  # noqa: E402
 from sumwatch.monitor.exports.config import ExportConfig  # noqa: E402
 from sumwatch.monitor.ingest.backfill import SpanBuilder, parse_record  # noqa: E402
@@ -51,7 +52,7 @@ from sumwatch.monitor.scoring.judges import build_cascade  # noqa: E402
 from sumwatch.monitor.scoring.sampler import Sampler  # noqa: E402
 from sumwatch.monitor.settings import Settings  # noqa: E402
 from sumwatch.monitor.store.connection import Store  # noqa: E402
-from sumwatch.monitor.store.corpus import CorpusItem, save_items  # noqa: E402
+from sumwatch.monitor.store.corpus import save_items  # noqa: E402
 from sumwatch.monitor.store.judges import active_definitions  # noqa: E402
 from sumwatch.monitor.store.migrations import migrate  # noqa: E402
 

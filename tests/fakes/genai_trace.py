@@ -16,7 +16,7 @@ import json
 from opentelemetry.trace import Status, StatusCode
 
 from fakes.tracing import memory_provider
-from sumwatch.monitor.store.recognised import RecognisedSpan
+from sumwatch.monitor.contract.traces import RecognisedSpan
 from sumwatch.tracer.otel_traces import spans_to_rows
 
 DOCUMENT = "The harbour authority said cargo volume rose 12% in March, led by container traffic from Rotterdam."

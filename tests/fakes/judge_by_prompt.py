@@ -73,7 +73,7 @@ def system_prompts(fake: FakeOpenAI) -> list[str]:
 def factuality_corpus(rubric: str = "factuality") -> list[Any]:
     """Ten labelled items the judge above grades right unless told to be lenient: four clean, three negations
     flipped, three names swapped."""
-    from sumwatch.monitor.store.corpus import CorpusItem
+    from sumwatch.monitor.contract.calibration import CorpusItem
 
     good, flipped, _, renamed, _ = VERDICTS[rubric]
     clean = [f"The council approved the budget{tail}." for tail in ("", " on Monday", " this week", " after a vote")]

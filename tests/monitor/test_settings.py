@@ -235,11 +235,11 @@ def test_the_tracker_settings_alone_give_the_same_one_line_errors():
 
 def test_each_vocabulary_is_one_enum_and_the_old_tuples_come_from_it():
     from sumwatch.clustering import track
+    from sumwatch.monitor.contract.calibration import STATUSES as CORPUS_STATUSES
+    from sumwatch.monitor.contract.calibration import CorpusStatus
     from sumwatch.monitor.exports.config import SEVERITIES, STATUSES
     from sumwatch.monitor.rubrics.cascade import MODES
     from sumwatch.monitor.rubrics.verdicts import RUBRICS, VERDICTS, Rubric
-    from sumwatch.monitor.store.corpus import STATUSES as CORPUS_STATUSES
-    from sumwatch.monitor.store.corpus import CorpusStatus
     from sumwatch.monitor.views.dashboard.query import ISSUE_STATUSES
 
     assert MODES == tuple(JudgeMode) == ("off", "ambiguous", "always")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
-from ...issues.triage import parse_issue_id
+from ...contract.issues import parse_issue_id
 from ...rubrics.verdicts import RUBRICS
 from ...store.connection import Store
 from ...store.judges import known_rubrics

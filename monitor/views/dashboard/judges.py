@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ...contract.calibration import CorpusItem
 from ...rubrics.definition import BUILTIN, RUBRIC_NAME, DefinitionError, Example, JudgeDefinition
 from ...store.connection import Store
-from ...store.corpus import CorpusItem, example_items, load_items
+from ...store.corpus import example_items, load_items
 from ...store.judges import JudgeRecord, active_definitions, judge_history, known_rubrics, stored_version
 from ...store.scores import VersionPassRate, judge_agreement, pass_rates_by_judge_version
 from .query import BadRequest

@@ -22,15 +22,17 @@ from typing import Any
 from markupsafe import Markup
 
 from ...calibration.corpus import label_item
-from ...calibration.gate import CalibrationReport, agreement
+from ...calibration.gate import agreement
 from ...calibration.labels import ItemLabels, LabelError, item_labels, label_trace, labeller_agreement, resolve_item
+from ...contract.calibration import DISPUTED, LABELLED, NEEDS_LABEL, REJECTED, CalibrationReport, CorpusItem
+from ...contract.scores import ScoreRecord
 from ...rubrics.definition import JudgeDefinition
 from ...rubrics.verdicts import HUMAN
 from ...store.baselines import latest_baseline
 from ...store.connection import Store
-from ...store.corpus import DISPUTED, LABELLED, NEEDS_LABEL, REJECTED, CorpusItem, load_items
+from ...store.corpus import load_items
 from ...store.judges import active_definitions, known_rubrics
-from ...store.scores import ScoreRecord, list_scores
+from ...store.scores import list_scores
 from .evidence import evidence_phrases, highlight
 from .query import BadRequest
 

@@ -18,17 +18,19 @@ from markupsafe import Markup
 from sumwatch.tracer import semconv
 from sumwatch.tracer.vocabulary import Severity
 
-from ...issues.reads import IssueRow, get_issue, issue_list, list_issues, trend_label
+from ...contract.issues import Example, IssueRow
+from ...contract.scores import ScoreRecord
+from ...contract.traces import SpanDetail
+from ...issues.reads import get_issue, issue_list, list_issues, trend_label
 from ...rubrics.verdicts import RUBRICS
 from ...settings import Settings
 from ...store.connection import Store
-from ...store.issue_members import Example
 from ...store.issues import issue_states
 from ...store.projections import load_projection
 from ...store.runs import latest_run
-from ...store.scores import ScoreRecord, daily_spend, list_scores
+from ...store.scores import daily_spend, list_scores
 from ...store.stats import compare_all, filter_options, issue_sparklines, judge_cost, pass_rate_series, volume_series
-from ...store.traces import SpanDetail, get_trace, span_texts
+from ...store.traces import get_trace, span_texts
 from . import charts
 from .evidence import evidence_phrases, highlight
 from .figures import figure_json

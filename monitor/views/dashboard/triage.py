@@ -15,10 +15,11 @@ from urllib.parse import quote, unquote
 
 from starlette.requests import Request
 
-from ...issues.reads import IssueDetail, issue_list
+from ...contract.issues import IssueDetail, TriageAnswer
+from ...issues.reads import issue_list
 from ...issues.triage import MAX_NAME, TriageError
 from ...store.connection import Store
-from ..routers.triage import TriageAnswer, triage_issue
+from ..routers.triage import triage_issue
 
 NAME_COOKIE = "sumwatch_name"
 DASHBOARD_ACTOR = "dashboard"  # who an event is by when the form names nobody

@@ -19,15 +19,19 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from starlette.concurrency import run_in_threadpool
 
 from ...calibration.corpus import seed_starter_corpora
-from ...calibration.gate import CalibrationReport, calibrate
+from ...calibration.gate import calibrate
+from ...contract.actions import ActionState, IngestAnswer, SkippedLine
+from ...contract.calibration import CalibrationReport
+from ...contract.issues import ClusterRunReport
+from ...contract.scores import PassReport
 from ...ingest.backfill import ingest_file
-from ...issues.job import ClusterRunReport, build_clusterer, run_clustering
-from ...scoring.sampler import PassReport, Sampler
+from ...issues.job import build_clusterer, run_clustering
+from ...scoring.sampler import Sampler
 from ...settings.values import MAX_WORKERS
 from ..errors import ApiError, error_responses
-from ..services import ActionState, Progress, Services, ServicesDep
+from ..services import Progress, Services, ServicesDep
 from .params import DURATION_PATTERN, WHOLE, JudgeModeName, Rubric, capped_duration, known_rubric
-from .uploads import NDJSON_BODY, SkippedLine, as_file, read_upload
+from .uploads import NDJSON_BODY, as_file, read_upload
 
 router = APIRouter(prefix="/api", tags=["actions"], responses=error_responses(400, 401, 403, 409))
 Wait = Annotated[bool, Query(description="Answer when the action is done (true), or at once with its state (202), "
@@ -63,11 +67,6 @@ class CalibrateBody(BaseModel):
     mode: JudgeModeName | None = None
     judge_version: str | None = Field(None, max_length=200, description="label for this judge")
     record: bool | None = Field(None, description="store a passing run as the baseline (default true)")
-
-
-class IngestAnswer(BaseModel):
-    stored: int
-    skipped: list[SkippedLine]
 
 
 class ActionList(BaseModel):

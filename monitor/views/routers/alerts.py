@@ -12,7 +12,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from ...exports.alerts import RuleStatus, check_alerts, rule_statuses
+from ...contract.exports import AlertAnswer
+from ...exports.alerts import check_alerts, rule_statuses
 from ..errors import ApiError, error_responses
 from ..services import ServicesDep
 
@@ -22,10 +23,6 @@ router = APIRouter(prefix="/api", tags=["alerts"], responses=error_responses(400
 class CheckAlerts(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     dry_run: bool = Field(False, description="Answer what would be sent; send and store nothing")
-
-
-class AlertAnswer(BaseModel):
-    results: list[RuleStatus]
 
 
 @router.get("/alerts", summary="Each threshold alert rule with its pass rate, judged spans and state")

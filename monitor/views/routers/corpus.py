@@ -19,20 +19,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from ...calibration.corpus import import_jsonl, label_item, seed_starter_corpora
-from ...calibration.labels import (
-    MAX_LABELLER,
-    LabelError,
-    LabellerAgreement,
-    UnknownItem,
-    label_trace,
-    labeller_agreement,
-    resolve_item,
-)
-from ...store.corpus import REJECTED, STATUSES, CorpusItem, count_items, load_items, next_corpus_cursor
+from ...calibration.labels import MAX_LABELLER, LabelError, UnknownItem, label_trace, labeller_agreement, resolve_item
+from ...contract.actions import SkippedLine
+from ...contract.calibration import REJECTED, STATUSES, CorpusItem, CorpusPage, ImportAnswer, LabellerAgreement
+from ...store.corpus import count_items, load_items, next_corpus_cursor
 from ..errors import PATTERN_MEANS, ApiError, error_responses
 from ..services import ServicesDep
 from .params import PAGED, TRACE_ID_PATTERN, CursorQuery, Rubric, RubricQuery, known_rubric, limit_query, page
-from .uploads import NDJSON_BODY, SkippedLine, as_file, read_upload
+from .uploads import NDJSON_BODY, as_file, read_upload
 
 router = APIRouter(prefix="/api/corpus", tags=["corpus"], responses=error_responses(400, 401, 404))
 
@@ -47,13 +41,6 @@ PATTERN_MEANS[SPAN_ID_PATTERN] = "span id must be 16 hex characters"
 # A label the item cannot take (a verdict of another rubric, a rejected item as an example, a trace with several
 # summarization spans and none named) is well formed but unusable: 422.
 _UNUSABLE = 422
-
-
-class CorpusPage(BaseModel):
-    total: int = Field(description="items that match, on every page")
-    items: list[CorpusItem]
-    next_cursor: str | None = Field(None, description="pass as `cursor` for the next page (also in `X-Next-Cursor`);"
-                                                      " null on the last page")
 
 
 class LabelBody(BaseModel):
@@ -85,12 +72,6 @@ class ResolveBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     verdict: str = Field(min_length=1, max_length=100, description="the item's final verdict (or 'rejected')")
     by: str | None = Field(None, max_length=MAX_LABELLER, description="who resolves (default: the API token, 'api')")
-
-
-class ImportAnswer(BaseModel):
-    added: int
-    updated: int
-    skipped: list[SkippedLine]
 
 
 @router.get("", summary="Calibration corpus items (status=needs_label is the labelling queue), a page at a time",

@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
+from ...contract.exports import ExportAnswer, TicketList
 from ...exports.config import SEVERITIES, STATUSES
 from ...exports.registry import TARGETS, target_problems
-from ...exports.sync import ExportResult, export_issues, issue_exports
-from ...issues.reads import IssueTicket
+from ...exports.sync import export_issues, issue_exports
+from ...issues.reads import issue_ticket
 from ..errors import ApiError, error_responses
 from ..services import Services, ServicesDep
 from .params import ISSUE_ID_PATTERN, WHOLE, IssueIdPath
@@ -45,14 +46,6 @@ class ExportMany(ExportOne):
     statuses: list[Status] | None = Field(None, description="Only issues with these statuses")
     min_severity: Severity | None = None
     min_traces: Annotated[int, Field(ge=0, le=2**31), WHOLE] = 0
-
-
-class ExportAnswer(BaseModel):
-    results: list[ExportResult]
-
-
-class TicketList(BaseModel):
-    exports: list[IssueTicket]
 
 
 def _export(s: Services, to: str, issue_ids: list[str] | None, **filters: Any) -> ExportAnswer:
@@ -82,4 +75,4 @@ def export_many(s: ServicesDep, body: ExportMany) -> ExportAnswer:
 
 @router.get("/issues/{issue_id}/exports", summary="The issue's tickets: link, state in the tracker, last error")
 def exports(s: ServicesDep, issue_id: IssueIdPath) -> TicketList:
-    return TicketList(exports=[IssueTicket.of(r) for r in issue_exports(s.store, issue_id)])
+    return TicketList(exports=[issue_ticket(r) for r in issue_exports(s.store, issue_id)])

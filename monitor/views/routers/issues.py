@@ -6,7 +6,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from ...issues.reads import IssueDetail, IssueList, get_issue, issue_list
+from ...contract.issues import IssueDetail, IssueList
+from ...issues.reads import get_issue, issue_list
 from ..errors import ApiError, error_responses
 from ..services import ServicesDep
 from .params import IssueIdPath

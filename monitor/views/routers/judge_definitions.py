@@ -13,16 +13,25 @@ stored by a promotion, or ``shipped`` for a built-in rubric's packaged file.
 from __future__ import annotations
 
 import difflib
-from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...calibration.corpus import seed_starter_corpora
-from ...calibration.judges import CandidateReport, PromotionReport, example_ids, promote, test_candidate
+from ...calibration.judges import example_ids, promote, test_candidate
+from ...contract.calibration import (
+    LABELLED,
+    CandidateReport,
+    ExampleOffer,
+    JudgeDefinitionView,
+    JudgeDiff,
+    JudgeHistory,
+    JudgeSummary,
+    PromotionReport,
+)
 from ...rubrics.definition import BUILTIN, DefinitionError, JudgeDefinition, parse_definition
-from ...store.corpus import LABELLED, load_items
+from ...store.corpus import load_items
 from ...store.judges import active_definitions, judge_history, known_rubrics, stored_version
 from ..errors import ApiError, error_responses
 from ..services import Progress, ServicesDep
@@ -35,49 +44,6 @@ RUBRIC_PATTERN = "^[a-z][a-z0-9_]{0,39}$"
 RubricPath = Annotated[str, Path(pattern=RUBRIC_PATTERN, description="Rubric name (built in or custom)")]
 VersionQuery = Annotated[str | None, Query(max_length=40, description="A stored version tag, or 'shipped' for a "
                                                                       "built-in rubric's packaged file")]
-
-
-class JudgeSummary(BaseModel):
-    rubric: str
-    version: str
-    judge_version: str
-    builtin: bool
-    shipped: bool = Field(description="the packaged file, never promoted")
-    promoted_at: datetime | None = None
-    promoted_by: str = ""
-    forced: str = Field("", description="the reason given when a promotion overrode the gate")
-
-
-class ExampleOffer(BaseModel):
-    """A labelled hard case marked as a few-shot example that this version does not show yet."""
-
-    item_id: str
-    verdict: str
-    bucket: str
-    summary: str
-    paste: str = Field(description="the lines to add to the definition")
-
-
-class JudgeDefinitionView(JudgeSummary):
-    active: bool
-    text: str = Field(description="the definition file as written (TOML)")
-    results: dict[str, Any] = Field(default_factory=dict, description="what the promotion's test measured")
-    examples_in_use: list[str] = Field(default_factory=list, description="corpus items shown as examples")
-    inline_examples: int = 0
-    example_offers: list[ExampleOffer] = Field(default_factory=list)
-
-
-class JudgeHistory(BaseModel):
-    rubric: str
-    active_version: str | None
-    versions: list[JudgeDefinitionView] = Field(description="every promotion, newest first")
-
-
-class JudgeDiff(BaseModel):
-    rubric: str
-    a: str
-    b: str
-    diff: str = Field(description="unified diff of the two files ('' when they are the same)")
 
 
 class CandidateBody(BaseModel):

@@ -16,8 +16,9 @@ import time
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from ...scoring.estimate import PassEstimate, estimate_pass
-from ...scoring.sampler import PassReport, Rescore, Sampler
+from ...contract.scores import PassEstimate, PassReport
+from ...scoring.estimate import estimate_pass
+from ...scoring.sampler import Rescore, Sampler
 from ...settings import parse_duration
 from ..errors import ApiError, error_responses
 from ..services import Progress, Services, ServicesDep

@@ -6,7 +6,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from ...store.runs import RunInfo, list_runs
+from ...contract.issues import RunInfo
+from ...store.runs import list_runs
 from ..errors import ApiError, error_responses
 from ..services import ServicesDep
 from .params import limit_query

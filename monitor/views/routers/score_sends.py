@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from ...exports.score_sends import ScoreSendResult, send_scores
+from ...contract.exports import ScoreSendAnswer
+from ...exports.score_sends import send_scores
 from ...exports.score_targets import SCORE_TARGETS
 from ..errors import ApiError, error_responses
 from ..services import ServicesDep
@@ -39,10 +40,6 @@ class SendScores(BaseModel):
     dry_run: bool = Field(False, description="Answer what would be sent; send nothing")
     retry_given_up: bool = Field(False, description="Also send the verdicts given up (refused for themselves, or "
                                                     "failing too often) once more")
-
-
-class ScoreSendAnswer(BaseModel):
-    results: list[ScoreSendResult]
 
 
 @router.post("/scores/send", summary="Send verdicts not sent yet to OTLP, Langfuse or Phoenix")

@@ -7,8 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request, Response
 from starlette.responses import StreamingResponse
 
+from ...contract.scores import Agreement, ScoreRecord
 from ...store.bulk_export import ExportFormat, export_scores
-from ...store.scores import Agreement, ScoreRecord, judge_agreement, list_scores, next_scores_cursor
+from ...store.scores import judge_agreement, list_scores, next_scores_cursor
 from ..downloads import DOWNLOAD_RESPONSES, download
 from ..errors import error_responses
 from ..services import ServicesDep

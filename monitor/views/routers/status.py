@@ -2,43 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from fastapi import APIRouter, Query
 
-from ...scoring.recognition_report import MAX_SAMPLE, RecognitionReport, recognition_report
+from ...contract.scores import RecognitionReport
+from ...contract.status import LlmSpend, Shown, StoreStatus
+from ...scoring.recognition_report import MAX_SAMPLE, recognition_report
 from ...scoring.sampler import SpanSelector
 from ...store.migrations import MIGRATIONS
 from ...store.scores import daily_spend
 from ...store.traces import count_spans
-from ..command_settings import Shown, shown_settings
+from ..command_settings import shown_settings
 from ..errors import error_responses
 from ..services import Services, ServicesDep
 
 router = APIRouter(prefix="/api", tags=["meta"], responses=error_responses(400, 401))
-
-
-@dataclass(frozen=True)
-class LlmSpend:
-    """LLM judging today (UTC day ``day``): spent, the daily cap (None: no cap, SUMWATCH_LLM_DAILY_CAP_USD=off),
-    whether it is reached, and the rubric results the cap left to the cheap tiers (marked ``unjudged: cap``)."""
-
-    day: str
-    spent_usd: float
-    daily_cap_usd: float | None
-    capped: bool
-    unjudged_cap: int
-
-
-@dataclass(frozen=True)
-class StoreStatus:
-    """What ``doctor`` reports about the database, and the server's settings a command compares with its own:
-    values that are not secret, and for secrets only whether one is set."""
-
-    schema_version: int
-    spans: int
-    settings: Shown
-    llm_spend: LlmSpend
 
 
 def llm_spend(s: Services) -> LlmSpend:

@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias
 from fastapi import APIRouter, Query, Request, Response
 from starlette.responses import StreamingResponse
 
-from ...issues.triage import parse_issue_id
+from ...contract.issues import parse_issue_id
+from ...contract.scores import ScoreRecord
+from ...contract.traces import SpanDetail, TraceRow
 from ...store.bulk_export import ExportFormat, export_spans
 from ...store.listing import (
     CERTAINTY_CHOICES,
@@ -17,13 +19,12 @@ from ...store.listing import (
     UNSURE,
     VERDICT_CHOICES,
     TraceFilters,
-    TraceRow,
     choice_flag,
     list_traces,
     next_traces_cursor,
 )
-from ...store.scores import ScoreRecord, list_scores
-from ...store.traces import SpanDetail, get_trace
+from ...store.scores import list_scores
+from ...store.traces import get_trace
 from ..downloads import DOWNLOAD_RESPONSES, download
 from ..errors import ApiError, error_responses
 from ..services import ServicesDep

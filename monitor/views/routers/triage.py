@@ -12,15 +12,14 @@ is checked here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
+from ...contract.issues import TriageAnswer, issue_label
 from ...issues.reads import get_issue
-from ...issues.triage import MAX_NAME, MAX_TEXT, TriageAction, TriageError, UnknownIssue, act, issue_label
+from ...issues.triage import MAX_NAME, MAX_TEXT, TriageAction, TriageError, UnknownIssue, act
 from ...store.connection import Store
 from ..errors import ApiError, error_responses
 from ..services import ServicesDep
@@ -42,20 +41,6 @@ class TriageBody(BaseModel):
     value: str | None = Field(None, max_length=MAX_TEXT, description=(
         "merge: the issue to merge into (SW-3); assign: the name (empty unassigns); comment: the text; "
         "mute: a duration like 7d (empty: until it regresses)"))
-
-
-@dataclass
-class TriageAnswer:
-    """The event stored and the issue as it now reads."""
-
-    issue_id: str
-    action: str
-    by: str
-    at: datetime
-    value: str
-    status: str  # the issue's status now
-    hidden: str  # why the issue list leaves it out by default (ignored, muted, merged into ...), or ""
-    assignee: str
 
 
 def triage_issue(store: Store, issue_id: str, action: str, by: str, value: str, source: str) -> TriageAnswer:

@@ -6,7 +6,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from ...store.unsure import UnsureKind, unsure_kinds
+from ...contract.traces import UnsureKind
+from ...store.unsure import unsure_kinds
 from ..errors import error_responses
 from ..services import ServicesDep
 from .params import IsoTime, RubricQuery

@@ -10,18 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import Request
-from pydantic import BaseModel
 
 from ..errors import ApiError
 
 NDJSON = "application/x-ndjson"
 # the OpenAPI entry of a JSON Lines body; not required, as the server takes an empty body as zero lines
 NDJSON_BODY: dict[str, Any] = {"requestBody": {"required": False, "content": {NDJSON: {"schema": {"type": "string"}}}}}
-
-
-class SkippedLine(BaseModel):
-    line: int
-    reason: str
 
 
 async def read_upload(request: Request, limit: int) -> bytes:

@@ -8,9 +8,10 @@ from typer.testing import CliRunner
 from sumwatch.monitor.calibration.corpus import export_jsonl, import_jsonl, label_item, seed_starter_corpora
 from sumwatch.monitor.calibration.gate import agreement, calibrate, cohen_kappa
 from sumwatch.monitor.cli import app
+from sumwatch.monitor.contract.calibration import CorpusItem
 from sumwatch.monitor.rubrics.cascade import Cascade
 from sumwatch.monitor.rubrics.verdicts import RubricResult
-from sumwatch.monitor.store.corpus import CorpusItem, load_items, save_items
+from sumwatch.monitor.store.corpus import check_item, load_items, save_items
 
 SOURCE = "The council approved the budget on Monday. Spending on parks rises 12% next year."
 
@@ -38,12 +39,20 @@ def test_bucket_kappa_is_against_the_passing_items():
     assert report.accuracy == pytest.approx(8 / 12, abs=1e-4)
 
 
-def test_items_validate_their_verdicts():
+def test_items_validate_their_verdicts(store):
+    # the record checks its own shape; its rubric and verdicts are checked on the server, before it is stored
+    wrong = CorpusItem("factuality", SOURCE, "x", "supported")
     with pytest.raises(ValueError, match="not a factuality verdict"):
-        CorpusItem("factuality", SOURCE, "x", "supported")
+        check_item(wrong)
+    with pytest.raises(ValueError, match="not a factuality verdict"):
+        save_items(store, [wrong])
+    assert load_items(store, item_id=wrong.item_id) == []
+    with pytest.raises(ValueError, match="rubric 'Tone!' is neither built in"):
+        check_item(CorpusItem("Tone!", SOURCE, "x", "ok"))
     with pytest.raises(ValueError, match="needs a human_verdict"):
         CorpusItem("factuality", SOURCE, "x")
-    assert CorpusItem("factuality", SOURCE, "x", status="needs_label", proposed_verdict="correct").item_id
+    item = CorpusItem("factuality", SOURCE, "x", status="needs_label", proposed_verdict="correct")
+    assert item.item_id and check_item(item) is item
 
 
 def test_import_export_roundtrip_reports_bad_lines(store, tmp_path):

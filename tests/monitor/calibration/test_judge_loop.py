@@ -6,10 +6,11 @@ from fakes.judge_by_prompt import LENIENT, SOURCE, factuality_by_prompt, factual
 from fakes.openai_server import FakeOpenAI
 
 from sumwatch.monitor.calibration.judges import promote, resolve_examples, test_candidate
+from sumwatch.monitor.contract.calibration import CorpusItem
 from sumwatch.monitor.rubrics.definition import BUILTIN, DefinitionError, parse_definition
 from sumwatch.monitor.scoring.judges import build_cascade
 from sumwatch.monitor.store.baselines import latest_baseline
-from sumwatch.monitor.store.corpus import CorpusItem, save_items
+from sumwatch.monitor.store.corpus import save_items
 from sumwatch.monitor.store.judges import active_definitions, judge_history
 
 pytestmark = pytest.mark.integration

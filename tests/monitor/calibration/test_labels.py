@@ -13,7 +13,8 @@ from sumwatch.monitor.calibration.labels import (
     record_label,
     resolve_item,
 )
-from sumwatch.monitor.store.corpus import CorpusItem, load_items, save_items
+from sumwatch.monitor.contract.calibration import CorpusItem
+from sumwatch.monitor.store.corpus import load_items, save_items
 from sumwatch.monitor.store.corpus_labels import labels_of
 
 

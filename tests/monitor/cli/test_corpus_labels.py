@@ -58,7 +58,8 @@ def test_labelling_a_trace_refuses_in_one_line(cli_env, store):
 
 
 def test_corpus_list_pages_by_cursor_and_export_takes_every_page(cli_env, store, tmp_path):
-    from sumwatch.monitor.store.corpus import CorpusItem, save_items
+    from sumwatch.monitor.contract.calibration import CorpusItem
+    from sumwatch.monitor.store.corpus import save_items
 
     save_items(store, [CorpusItem("factuality", f"Revenue rose {q}% in May.", f"Revenue rose {q + 1}%.",
                                   status="needs_label", proposed_verdict="numerically_wrong") for q in range(5)])

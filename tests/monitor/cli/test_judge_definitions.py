@@ -9,8 +9,9 @@ from fakes.openai_server import FakeOpenAI
 from typer.testing import CliRunner
 
 from sumwatch.monitor.cli import app
+from sumwatch.monitor.contract.calibration import CorpusItem
 from sumwatch.monitor.rubrics.definition import BUILTIN, parse_definition
-from sumwatch.monitor.store.corpus import CorpusItem, load_items, save_items
+from sumwatch.monitor.store.corpus import load_items, save_items
 from sumwatch.monitor.store.judges import JudgeRecord, active_definitions, judge_history, record_promotion
 
 runner = CliRunner()

@@ -21,9 +21,9 @@ from served import serve
 from typer.testing import CliRunner
 
 from sumwatch.monitor.cli import _shared, app
+from sumwatch.monitor.contract.calibration import CorpusItem
 from sumwatch.monitor.exports.config import ExportConfig
 from sumwatch.monitor.store.connection import Store, StoreBusyError
-from sumwatch.monitor.store.corpus import CorpusItem
 from sumwatch.monitor.store.migrations import migrate
 
 pytestmark = pytest.mark.integration

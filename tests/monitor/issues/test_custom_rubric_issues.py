@@ -9,11 +9,12 @@ from dataclasses import replace
 import pytest
 from tone_rubric import SARCASM_MEANS, TONE_QUESTION, promote_tone, sarcastic, summarization_spans, write_tone_scores
 
+from sumwatch.monitor.contract.calibration import NEEDS_LABEL
 from sumwatch.monitor.demo.run import run_demo
 from sumwatch.monitor.exports import export_issues
 from sumwatch.monitor.exports.config import ExportConfig
 from sumwatch.monitor.issues.job import run_clustering
-from sumwatch.monitor.store.corpus import NEEDS_LABEL, load_items
+from sumwatch.monitor.store.corpus import load_items
 from sumwatch.monitor.store.scores import ScoredSpan, write_scores
 
 pytestmark = pytest.mark.integration

@@ -13,12 +13,13 @@ from typer.testing import CliRunner
 
 from sumwatch.monitor.calibration.corpus import label_item
 from sumwatch.monitor.cli import app
+from sumwatch.monitor.contract.calibration import NEEDS_LABEL
 from sumwatch.monitor.demo import PLANTED_MODE_ATTR
 from sumwatch.monitor.issues.job import run_clustering
 from sumwatch.monitor.issues.reads import get_issue, list_issues
 from sumwatch.monitor.settings import Settings
 from sumwatch.monitor.store.connection import Store
-from sumwatch.monitor.store.corpus import NEEDS_LABEL, load_items
+from sumwatch.monitor.store.corpus import load_items
 from sumwatch.monitor.store.embeddings import EMBEDDINGS_TABLE
 from sumwatch.monitor.store.issue_members import ISSUE_MEMBERS_TABLE
 from sumwatch.monitor.store.issues import ISSUES_TABLE

@@ -5,7 +5,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from sumwatch.monitor.store.corpus import CorpusItem, load_items, next_corpus_cursor, save_items
+from sumwatch.monitor.contract.calibration import CorpusItem
+from sumwatch.monitor.store.corpus import load_items, next_corpus_cursor, save_items
 from sumwatch.monitor.store.listing import list_stored_spans, list_traces, next_traces_cursor
 from sumwatch.monitor.store.paging import SCORES_CURSOR, TRACES_CURSOR, decode_cursor, encode_cursor
 from sumwatch.monitor.store.scores import (

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from sumwatch.monitor.store.recognised import RecognisedSpan, recognised_texts, write_recognised
+from sumwatch.monitor.contract.traces import RecognisedSpan
+from sumwatch.monitor.store.recognised import recognised_texts, write_recognised
 
 
 def _span(summary: str, tokens: int | None = None) -> RecognisedSpan:

@@ -78,9 +78,10 @@ class _Gate:
 @pytest.fixture
 def api(store, settings, issue_state, rules_cascade):
     """(server, trace ids, the gate): demo traces scored by the rules, one clustering run, two items to label."""
+    from sumwatch.monitor.contract.calibration import CorpusItem
     from sumwatch.monitor.demo.run import run_demo
     from sumwatch.monitor.scoring.sampler import Sampler
-    from sumwatch.monitor.store.corpus import CorpusItem, save_items
+    from sumwatch.monitor.store.corpus import save_items
 
     demo = run_demo(store, n=4)
     trace_ids = [e["trace_id"] for e in demo.examples]

@@ -3,8 +3,9 @@
 
 import httpx
 
+from sumwatch.monitor.contract.calibration import CorpusItem
 from sumwatch.monitor.exports.config import ExportConfig
-from sumwatch.monitor.store.corpus import CorpusItem, save_items
+from sumwatch.monitor.store.corpus import save_items
 from sumwatch.monitor.views.app import create_app
 from sumwatch.monitor.views.client import ApiClient
 

@@ -11,8 +11,9 @@ import pytest
 from served import serve
 from tone_rubric import promote_tone, summarization_spans, write_tone_scores
 
+from sumwatch.monitor.contract.calibration import LABELLED, NEEDS_LABEL, CorpusItem
 from sumwatch.monitor.demo.run import run_demo
-from sumwatch.monitor.store.corpus import LABELLED, NEEDS_LABEL, CorpusItem, load_items, save_items
+from sumwatch.monitor.store.corpus import load_items, save_items
 from sumwatch.monitor.store.issues import IssueState, save_states
 from sumwatch.monitor.store.runs import RunRow, save_run
 

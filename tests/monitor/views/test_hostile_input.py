@@ -19,9 +19,10 @@ from hang_guard import HANG_GUARD_S
 from served import serve
 from shouting_rubric import HOSTILE_SUMMARY, SHOUTING
 
+from sumwatch.monitor.contract.calibration import CorpusItem
 from sumwatch.monitor.ingest.backfill import ingest_lines
 from sumwatch.monitor.rubrics.definition import parse_definition
-from sumwatch.monitor.store.corpus import CorpusItem, save_items
+from sumwatch.monitor.store.corpus import save_items
 from sumwatch.monitor.store.judges import JudgeRecord, record_promotion
 from sumwatch.monitor.store.listing import list_traces
 from sumwatch.monitor.store.scores import SCORES_TABLE

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from served_dashboard import serve
 
-from sumwatch.monitor.store.corpus import LABELLED, NEEDS_LABEL, load_items
+from sumwatch.monitor.contract.calibration import LABELLED, NEEDS_LABEL
+from sumwatch.monitor.store.corpus import load_items
 from sumwatch.monitor.store.projections import ProjectionPoint, save_projection
 
 pytestmark = pytest.mark.slow

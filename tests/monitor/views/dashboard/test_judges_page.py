@@ -11,9 +11,10 @@ import httpx
 import pytest
 from served_dashboard import serve
 
+from sumwatch.monitor.contract.calibration import CorpusItem
 from sumwatch.monitor.rubrics.definition import BUILTIN, parse_definition
 from sumwatch.monitor.rubrics.verdicts import LLM, RubricResult
-from sumwatch.monitor.store.corpus import CorpusItem, save_items
+from sumwatch.monitor.store.corpus import save_items
 from sumwatch.monitor.store.judges import JudgeRecord, record_promotion
 from sumwatch.monitor.store.scores import ScoredSpan, SpanRef, pass_rates_by_judge_version, write_scores
 from sumwatch.monitor.views.dashboard.judges import SHIPPED, diff_lines

@@ -10,7 +10,8 @@ import httpx
 import pytest
 from served_dashboard import serve
 
-from sumwatch.monitor.store.corpus import NEEDS_LABEL, CorpusItem, load_items, save_items
+from sumwatch.monitor.contract.calibration import NEEDS_LABEL, CorpusItem
+from sumwatch.monitor.store.corpus import load_items, save_items
 from sumwatch.monitor.store.projections import ProjectionPoint, save_projection
 from sumwatch.monitor.store.runs import RunRow, save_run
 from sumwatch.monitor.store.scores import list_scores
