@@ -1,6 +1,8 @@
 """The sumwatch backend, one room per stage of the data flow (lowest first; a room imports only rooms before it,
 as the layers contract in pyproject.toml says; rooms on one line there do not import each other):
 
+    contract     what the server and its client both speak: the records the API answers with, its limits, the
+                 lock file of a running server; the standard library, pydantic and the tracer only
     settings     the one Settings object, read from the environment once
     rubrics      the four rubrics and their judge tiers (rules, embeddings, LLM): pure, no I/O
     store        ClickHouse: connection, migrations, one module per table (DDL, columns, rows <-> records)
