@@ -83,6 +83,66 @@ def test_tracer_and_clustering_know_nothing_of_monitor():
             assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
 
 
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles of ``graph`` (module -> modules it imports): its strongly connected components of more
+    than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        while work:
+            node, todo = work[-1]
+            for nxt in todo:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    work.append((nxt, iter(sorted(graph[nxt]))))
+                    break
+                if nxt in stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    part = stack[stack.index(node):]
+                    del stack[stack.index(node):]
+                    if len(part) > 1:
+                        found.append(sorted(part))
+    return found
+
+
+def _module_imports(path: Path, modules: set[str]) -> set[str]:
+    """The modules among ``modules`` that the file imports, at any depth. ``from pkg import name`` imports the
+    module ``pkg.name`` where there is one, else a name from ``pkg``'s own code."""
+    package = _module(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join((package[: len(package) - node.level + 1] if node.level else [])
+                            + ([node.module] if node.module else []))
+            found.update(f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names)
+    return found & modules
+
+
+def test_no_import_cycles_not_even_through_a_package_module():
+    # lint-imports checks cycles between the modules of one room; this also catches a module and the package
+    # that holds it importing each other (a call-time `from . import name` in settings/concern.py did once)
+    paths = {_module(p): p for folder in ("tracer", "clustering", "monitor") for p in _sources(folder)}
+    graph = {module: _module_imports(path, set(paths)) - {module} for module, path in paths.items()}
+    assert not _cycles(graph), f"import cycles: {_cycles(graph)}"
+
+
 def test_no_source_file_is_longer_than_600_lines():
     long = [(str(p.relative_to(ROOT)), n) for folder in ("tracer", "clustering", "monitor") for p in _sources(folder)
             if (n := len(p.read_text().splitlines())) > MAX_LINES]

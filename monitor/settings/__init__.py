@@ -17,8 +17,6 @@ warned about once, with the closest known name (a typo must not be silently igno
 
 from __future__ import annotations
 
-import difflib
-import logging
 import os
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
@@ -43,7 +41,7 @@ from sumwatch.tracer.vocabulary import Severity
 
 from ..contract.limits import MAX_LIST_LIMIT
 from .alert_rules import parse_alert_rules
-from .concern import _Concern, _raw, _setting, reveal
+from .concern import _FLAT, _Concern, _model_of, _one_line, _raw, _setting, register_concerns, reveal, warn_unknown
 from .selectors import SELECTOR_VARIABLE_PREFIX, SelectorEntry, SelectorError, read_selectors
 from .values import (
     CLICKHOUSE_SCHEMES,
@@ -69,10 +67,9 @@ __all__ = [
     "SEVERITIES", "ClusteringSettings", "ExportSettings", "JudgeMode", "JudgeSettings", "Namer", "ReceiverSettings",
     "SamplerSettings", "SelectorEntry",
     "SelectorError", "Settings", "SettingsError", "StoreSettings", "check_clickhouse_url", "crontab_fields",
-    "known_variables", "parse_allowed_hosts", "parse_duration", "parse_pace", "parse_service_rates",
-    "parse_span_filter", "parse_trusted_proxies", "redact_url", "reveal", "warn_unknown",
+    "parse_allowed_hosts", "parse_duration", "parse_pace", "parse_service_rates",
+    "parse_span_filter", "parse_trusted_proxies", "redact_url", "reveal",
 ]
-_log = logging.getLogger(__name__)
 
 
 class StoreSettings(_Concern):
@@ -436,24 +433,18 @@ class Settings(BaseSettings):
             raise TypeError(f"unknown settings: {name}") from None
 
     @classmethod
-    def _model_of(cls, name: str) -> type[_Concern]:
-        model = cls.model_fields[cls.concern_of(name)].annotation
-        assert isinstance(model, type) and issubclass(model, _Concern)
-        return model
-
-    @classmethod
     def env_var(cls, name: str) -> str:
         """The environment variable of a flat name: ``env_var("cluster") == "SUMWATCH_CLICKHOUSE_CLUSTER"``."""
-        return cls._model_of(name).env_var(name)
+        return _model_of(name).env_var(name)
 
     @classmethod
     def label(cls, name: str) -> str:
         """How errors name a setting: its variable, and its flag where one sets it."""
-        return cls._model_of(name).label(name)
+        return _model_of(name).label(name)
 
     @classmethod
     def secret(cls, name: str) -> bool:
-        return cls._model_of(name).secret(name)
+        return _model_of(name).secret(name)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
@@ -529,13 +520,17 @@ class Settings(BaseSettings):
         return self.sampler.span_filters()
 
 
-# flat name -> the concerns holding a field of that name (public_url: the receiver's and the exports')
-_FLAT: dict[str, tuple[str, ...]] = {}
-for _concern in Settings.CONCERNS:
-    _model = Settings.model_fields[_concern].annotation
-    assert isinstance(_model, type) and issubclass(_model, _Concern)
-    for _name in _model.model_fields:
-        _FLAT[_name] = _FLAT.get(_name, ()) + (_concern,)
+def _concerns() -> dict[str, type[_Concern]]:
+    """Settings' concerns by attribute, in order: the ones concern.py looks every variable up in."""
+    models = {}
+    for name in Settings.CONCERNS:
+        model = Settings.model_fields[name].annotation
+        assert isinstance(model, type) and issubclass(model, _Concern)
+        models[name] = model
+    return models
+
+
+register_concerns(_concerns())
 
 
 def _nest(flat: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -549,44 +544,3 @@ def _nest(flat: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
             for concern in _FLAT[name]:
                 nested.setdefault(concern, {})[name] = value
     return nested
-
-
-def known_variables() -> frozenset[str]:
-    """Every ``SUMWATCH_*`` variable sumwatch reads."""
-    return frozenset(Settings.env_var(name) for name in _FLAT)
-
-
-_warned: set[str] = set()
-
-
-def warn_unknown(env: Mapping[str, str]) -> list[str]:
-    """Warn once per variable about a ``SUMWATCH_*`` name sumwatch does not read (a typo would otherwise be
-    silently ignored), naming the closest known one; returns the lines warned this time."""
-    known = known_variables()
-    lines = []
-    families = tuple(k[:-1] for k in known if k.endswith("*"))
-    for var in sorted(v for v in env if v.startswith(ENV_PREFIX) and v not in known and v not in _warned
-                      and not v.startswith(families)):
-        _warned.add(var)
-        # compared without the shared prefix, which would make every name look alike
-        close = difflib.get_close_matches(var.removeprefix(ENV_PREFIX), [k.removeprefix(ENV_PREFIX) for k in known],
-                                          n=1, cutoff=0.6)
-        line = f"{var} is not a sumwatch setting" + (f" (did you mean {ENV_PREFIX}{close[0]}?)" if close else "")
-        _log.warning("%s", line)
-        lines.append(line)
-    return lines
-
-
-def _one_line(exc: ValidationError) -> str:
-    """The first error of a validation as one line naming the variable (and flag): never the secret's value."""
-    error = exc.errors()[0]
-    name = next((str(p) for p in reversed(error["loc"]) if isinstance(p, str) and p in _FLAT), None)
-    if error["type"] == "value_error":
-        message = str(error.get("ctx", {}).get("error", error["msg"]))
-    else:
-        message = error["msg"][:1].lower() + error["msg"][1:]
-    message = " ".join(message.split())
-    if name is None:
-        return message
-    return f"{Settings.label(name)} {message}"
-

@@ -3,10 +3,20 @@ checked and named in errors. The concerns themselves and the one settings object
 
     class StoreSettings(_Concern):
         database: str = _setting("otel", flag="--database")
+
+    register_concerns({"store": StoreSettings, ...})    # the package module, once, as it defines Settings
+    known_variables()                                    # every SUMWATCH_* variable the registered concerns read
+    warn_unknown(os.environ)                             # a typo is warned about, with the closest known name
+
+The package module registers its concerns here rather than this module asking it for them, so the imports run
+one way: ``__init__`` -> ``concern``. The registration happens before any concern can be read, since importing
+this module runs the package module first.
 """
 
 from __future__ import annotations
 
+import difflib
+import logging
 import os
 from collections.abc import Mapping
 from enum import Enum
@@ -18,6 +28,8 @@ from pydantic.fields import FieldInfo
 from .selectors import entries_of
 from .values import _CHECKS, _parse
 from .vocabulary import ENV_PREFIX, SettingsError
+
+_log = logging.getLogger("sumwatch.monitor.settings")  # the warnings keep the package's name
 
 
 def reveal(secret: SecretStr | None) -> str:
@@ -49,8 +61,6 @@ class _Concern(BaseModel):
         try:
             super().__init__(**values)
         except ValidationError as exc:
-            from . import _one_line  # noqa: PLC0415 - the package module knows every concern's names
-
             raise SettingsError(_one_line(exc)) from None
 
     @field_validator("*", mode="before")
@@ -89,8 +99,6 @@ class _Concern(BaseModel):
     @classmethod
     def from_env(cls: type[_Concern_T], env: Mapping[str, str] | None = None, **overrides: Any) -> _Concern_T:
         """This concern alone from ``SUMWATCH_*`` variables, then ``overrides`` (None means not given)."""
-        from . import warn_unknown  # noqa: PLC0415 - the package module knows every variable
-
         env = os.environ if env is None else env
         warn_unknown(env)
         values = {name: raw for name in cls.model_fields if (raw := _raw(env, cls.env_var(name))) is not None}
@@ -118,3 +126,67 @@ def _raw(env: Mapping[str, str], var: str) -> Any:
         return family or None
     raw = env.get(var)
     return raw.strip() if raw else None
+
+
+# the concerns of the one settings object by their attribute there (store, receiver, ...), and the concerns that
+# hold each flat name (public_url: the receiver's and the exports'); filled by register_concerns
+_MODELS: dict[str, type[_Concern]] = {}
+_FLAT: dict[str, tuple[str, ...]] = {}
+
+
+def register_concerns(concerns: Mapping[str, type[_Concern]]) -> None:
+    """Make ``concerns`` (attribute -> class, in the settings' order) the ones every variable is looked up in."""
+    _MODELS.clear()
+    _FLAT.clear()
+    for concern, model in concerns.items():
+        _MODELS[concern] = model
+        for name in model.model_fields:
+            _FLAT[name] = _FLAT.get(name, ()) + (concern,)
+
+
+def _model_of(name: str) -> type[_Concern]:
+    """The concern class that declares a flat name first (its variable, flag and secrecy are the same in each)."""
+    try:
+        return _MODELS[_FLAT[name][0]]
+    except KeyError:
+        raise TypeError(f"unknown settings: {name}") from None
+
+
+def known_variables() -> frozenset[str]:
+    """Every ``SUMWATCH_*`` variable sumwatch reads."""
+    return frozenset(_model_of(name).env_var(name) for name in _FLAT)
+
+
+_warned: set[str] = set()
+
+
+def warn_unknown(env: Mapping[str, str]) -> list[str]:
+    """Warn once per variable about a ``SUMWATCH_*`` name sumwatch does not read (a typo would otherwise be
+    silently ignored), naming the closest known one; returns the lines warned this time."""
+    known = known_variables()
+    lines = []
+    families = tuple(k[:-1] for k in known if k.endswith("*"))
+    for var in sorted(v for v in env if v.startswith(ENV_PREFIX) and v not in known and v not in _warned
+                      and not v.startswith(families)):
+        _warned.add(var)
+        # compared without the shared prefix, which would make every name look alike
+        close = difflib.get_close_matches(var.removeprefix(ENV_PREFIX), [k.removeprefix(ENV_PREFIX) for k in known],
+                                          n=1, cutoff=0.6)
+        line = f"{var} is not a sumwatch setting" + (f" (did you mean {ENV_PREFIX}{close[0]}?)" if close else "")
+        _log.warning("%s", line)
+        lines.append(line)
+    return lines
+
+
+def _one_line(exc: ValidationError) -> str:
+    """The first error of a validation as one line naming the variable (and flag): never the secret's value."""
+    error = exc.errors()[0]
+    name = next((str(p) for p in reversed(error["loc"]) if isinstance(p, str) and p in _FLAT), None)
+    if error["type"] == "value_error":
+        message = str(error.get("ctx", {}).get("error", error["msg"]))
+    else:
+        message = error["msg"][:1].lower() + error["msg"][1:]
+    message = " ".join(message.split())
+    if name is None:
+        return message
+    return f"{_model_of(name).label(name)} {message}"

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from sumwatch.monitor.exports.config import ExportConfig
-from sumwatch.monitor.settings import JudgeMode, Settings, SettingsError, crontab_fields, parse_duration, warn_unknown
+from sumwatch.monitor.settings import JudgeMode, Settings, SettingsError, crontab_fields, parse_duration
+from sumwatch.monitor.settings.concern import warn_unknown
 from sumwatch.tracer.vocabulary import IssueStatus, Severity
 
 ROOT = Path(__file__).resolve().parents[2]
