@@ -227,6 +227,7 @@ def own_settings_for(client: ApiClient, settings: Settings, command: str) -> dic
     """The request fields that carry this command's own settings to a server (nothing in process: the app there
     runs on these settings); exits 2 with one line for a setting of its own the server would not apply."""
     from ..exports.config import ExportConfig  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..settings import Settings  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..views.client import ClientError  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..views.command_settings import SettingsRefused, own_settings, travel  # noqa: PLC0415 - start-up: a command imports what it runs
 

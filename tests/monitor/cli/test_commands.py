@@ -6,8 +6,8 @@ from typer.testing import CliRunner
 
 from sumwatch.monitor.cli import app
 
-COMMANDS = ["up", "worker", "ingest", "sample", "rescore", "scores", "cluster", "calibrate", "demo", "doctor", "judges",
-            "export", "send-scores", "db", "traces", "corpus", "issues", "judge", "alerts"]
+COMMANDS = ["up", "worker", "ingest", "sample", "rescore", "scores", "cluster", "calibrate", "demo", "doctor", "config",
+            "judges", "export", "send-scores", "db", "traces", "corpus", "issues", "judge", "alerts"]
 SUBCOMMANDS = {"db": ["migrate", "ddl"], "traces": ["unsure", "show"],
                "corpus": ["list", "label", "add", "agreement", "resolve", "export", "import"],
                "issues": ["show", "resolve", "reopen", "ignore", "unignore", "mute", "unmute", "merge", "assign",
