@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import logging
 import re
@@ -9,7 +11,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -20,6 +22,8 @@ from rich.table import Table
 from ..settings import MAX_LIST_LIMIT
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from ..contract.actions import ActionProgress
     from ..rubrics.cascade import Cascade
     from ..settings import Settings
@@ -57,6 +61,67 @@ JsonOption = flag(False, "--json", help="Print one JSON document on stdout, for 
 def limit_option(default: int, help: str) -> Any:
     return typer.Option(default, "--limit", "-n", min=1, max=MAX_LIST_LIMIT,
                         help=f"{help} (at most {MAX_LIST_LIMIT:,}).")
+
+
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+
+def option_name(model: type[BaseModel], name: str) -> str:
+    """The CLI flag of a model's field: its ``flag`` where it has one, else ``--`` and the name with dashes."""
+    extra = model.model_fields[name].json_schema_extra
+    flag = extra.get("flag") if isinstance(extra, dict) else None
+    return str(flag) if flag else "--" + name.replace("_", "-")
+
+
+def model_options(model: type[BaseModel], into: str, *, help_of: Callable[[str, str], str] | None = None
+                  ) -> Callable[[Command], Command]:
+    """A command's options made from the fields of ``model`` (flag, short flag and help from each field), handed
+    to the command as one dict ``into`` of the values given: a field added to the model is an option here, with
+    nothing to write. ``help_of(name, description)`` rewords a field's help where the CLI reads it otherwise."""
+
+    def wrap(command: Command) -> Command:
+        signature = inspect.signature(command, eval_str=True)
+        made = []
+        for name, field in model.model_fields.items():
+            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+            flags = [option_name(model, name)] + ([str(extra["short"])] if extra.get("short") else [])
+            text = (field.description or name).rstrip(".") + "."
+            made.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=str | None,
+                                          default=typer.Option(None, *flags, help=help_of(name, text) if help_of
+                                                               else text)))
+        kept = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+                and p.name != "ctx" else p for p in signature.parameters.values() if p.name != into]
+        first = [p for p in kept if p.name == "ctx"]
+        parameters = first + made + [p for p in kept if p.name != "ctx"]
+
+        @functools.wraps(command)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            values = {name: kwargs.pop(name) for name in model.model_fields if name in kwargs}
+            return command(*args, **{into: values}, **kwargs)
+
+        run.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in parameters}
+        return run  # type: ignore[return-value]
+
+    return wrap
+
+
+ModelT = TypeVar("ModelT", bound="BaseModel")
+
+
+def build_model(model: type[ModelT], values: dict[str, Any]) -> ModelT:
+    """``model`` from option values; a value it refuses exits 2 with the line the API would answer, naming the
+    option (``--verdict must be one of 'pass' or 'fail', got 'maybe'``)."""
+    from pydantic import ValidationError  # noqa: PLC0415 - start-up: a command imports what it runs
+
+    from ..contract.values import validation_message  # noqa: PLC0415 - start-up: as above
+
+    try:
+        return model.model_validate({k: v for k, v in values.items() if v is not None})
+    except ValidationError as exc:
+        errors = [dict(e, loc=tuple(option_name(model, str(p)) if p in model.model_fields else p for p in e["loc"]))
+                  for e in exc.errors()]
+        fail(validation_message(errors))
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -198,7 +263,7 @@ def _open_app(stack: ExitStack, settings: Settings) -> tuple[str | None, Any]:
 def check_rubric_name(rubric: str | None) -> None:
     """Exits 2 for a ``--rubric`` that cannot name a rubric. Which rubrics exist is for the server to say (its
     database holds the promoted definitions), so it refuses a well-formed unknown one; see :func:`rubric_read`."""
-    from ..rubrics.definition import RUBRIC_NAME  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..contract.values import RUBRIC_NAME  # noqa: PLC0415 - start-up: a command imports what it runs
 
     if rubric is not None and not RUBRIC_NAME.fullmatch(rubric):
         fail(f"rubric must be a rubric name (lower-case letters, digits and _), got {rubric[:40]!r}")

@@ -42,9 +42,10 @@ StatusFilter = typer.Option(None, "--status", help="Only items with this status:
 
 def _check_status(status: str | None) -> None:
     from ..contract.calibration import STATUSES  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..contract.values import choice_error  # noqa: PLC0415 - start-up: as above
 
     if status is not None and status not in STATUSES:
-        fail(f"status must be one of {', '.join(STATUSES)}, got {status!r}")
+        fail(choice_error("status", status, STATUSES))
 
 
 BY_HELP = "Who labels (default: your OS user name)."

@@ -24,6 +24,7 @@ def config(db: str | None = DbOption, home: Path | None = HomeOption,
                                                                      "sampler, clustering or exports."),
            json_: bool = JsonOption) -> None:
     """Print the settings in force, with where each value came from; secrets only as set or not."""
+    from ..contract.values import choice_error  # noqa: PLC0415 - start-up: as above
     from ..settings import Settings  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..settings.describe import describe_settings  # noqa: PLC0415 - start-up: as above
 
@@ -31,7 +32,7 @@ def config(db: str | None = DbOption, home: Path | None = HomeOption,
     if concern is not None and concern not in Settings.CONCERNS:
         from ._shared import fail  # noqa: PLC0415 - start-up: as above
 
-        fail(f"--concern must be one of {', '.join(Settings.CONCERNS)}, got {concern!r}")
+        fail(choice_error("--concern", concern, Settings.CONCERNS))
     flags = {name for name, value in (("clickhouse_url", db), ("home", home)) if value is not None}
     rows = [row for row in describe_settings(settings, flags=flags)
             if (not only_set or row.source != "default") and (concern is None or row.concern == concern)]

@@ -46,7 +46,7 @@ ModeOption = typer.Option(None, "--mode", help="Judge mode: off | ambiguous | al
 
 
 def _check_rubric(rubric: str) -> None:
-    from ..rubrics.definition import RUBRIC_NAME  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..contract.values import RUBRIC_NAME  # noqa: PLC0415 - start-up: a command imports what it runs
 
     if not RUBRIC_NAME.fullmatch(rubric):
         fail(f"{rubric!r} is not a rubric name (lower-case letters, digits and _, starting with a letter)")

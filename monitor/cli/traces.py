@@ -7,17 +7,22 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
+from ..contract.listing import TraceFilters
+from ..contract.traces import TAGGED
 from ._shared import (
     DbOption,
     FormatOption,
     HomeOption,
     JsonOption,
     OutputOption,
+    build_model,
     download,
     fail,
     limit_option,
     load_settings,
+    model_options,
     open_client,
+    option_name,
     out,
     print_json,
     table,
@@ -26,21 +31,13 @@ from ._shared import (
 traces_app = typer.Typer(invoke_without_command=True, help="Summarization spans.")
 
 
+_DURATIONS = {"since": "Only spans this recent, like 24h or 7d.", "until": "Only spans older than this, like 1h."}
+
+
 @traces_app.callback()
-def traces(ctx: typer.Context, limit: int = limit_option(20, "How many spans, newest first"),
-           service: str | None = typer.Option(None, "--service", help="Only this service."),
-           domain: str | None = typer.Option(None, "--domain", help="Only this domain."),
-           band: str | None = typer.Option(None, "--band", help="Only this length band (tldr, short, ...)."),
-           since: str | None = typer.Option(None, "--since", help="Only spans this recent, like 24h or 7d."),
-           model: str | None = typer.Option(None, "--model", help="Only spans of this model."),
-           prompt_version: str | None = typer.Option(None, "--prompt-version", help="Only this prompt version."),
-           search: str | None = typer.Option(None, "--search", "-q", help="Only spans whose source or summary holds "
-                                                                        "this text (case aside)."),
-           rubric: str | None = typer.Option(None, "--rubric", help="With --verdict: the verdict of this rubric."),
-           verdict: str | None = typer.Option(None, "--verdict", help="pass or fail: the latest judgement."),
-           certainty: str | None = typer.Option(None, "--certainty", help="unsure (a judgement recorded as "
-                                                                            "unsure) or confident."),
-           issue: str | None = typer.Option(None, "--issue", help="Only the members of this issue, like SW-3."),
+@model_options(TraceFilters, "filters", help_of=lambda name, text: _DURATIONS.get(name, text))
+def traces(ctx: typer.Context, filters: dict[str, str | None],
+           limit: int = limit_option(20, "How many spans, newest first"),
            output: Path | None = OutputOption, format_: str | None = FormatOption,
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """List recent summarization spans, searched and filtered (`traces show ID` for one, `traces unsure` for the
@@ -48,28 +45,17 @@ def traces(ctx: typer.Context, limit: int = limit_option(20, "How many spans, ne
     if ctx.invoked_subcommand is not None:
         ctx.obj = (db, home)
         return
-    narrowing = {"--model": model, "--prompt-version": prompt_version, "--search": search, "--rubric": rubric,
-                 "--verdict": verdict, "--certainty": certainty, "--issue": issue}
-    if output is not None and any(narrowing.values()):
-        fail("--output takes --service, --domain, --band and --since; not "
-             + ", ".join(k for k, v in narrowing.items() if v), 2)
-    from datetime import datetime, timedelta, timezone  # noqa: PLC0415 - start-up: a command imports what it runs
-
-    from ..contract.traces import TAGGED  # noqa: PLC0415 - start-up: a command imports what it runs
-    from ..settings import parse_duration  # noqa: PLC0415 - start-up: a command imports what it runs
-
-    try:
-        start = datetime.now(timezone.utc) - timedelta(seconds=parse_duration(since)) if since else None
-    except ValueError as exc:
-        fail(f"--since: {exc}")
+    bulk = ("service", "domain", "band", "since")  # what a whole export takes
+    narrowing = [option_name(TraceFilters, k) for k, v in filters.items() if v and k not in bulk]
+    if output is not None and narrowing:
+        fail("--output takes --service, --domain, --band and --since; not " + ", ".join(narrowing), 2)
+    chosen = build_model(TraceFilters, {**filters, **{k: _ago(k, filters.get(k)) for k in _DURATIONS}})
     with open_client(load_settings(db, home)) as client:
         if output is not None:
-            download(client, "traces", output, format_, service=service, domain=domain, band=band,
-                     since=start.isoformat() if start else None)
+            download(client, "traces", output, format_, service=chosen.service, domain=chosen.domain,
+                     band=chosen.band, since=chosen.since.isoformat() if chosen.since else None)
             return
-        rows = client.traces(limit=limit, service=service, domain=domain, band=band, since=start, model=model,
-                             prompt_version=prompt_version, text=search, rubric=rubric, verdict=verdict,
-                             certainty=certainty, issue=issue)
+        rows = client.traces(chosen, limit=limit)
     if json_:
         print_json(rows)
         return
@@ -90,6 +76,20 @@ def traces(ctx: typer.Context, limit: int = limit_option(20, "How many spans, ne
                        + (f"  {_verdicts(r.verdicts)}" if r.verdicts else "")
                        + f"\n[dim]{escape(r.summary_preview[:140])}"
                        f"{'…' if len(r.summary_preview) > 140 else ''}[/dim]") for r in rows], text_width=34))
+
+
+def _ago(option: str, text: str | None) -> str | None:
+    """A duration option (``--since 24h``) as the time that long ago, in ISO 8601; exits 2 for a bad one."""
+    from datetime import datetime, timedelta, timezone  # noqa: PLC0415 - start-up: a command imports what it runs
+
+    from ..settings import parse_duration  # noqa: PLC0415 - start-up: a command imports what it runs
+
+    if not text:
+        return None
+    try:
+        return (datetime.now(timezone.utc) - timedelta(seconds=parse_duration(text))).isoformat()
+    except ValueError as exc:
+        fail(f"--{option}: {exc}")
 
 
 def _count(value: int | None) -> str:

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from sumwatch.tracer.vocabulary import Choice
 
 from .actions import SkippedLine
+from .values import choice_error
 
 
 @dataclass
@@ -170,7 +171,7 @@ class CorpusItem:
     def __post_init__(self) -> None:
         # its rubric and verdicts are the server's to check (store.corpus.check_item): the rubrics live there
         if self.status not in STATUSES:
-            raise ValueError(f"status must be one of {', '.join(STATUSES)}, got {self.status!r}")
+            raise ValueError(choice_error("status", self.status, STATUSES))
         if self.status == LABELLED and not self.human_verdict:
             raise ValueError("a labelled item needs a human_verdict")
         if not self.source.strip() or not (self.summary.strip() or self.claim.strip()):

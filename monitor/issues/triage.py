@@ -19,6 +19,7 @@ from datetime import datetime, timedelta, timezone
 from sumwatch.tracer.vocabulary import Choice, IssueStatus
 
 from ..contract.issues import issue_label, parse_issue_id
+from ..contract.values import choice_error
 from ..settings import parse_duration
 from ..store.connection import Store
 from ..store.issue_events import IssueEvent, events_of, save_event
@@ -142,7 +143,7 @@ def act(store: Store, issue_id: str, action: str, *, by: str, value: str = "", s
     except ValueError as exc:
         if "issue id" in str(exc):
             raise TriageError(str(exc)) from None
-        raise TriageError(f"action must be one of {', '.join(TriageAction.values())}, got {action[:40]!r}") from None
+        raise TriageError(choice_error("action", action, TriageAction.values())) from None
     now = now or datetime.now(timezone.utc)
     known = known_numbers(store, FINISHED_RUNS)
     if number not in known:

@@ -44,6 +44,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
+from ..contract.values import choice_error
 from ..remote.llm import SPEND_CAP_REACHED
 from ..settings import JUDGE_MODES, JudgeMode
 from ..settings.patterns import PatternTimeout
@@ -146,7 +147,7 @@ class Cascade:
                  learned: LearnedTier | None = None) -> None:
         mode = mode or (JudgeMode.AMBIGUOUS if llm is not None else JudgeMode.OFF)
         if mode not in MODES:
-            raise ValueError(f"judge mode must be one of {', '.join(MODES)}, got {mode!r}")
+            raise ValueError(choice_error("judge mode", mode, MODES))
         mode = JudgeMode(mode).value  # plain text from here on: it is logged and stored
         if mode != JudgeMode.OFF and llm is None:
             raise ValueError(f"judge mode {mode!r} needs an LLM: configure a model (SUMWATCH_LLM_MODEL) or use 'off'")

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..contract.values import RUBRIC_NAME
 from ..settings.patterns import PatternError, user_pattern
 from ..settings.user_files import UserFileError, parse_toml, read_user_text
 
@@ -54,7 +55,7 @@ ROLL_UPS: dict[str, str] = {
 }
 _BUILTIN_ROLL_UPS = {"grounded": "groundedness", "details": "factuality"}
 
-RUBRIC_NAME = _NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
+_NAME = RUBRIC_NAME
 _TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
 _SCORE_ASK = re.compile(r"\b(?:score|rate|grade)\b[^.\n]{0,60}?\b\d+\s*(?:-|to|–|out of)\s*\d+\b"
                         r"|\bon a scale\b|\b\d+\s*(?:-|to|–)\s*\d+\s*scale\b", re.IGNORECASE)

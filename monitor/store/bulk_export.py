@@ -34,6 +34,7 @@ from typing import IO, TYPE_CHECKING, Any
 import orjson
 
 from ..contract.scores import ScoreRecord
+from ..contract.values import choice_error
 from ..settings import MAX_LIST_LIMIT
 from .connection import Store
 from .listing import list_stored_spans, next_traces_cursor
@@ -165,7 +166,7 @@ def _format(fmt: ExportFormat | str) -> ExportFormat:
     try:
         return ExportFormat(fmt)
     except ValueError:
-        raise ValueError(f"format must be one of {', '.join(f.value for f in ExportFormat)}, got {fmt!r}") from None
+        raise ValueError(choice_error("format", fmt, (f.value for f in ExportFormat))) from None
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..contract.calibration import LABELLED, CorpusItem
-from ..rubrics.definition import RUBRIC_NAME
+from ..contract.values import RUBRIC_NAME
 from ..rubrics.verdicts import RUBRICS, VERDICTS, SummaryCase
 from .connection import Store, equals_filter, quote_ident
 from .ddl import Table, Target

@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..contract.calibration import LABELLED
+from ..contract.values import choice_error
 from ..rubrics.definition import BUILTIN, BUILTIN_NAMES, DefinitionError, Example, JudgeDefinition, parse_definition
 from .connection import Store
 from .corpus import load_items
@@ -176,6 +177,5 @@ def check_rubric(store: Store, rubric: str) -> str:
         return rubric  # the common case needs no read
     known = known_rubrics(store)
     if rubric not in known:
-        shown = rubric[:40] + ("…" if len(rubric) > 40 else "")
-        raise ValueError(f"rubric must be one of {', '.join(repr(r) for r in known)}, got {shown!r}")
+        raise ValueError(choice_error("rubric", rubric, (repr(r) for r in known)))
     return rubric

@@ -1,6 +1,6 @@
 """Listing summarization spans: newest first, filtered, searched and paged, each span once.
 
-    page = list_traces(store, limit=50, filters=TraceFilters(service="digest", text="revenue"))
+    page = list_traces(store, limit=50, filters=TraceFilters(service="digest", q="revenue"))
     more = list_traces(store, limit=50, filters=..., cursor=next_traces_cursor(page, 50))
     spans = list_stored_spans(store, limit=2000)       # the same spans, every column (bulk export)
 
@@ -12,13 +12,14 @@ granules, not every span's; the ordered read goes through :func:`.traces.first_s
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, Protocol
 
 from sumwatch.tracer import semconv
 from sumwatch.tracer.otel_traces import TRACES_TABLE
 
+from ..contract.listing import FAIL, PASS, UNSURE, TraceFilters
 from ..contract.traces import TraceRow
 from ..rubrics.verdicts import ERROR
 from .connection import Store, quote_ident
@@ -44,50 +45,6 @@ from .traces import (
 )
 
 UNSURE_PREFIX = "Unsure"  # how the cascade begins the explanation of a result it is not confident of (cascade.unsure)
-PASS, FAIL, UNSURE, CONFIDENT = "pass", "fail", "unsure", "confident"  # a row's verdicts; what filters pick
-VERDICT_CHOICES = (PASS, FAIL)
-CERTAINTY_CHOICES = (CONFIDENT, UNSURE)
-
-
-def choice_flag(value: str | None, yes: str, no: str, name: str) -> bool | None:
-    """A two-way choice as a filter: True for ``yes``, False for ``no``, None when not given; ValueError
-    (naming ``name``) for anything else: ``choice_flag("fail", PASS, FAIL, "verdict")`` is False."""
-    if not value:
-        return None
-    if value not in (yes, no):
-        raise ValueError(f"{name} must be {yes} or {no}, got {value[:40]!r}")
-    return value == yes
-
-
-@dataclass(frozen=True)
-class TraceFilters:
-    """What a listing of summarization spans narrows to; None (or "") means any.
-
-        TraceFilters(service="digest", text="revenue", rubric="factuality", passed=False, until=now)
-
-    ``text``: found (case aside) in the source or the summary. ``rubric`` with ``passed``: the span's latest
-    judgement of that rubric passed (True) or failed (False); ``passed`` alone: of any rubric. ``unsure``:
-    True for spans with a judgement recorded as unsure, False for judged spans with none. ``issue``: the
-    number of an issue of the latest clustering run, whose members are listed."""
-
-    service: str | None = None
-    domain: str | None = None
-    band: str | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-    model: str | None = None
-    prompt_version: str | None = None
-    text: str | None = None
-    rubric: str | None = None
-    passed: bool | None = None
-    unsure: bool | None = None
-    issue: int | None = None
-
-    @property
-    def narrowing(self) -> bool:
-        """Whether a filter the span facts cannot apply is set: matches may then be rare in recent spans."""
-        return bool(self.text or self.rubric or self.passed is not None or self.unsure is not None
-                    or self.issue is not None)
 
 
 def list_traces(store: Store, limit: int = 20, service: str | None = None, *, domain: str | None = None,
@@ -97,7 +54,7 @@ def list_traces(store: Store, limit: int = 20, service: str | None = None, *, do
     span), each once, that ``filters`` (and ``service``, ``domain``, ``band``, ``since``) select, with each
     rubric's latest verdict; with ``cursor`` (from :func:`next_traces_cursor`), the page after the one it came from.
 
-        page = list_traces(store, limit=100, filters=TraceFilters(text="revenue", rubric="factuality", passed=False))
+        page = list_traces(store, limit=100, filters=TraceFilters(q="revenue", rubric="factuality", verdict="fail"))
         more = list_traces(store, limit=100, cursor=next_traces_cursor(page, 100))
 
     Rows go newest first, ties by trace and span id, so a walk of pages gives each span once. A span
@@ -131,8 +88,8 @@ def list_traces(store: Store, limit: int = 20, service: str | None = None, *, do
 def _merged(filters: TraceFilters | None, service: str | None, domain: str | None, band: str | None,
             since: datetime | None) -> TraceFilters:
     f = filters or TraceFilters()
-    return replace(f, service=service or f.service, domain=domain or f.domain, band=band or f.band,
-                   since=since or f.since)
+    return f.model_copy(update={"service": service or f.service, "domain": domain or f.domain,
+                                "band": band or f.band, "since": since or f.since})
 
 
 def latest_verdicts(store: Store, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], dict[str, str]]:
@@ -279,7 +236,7 @@ def _params(f: TraceFilters, after: tuple[Any, ...] | None) -> dict[str, Any]:
     c_ts, c_tid, c_sid = after or (0, "", "")
     return {"service": f.service or "", "domain": f.domain or "", "band": f.band or "", "model": f.model or "",
             "prompt": f.prompt_version or "", "text": f.text or "", "rubric": f.rubric or "",
-            "passed": int(bool(f.passed)), "issue": f.issue or 0,
+            "passed": int(bool(f.passed)), "issue": f.issue_number or 0,
             "since": _ns(f.since), "until": _ns(f.until), "c_ts": c_ts, "c_tid": c_tid, "c_sid": c_sid}
 
 
@@ -358,7 +315,7 @@ def _judged(f: TraceFilters) -> str:
             judged = ("SELECT SpanKey FROM " + quote_ident(SCORE_FACTS_TABLE)
                       + " WHERE SpanTimestamp >= " + _START)
             out += f" AND {SPAN_KEY} IN ({judged}) AND (TraceId, SpanId) NOT IN ({unsure})"
-    if f.issue is not None:
+    if f.issue_number is not None:
         out += (f" AND (TraceId, SpanId) IN (SELECT TraceId, SpanId FROM {quote_ident(ISSUE_MEMBERS_TABLE)} "
                 f"WHERE Number = {{issue:UInt32}} AND RunId = (SELECT RunId FROM {quote_ident(CLUSTER_RUNS_TABLE)} "
                 f"FINAL ORDER BY FinishedAt DESC, RunId DESC LIMIT 1))")

@@ -53,6 +53,7 @@ from ..contract.exports import (
 )
 from ..contract.issues import ClusterRunReport, IssueDetail, IssueList, IssueTicket, TriageAnswer, parse_issue_id
 from ..contract.limits import MAX_LIST_LIMIT
+from ..contract.listing import TraceFilters
 from ..contract.scores import Agreement, PassEstimate, PassReport, RecognitionReport, ScoreRecord
 from ..contract.status import StoreStatus
 from ..contract.traces import SpanDetail, TraceRow, UnsureKind, normalize_trace_id
@@ -301,17 +302,9 @@ class ApiClient:
             raise ClientError(f"{self.where}{path}: {status} {state.error}", status, state.error, what)
         return parse(kind, state.result)
 
-    def traces(self, limit: int = 20, service: str | None = None, *, domain: str | None = None,
-               band: str | None = None, since: datetime | None = None, until: datetime | None = None,
-               model: str | None = None, prompt_version: str | None = None, text: str | None = None,
-               rubric: str | None = None, verdict: str | None = None, certainty: str | None = None,
-               issue: str | None = None) -> list[TraceRow]:
-        """Summarization spans, newest first, searched (``text``) and filtered as ``GET /api/traces`` takes them."""
-        return self._get(list[TraceRow], "/api/traces", {
-            "limit": limit, "service": service, "domain": domain, "band": band,
-            "since": since.isoformat() if since else None, "until": until.isoformat() if until else None,
-            "model": model, "prompt_version": prompt_version, "q": text, "rubric": rubric, "verdict": verdict,
-            "certainty": certainty, "issue": issue})
+    def traces(self, filters: TraceFilters | None = None, limit: int = 20) -> list[TraceRow]:
+        """Summarization spans, newest first, as ``GET /api/traces`` lists them for ``filters``."""
+        return self._get(list[TraceRow], "/api/traces", {"limit": limit, **(filters or TraceFilters()).query()})
 
     def unsure(self, *, since: datetime | None = None, rubric: str | None = None, service: str | None = None,
                per_kind: int = 20) -> list[UnsureKind]:

@@ -22,6 +22,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 
+from ..contract.values import validation_message
+
 
 class ApiError(Exception):
     """An answer other than 200: ``raise ApiError(409, "score now is already running")``."""
@@ -48,58 +50,6 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
             422: "Well formed, but its content cannot be used (what JSON Schema cannot state): the reason is in "
                  "`error`"}
     return {s: {"model": ErrorBody, "description": text.get(s, "Refused")} for s in statuses}
-
-
-# what a pattern means, for the refusal of a value that does not match it (params.py registers its own)
-PATTERN_MEANS: dict[str, str] = {}
-
-
-def _shown(value: Any) -> str:
-    text = repr(value) if isinstance(value, str) else str(value)
-    return text[:40] + ("…" if len(text) > 40 else "")
-
-
-def validation_message(errors: list[Any]) -> str:
-    """The first problem pydantic found, as a person would say it."""
-    if not errors:
-        return "bad request"
-    first = errors[0]
-    loc = [p for p in first.get("loc", ()) if p not in ("query", "path", "body", "header")]
-    name = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".") or "the body"
-    kind, ctx, given = first.get("type", ""), first.get("ctx") or {}, first.get("input")
-    got = f", got {_shown(given)}" if given is not None and kind != "missing" else ""
-    if kind == "missing":
-        return f"{name} is required"
-    if kind == "extra_forbidden":
-        return f"unknown field {name}"
-    if kind in ("json_invalid", "json_type"):
-        return "the body must be JSON"
-    if kind in ("model_attributes_type", "dict_type", "model_type") and not loc:
-        return "the body must be a JSON object"
-    if kind in ("int_parsing", "int_from_float", "int_type", "int_parsing_size"):
-        return f"{name} must be a whole number{got}"
-    if kind in ("float_parsing", "float_type"):
-        return f"{name} must be a number{got}"
-    if kind in ("bool_parsing", "bool_type"):
-        return f"{name} must be true or false (or 1, 0){got}"
-    if kind in ("greater_than_equal", "greater_than"):
-        low = ctx.get("ge", ctx.get("gt"))
-        return f"{name} must be {'at least' if kind.endswith('equal') else 'more than'} {low}{got}"
-    if kind in ("less_than_equal", "less_than"):
-        high = ctx.get("le", ctx.get("lt"))
-        return f"{name} must be {'at most' if kind.endswith('equal') else 'less than'} {high}{got}"
-    if kind in ("literal_error", "enum"):
-        return f"{name} must be one of {ctx.get('expected', '')}{got}"
-    if kind == "string_pattern_mismatch":
-        meaning = PATTERN_MEANS.get(str(ctx.get("pattern")))
-        return f"{meaning.format(name=name)}{got}" if meaning else f"{name} must match {ctx.get('pattern')}{got}"
-    if kind in ("string_type", "list_type"):
-        return f"{name} must be a {'string' if kind == 'string_type' else 'list'}{got}"
-    if kind.startswith("datetime"):
-        return f"{name} must be an ISO 8601 time like 2026-11-20T12:00:00Z{got}"
-    if kind == "value_error":
-        return f"{name}: {str(first.get('msg', '')).removeprefix('Value error, ')}"
-    return f"{name}: {first.get('msg', 'invalid')}{got}"
 
 
 def install_error_handlers(app: FastAPI) -> None:

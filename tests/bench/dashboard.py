@@ -246,13 +246,14 @@ def explorer_paths() -> dict[str, str]:
 def recognised_arm(store: Store, repeats: int) -> dict[str, Any]:
     """The listing with its recognised arm left out (no recognised span stored) and read (one recognised in
     the listing's window), in turns: the table emptied, then the one row written, before each pair of calls."""
+    from sumwatch.monitor.contract.listing import TraceFilters
     from sumwatch.monitor.contract.traces import RecognisedSpan
-    from sumwatch.monitor.store.listing import TraceFilters, list_traces
+    from sumwatch.monitor.store.listing import list_traces
     from sumwatch.monitor.store.recognised import RECOGNISED_TABLE, write_recognised
 
     calls = {"list_traces(50)": lambda: list_traces(store, limit=50),
              "list_traces(50, search + 2 filters)": lambda: list_traces(store, limit=50, filters=TraceFilters(
-                 text=SEARCH["q"], service=SEARCH["service"], model=SEARCH["model"]))}
+                 q=SEARCH["q"], service=SEARCH["service"], model=SEARCH["model"]))}
     newest = store.query_rows(f"SELECT TraceId, SpanId, toUnixTimestamp64Nano(Timestamp) FROM {TRACES_TABLE} "
                               "ORDER BY Timestamp DESC LIMIT 1")[0]
     row = RecognisedSpan(int(newest[2]), newest[0], newest[1], SERVICES[0], "chat", "openinference", "A document.",

@@ -13,22 +13,14 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
-from ...contract.issues import parse_issue_id
+from pydantic import ValidationError
+
+from ...contract.listing import CERTAINTY_CHOICES, UNSURE, VERDICT_CHOICES, TraceFilters
+from ...contract.values import choice_error, one_of, validation_message
 from ...rubrics.verdicts import RUBRICS
 from ...store.connection import Store
 from ...store.judges import known_rubrics
-from ...store.listing import (
-    CERTAINTY_CHOICES,
-    CONFIDENT,
-    FAIL,
-    PASS,
-    UNSURE,
-    VERDICT_CHOICES,
-    TraceFilters,
-    choice_flag,
-    list_traces,
-    next_traces_cursor,
-)
+from ...store.listing import list_traces, next_traces_cursor
 from ...store.paging import TRACES_CURSOR, decode_cursor
 from ...store.stats import filter_options
 from ...store.unsure import unsure_kinds
@@ -40,63 +32,56 @@ UNSURE_PER_KIND = 10
 
 @dataclass(frozen=True)
 class TraceQuery:
-    """The Traces page's query string, checked: the filter bar, the search, the verdict filters, the page."""
+    """The Traces page's query string, checked: the filter bar, then the search and verdict filters (the one
+    model of a listing's filters, :class:`TraceFilters`), and the page."""
 
     choice: FilterChoice
-    text: str = ""
-    rubric: str = ""
-    verdict: str = ""
-    certainty: str = ""
-    issue: str = ""
+    filters: TraceFilters
     cursor: str = ""
 
-    @property
-    def filters(self) -> TraceFilters:
-        c = self.choice
-        return TraceFilters(service=c.service or None, since=c.start, model=c.model or None,
-                            prompt_version=c.prompt_version or None, text=self.text or None,
-                            rubric=self.rubric or None, passed=choice_flag(self.verdict, PASS, FAIL, "verdict"),
-                            unsure=choice_flag(self.certainty, UNSURE, CONFIDENT, "certainty"),
-                            issue=parse_issue_id(self.issue) if self.issue else None)
+    def __getattr__(self, name: str) -> str:
+        """A filter of the form as it shows it again (``q.text``, ``q.rubric``), "" when not set."""
+        if name not in _FORM.values():
+            raise AttributeError(name)
+        value = getattr(self.filters, name)
+        return "" if value is None else str(value)
 
     def link(self, **changes: str) -> str:
         """/traces with this query, ``changes`` applied (a new filter starts from the first page)."""
-        values = {"q": self.text, "rubric": self.rubric, "verdict": self.verdict, "certainty": self.certainty,
-                  "issue": self.issue, "cursor": "", **changes}
+        values = {**{form: getattr(self, name) for form, name in _FORM.items()}, "cursor": "", **changes}
         return "/traces?" + self.choice.query(**values)
 
     @property
     def narrowed(self) -> bool:
         c = self.choice
-        return bool(c.service or c.model or c.prompt_version or self.text or self.rubric or self.verdict
-                    or self.certainty or self.issue)
+        return bool(c.service or c.model or c.prompt_version or self.filters.narrowing)
+
+
+# the form's fields beside the filter bar, by query name: the model's field each one sets
+_FORM = {"q": "q", "rubric": "rubric", "verdict": "verdict", "certainty": "certainty", "issue": "issue"}
 
 
 def trace_query(params: Mapping[str, str], rubrics: tuple[str, ...]) -> TraceQuery:
-    """The Traces page's query from its parameters; :class:`BadRequest` naming the one that is wrong."""
+    """The Traces page's query from its parameters; :class:`BadRequest` naming the one that is wrong, in the
+    words the API uses for the same value."""
     choice = filter_choice(params)
-    rubric = (params.get("rubric") or "").strip()
-    if rubric and rubric not in rubrics:
-        raise BadRequest(f"rubric must be one of {', '.join(rubrics)}, got {rubric[:40]!r}")
-    verdict = (params.get("verdict") or "").strip()
-    if verdict and verdict not in VERDICT_CHOICES:
-        raise BadRequest(f"verdict must be one of {', '.join(VERDICT_CHOICES)}, got {verdict[:40]!r}")
-    certainty = (params.get("certainty") or "").strip()
-    if certainty and certainty not in CERTAINTY_CHOICES:
-        raise BadRequest(f"certainty must be one of {', '.join(CERTAINTY_CHOICES)}, got {certainty[:40]!r}")
-    issue = text_param(params, "issue")
-    if issue:
-        try:
-            parse_issue_id(issue)
-        except ValueError as exc:
-            raise BadRequest(f"issue: {exc}") from None
+    try:
+        filters = TraceFilters.model_validate({
+            "service": choice.service, "since": choice.start, "model": choice.model,
+            "prompt_version": choice.prompt_version, **{form: params.get(form) for form in _FORM}})
+        if filters.rubric:
+            one_of("rubric", filters.rubric, rubrics)
+    except ValidationError as exc:
+        raise BadRequest(validation_message(exc.errors())) from None
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
     cursor = text_param(params, "cursor")
     if cursor:
         try:
             decode_cursor(TRACES_CURSOR, cursor, (int, str, str))
         except ValueError:
             raise BadRequest("cursor is not one this page gave (follow the Next link)") from None
-    return TraceQuery(choice, text_param(params, "q"), rubric, verdict, certainty, issue, cursor)
+    return TraceQuery(choice, filters, cursor)
 
 
 def traces_page(store: Store, params: Mapping[str, str]) -> dict[str, Any]:
@@ -118,7 +103,7 @@ def unsure_page(store: Store, params: Mapping[str, str]) -> dict[str, Any]:
     rubrics = known_rubrics(store)
     rubric = (params.get("rubric") or "").strip()
     if rubric and rubric not in rubrics:
-        raise BadRequest(f"rubric must be one of {', '.join(rubrics)}, got {rubric[:40]!r}")
+        raise BadRequest(choice_error("rubric", rubric, rubrics))
     kinds = unsure_kinds(store, since=choice.start, service=choice.service or None, rubric=rubric or None,
                          model=choice.model or None, prompt_version=choice.prompt_version or None,
                          per_kind=UNSURE_PER_KIND)

@@ -20,7 +20,8 @@ from datetime import datetime
 from typing import Any
 
 from ...contract.calibration import CorpusItem
-from ...rubrics.definition import BUILTIN, RUBRIC_NAME, DefinitionError, Example, JudgeDefinition
+from ...contract.values import RUBRIC_NAME
+from ...rubrics.definition import BUILTIN, DefinitionError, Example, JudgeDefinition
 from ...store.connection import Store
 from ...store.corpus import example_items, load_items
 from ...store.judges import JudgeRecord, active_definitions, judge_history, known_rubrics, stored_version

@@ -26,6 +26,7 @@ from ...calibration.gate import agreement
 from ...calibration.labels import ItemLabels, LabelError, item_labels, label_trace, labeller_agreement, resolve_item
 from ...contract.calibration import DISPUTED, LABELLED, NEEDS_LABEL, REJECTED, CalibrationReport, CorpusItem
 from ...contract.scores import ScoreRecord
+from ...contract.values import choice_error
 from ...rubrics.definition import JudgeDefinition
 from ...rubrics.verdicts import HUMAN
 from ...store.baselines import latest_baseline
@@ -116,9 +117,9 @@ def queue_page(store: Store, rubric: str | None, show: str = "waiting", page: in
     evidence, and its labels; the calibration table and the agreement between labellers."""
     definitions = active_definitions(store)
     if rubric is not None and rubric not in definitions:
-        raise BadRequest(f"rubric must be one of {', '.join(definitions)}, got {rubric[:40]!r}")
+        raise BadRequest(choice_error("rubric", rubric, definitions))
     if show not in VIEWS:
-        raise BadRequest(f"show must be one of {', '.join(VIEWS)}, got {show[:40]!r}")
+        raise BadRequest(choice_error("show", show, VIEWS))
     # an item of a rubric with no definition here (imported before its judge was promoted) cannot be offered
     items = [i for status in VIEWS[show] for i in load_items(store, rubric=rubric, status=status)
              if i.rubric in definitions]

@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 
 from sumwatch.tracer.vocabulary import IssueStatus, Severity
 
+from ...contract.values import choice_error
 from ...store.stats import Filters
 
 RANGES: dict[str, int | None] = {"1h": 3600, "6h": 6 * 3600, "24h": 86400, "7d": 7 * 86400, "30d": 30 * 86400,
@@ -73,7 +74,7 @@ def filter_choice(params: Mapping[str, str], now: datetime | None = None) -> Fil
     ``prompt_version``."""
     key = (params.get("range") or DEFAULT_RANGE).strip()
     if key not in RANGES:
-        raise BadRequest(f"range must be one of {', '.join(RANGES)}, got {key[:40]!r}")
+        raise BadRequest(choice_error("range", key, RANGES))
     seconds = RANGES[key]
     start = None
     if seconds is not None:
@@ -121,16 +122,16 @@ class IssueQuery:
 def issue_query(params: Mapping[str, str], rubrics: tuple[str, ...]) -> IssueQuery:
     status = (params.get("status") or "open").strip()
     if status not in ISSUE_STATUSES:
-        raise BadRequest(f"status must be one of {', '.join(ISSUE_STATUSES)}, got {status[:40]!r}")
+        raise BadRequest(choice_error("status", status, ISSUE_STATUSES))
     severity = (params.get("severity") or "").strip()
     if severity and severity not in SEVERITIES:
-        raise BadRequest(f"severity must be one of {', '.join(SEVERITIES)}, got {severity[:40]!r}")
+        raise BadRequest(choice_error("severity", severity, SEVERITIES))
     rubric = (params.get("rubric") or "").strip()
     if rubric and rubric not in rubrics:
-        raise BadRequest(f"rubric must be one of {', '.join(rubrics)}, got {rubric[:40]!r}")
+        raise BadRequest(choice_error("rubric", rubric, rubrics))
     sort = (params.get("sort") or "traces").strip()
     if sort not in ISSUE_SORTS:
-        raise BadRequest(f"sort must be one of {', '.join(ISSUE_SORTS)}, got {sort[:40]!r}")
+        raise BadRequest(choice_error("sort", sort, ISSUE_SORTS))
     direction = (params.get("dir") or "desc").strip()
     if direction not in ("asc", "desc"):
         raise BadRequest(f"dir must be asc or desc, got {direction[:40]!r}")

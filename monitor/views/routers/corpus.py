@@ -22,8 +22,9 @@ from ...calibration.corpus import import_jsonl, label_item, seed_starter_corpora
 from ...calibration.labels import MAX_LABELLER, LabelError, UnknownItem, label_trace, labeller_agreement, resolve_item
 from ...contract.actions import SkippedLine
 from ...contract.calibration import REJECTED, STATUSES, CorpusItem, CorpusPage, ImportAnswer, LabellerAgreement
+from ...contract.values import PATTERN_MEANS
 from ...store.corpus import count_items, load_items, next_corpus_cursor
-from ..errors import PATTERN_MEANS, ApiError, error_responses
+from ..errors import ApiError, error_responses
 from ..services import ServicesDep
 from .params import PAGED, TRACE_ID_PATTERN, CursorQuery, Rubric, RubricQuery, known_rubric, limit_query, page
 from .uploads import NDJSON_BODY, as_file, read_upload

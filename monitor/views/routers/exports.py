@@ -16,13 +16,14 @@ from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...contract.exports import ExportAnswer, TicketList
+from ...contract.values import ISSUE_ID_PATTERN
 from ...exports.config import SEVERITIES, STATUSES
 from ...exports.registry import TARGETS, target_problems
 from ...exports.sync import export_issues, issue_exports
 from ...issues.reads import issue_ticket
 from ..errors import ApiError, error_responses
 from ..services import Services, ServicesDep
-from .params import ISSUE_ID_PATTERN, WHOLE, IssueIdPath
+from .params import WHOLE, IssueIdPath
 
 router = APIRouter(prefix="/api", tags=["exports"], responses=error_responses(400, 401, 403, 409))
 

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, TypeVar
 
 from fastapi import Depends, Path, Query, Request, Response
 from pydantic import BeforeValidator, Field
-from pydantic_core import PydanticCustomError
 
-from ...rubrics.definition import BUILTIN_NAMES, RUBRIC_NAME
+from ...contract.values import CURSOR_PATTERN, ISSUE_ID_PATTERN, PATTERN_MEANS, RUBRIC_PATTERN
+from ...rubrics.definition import BUILTIN_NAMES
 from ...settings import JUDGE_MODES, MAX_LIST_LIMIT, parse_duration
 from ...store.bulk_export import ExportFormat
 from ...store.connection import Store
 from ...store.judges import check_rubric
-from ..errors import PATTERN_MEANS, ApiError, error_responses
+from ..errors import ApiError, error_responses
 from ..services import ServicesDep
 
 if TYPE_CHECKING:
@@ -24,20 +22,16 @@ if TYPE_CHECKING:
 else:  # the choices as the OpenAPI document states them, from the one place each is defined
     JudgeModeName = Literal[JUDGE_MODES]
 TRACE_ID_PATTERN = "^[0-9a-fA-F]{32}$"
-ISSUE_ID_PATTERN = r"^\s*(?:[A-Za-z]+-)?\d+\s*$"
 
 Row = TypeVar("Row")
 
 PATTERN_MEANS[TRACE_ID_PATTERN] = "trace id must be 32 hex characters"
-PATTERN_MEANS[ISSUE_ID_PATTERN] = "an issue id looks like SW-12 (or just 12)"
 
 TraceIdPath = Annotated[str, Path(pattern=TRACE_ID_PATTERN, description="32-hex trace id")]
 IssueIdPath = Annotated[str, Path(pattern=ISSUE_ID_PATTERN, max_length=40, description="Issue id, like SW-3")]
 
 # A rubric is a built-in one or one a team promoted into this database, so the schema can only state its
 # form; a name the database does not know is a missing resource (404 naming the known ones).
-RUBRIC_PATTERN = f"^{RUBRIC_NAME.pattern}$"
-PATTERN_MEANS[RUBRIC_PATTERN] = "rubric must be a rubric name (lower-case letters, digits and _), like factuality"
 Rubric = Annotated[str, Field(pattern=RUBRIC_PATTERN, max_length=40, examples=list(BUILTIN_NAMES),
                               description="A built-in rubric or one promoted into this database (404 for another)")]
 
@@ -65,26 +59,11 @@ def _rubric_path(s: ServicesDep, rubric: Annotated[str, Path(
 
 RubricQuery = Annotated[str | None, Depends(_rubric_query)]
 RubricPath = Annotated[str, Depends(_rubric_path)]
-_NUMBER = re.compile(r"\s*[+-]?[0-9]+(\.[0-9]*)?\s*")
-
-
-def _not_a_number(value: Any) -> Any:
-    # pydantic reads a number as Unix seconds; the schema says ISO 8601 (date-time), so that is what is taken
-    if isinstance(value, int | float) or (isinstance(value, str) and _NUMBER.fullmatch(value)):
-        raise PydanticCustomError("datetime_from_number", "a time must be ISO 8601, not a number")
-    return value
-
-
-IsoTime = Annotated[datetime, BeforeValidator(_not_a_number)]
-
-
 def limit_query(default: int, what: str) -> Any:
     return Query(default, ge=1, le=MAX_LIST_LIMIT, description=f"How many {what} (at most {MAX_LIST_LIMIT:,})")
 
 
-# a cursor is URL-safe base64 (paging.py writes it); one of that form the server did not give answers 422
-CURSOR_PATTERN = "^[A-Za-z0-9_-]*$"
-PATTERN_MEANS[CURSOR_PATTERN] = "cursor is not one this server gave: it holds characters other than A-Z a-z 0-9 - _"
+# a cursor of the form CURSOR_PATTERN that the server did not give answers 422
 
 
 def _cursor(cursor: Annotated[str | None, Query(

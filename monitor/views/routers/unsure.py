@@ -7,10 +7,11 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from ...contract.traces import UnsureKind
+from ...contract.values import IsoTime
 from ...store.unsure import unsure_kinds
 from ..errors import error_responses
 from ..services import ServicesDep
-from .params import IsoTime, RubricQuery
+from .params import RubricQuery
 
 router = APIRouter(prefix="/api/unsure", tags=["scores"], responses=error_responses(400, 401, 404))
 

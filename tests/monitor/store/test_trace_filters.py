@@ -7,10 +7,11 @@ from datetime import datetime, timezone
 
 from fakes.tracing import memory_provider
 
+from sumwatch.monitor.contract.listing import TraceFilters
 from sumwatch.monitor.rubrics.cascade import unsure
 from sumwatch.monitor.rubrics.verdicts import RubricResult
 from sumwatch.monitor.store.issue_members import MemberRow, save_members
-from sumwatch.monitor.store.listing import TraceFilters, list_traces, next_traces_cursor
+from sumwatch.monitor.store.listing import list_traces, next_traces_cursor
 from sumwatch.monitor.store.runs import CLUSTER_RUNS_TABLE
 from sumwatch.monitor.store.scores import ScoredSpan, SpanRef, write_scores
 from sumwatch.monitor.store.unsure import unsure_kinds
@@ -52,18 +53,18 @@ def test_search_and_filters_pick_the_matching_spans_newest_first(store):
     judge(store, rows, 8, "factuality", RubricResult.make("factuality", "correct"))
     judge(store, rows, 9, "factuality", unsure(failing, "number_mismatch"))
 
-    assert keys(list_traces(store, limit=50, filters=TraceFilters(text="zanZIBAR"))) == [25, 20, 15, 10, 5, 0]
-    assert keys(list_traces(store, limit=50, filters=TraceFilters(text="zanzibar", model="m1"))) == [25, 15, 5]
+    assert keys(list_traces(store, limit=50, filters=TraceFilters(q="zanZIBAR"))) == [25, 20, 15, 10, 5, 0]
+    assert keys(list_traces(store, limit=50, filters=TraceFilters(q="zanzibar", model="m1"))) == [25, 15, 5]
     assert keys(list_traces(store, limit=50, filters=TraceFilters(prompt_version="v2", model="m0"))) == [26, 20, 14,
                                                                                                           8, 2]
     until = datetime.fromtimestamp((T0 + 4_500_000_000) / 1e9, timezone.utc)
     since = datetime.fromtimestamp((T0 + 2_000_000_000) / 1e9, timezone.utc)
     assert keys(list_traces(store, limit=50, filters=TraceFilters(since=since, until=until))) == [4, 3, 2]
-    assert keys(list_traces(store, limit=50, filters=TraceFilters(rubric="factuality", passed=False))) == [7]
-    assert keys(list_traces(store, limit=50, filters=TraceFilters(rubric="factuality", passed=True))) == [9, 8]
-    assert keys(list_traces(store, limit=50, filters=TraceFilters(unsure=True))) == [9]
-    assert keys(list_traces(store, limit=50, filters=TraceFilters(unsure=False))) == [8, 7]
-    assert list_traces(store, limit=50, filters=TraceFilters(text="no such words")) == []
+    assert keys(list_traces(store, limit=50, filters=TraceFilters(rubric="factuality", verdict="fail"))) == [7]
+    assert keys(list_traces(store, limit=50, filters=TraceFilters(rubric="factuality", verdict="pass"))) == [9, 8]
+    assert keys(list_traces(store, limit=50, filters=TraceFilters(certainty="unsure"))) == [9]
+    assert keys(list_traces(store, limit=50, filters=TraceFilters(certainty="confident"))) == [8, 7]
+    assert list_traces(store, limit=50, filters=TraceFilters(q="no such words")) == []
 
     by_key = {k: r for k, r in zip(keys(list_traces(store, limit=50)), list_traces(store, limit=50))}
     assert by_key[7].verdicts == {"factuality": "fail"} and by_key[9].verdicts == {"factuality": "unsure"}
@@ -95,7 +96,7 @@ def test_a_search_pages_by_cursor_through_matches_older_than_the_recent_window(s
     rows = explorer_rows(200)
     store.insert_spans(rows)
     # matches are one in five: a page of 4 needs a window wider than the newest facts of one page
-    wanted = TraceFilters(text="Zanzibar")
+    wanted = TraceFilters(q="Zanzibar")
     seen, cursor = [], None
     while True:
         page = list_traces(store, limit=4, cursor=cursor, filters=wanted)
@@ -113,7 +114,7 @@ def test_an_issue_filter_lists_its_members_in_the_latest_run(store):
                   "('run-1', now() - 60, now() - 30), ('run-2', now() - 20, now())")
     save_members(store, [_member("run-1", 4, rows[1]), _member("run-2", 4, rows[3]), _member("run-2", 4, rows[6]),
                          _member("run-2", 5, rows[2])])
-    assert keys(list_traces(store, limit=50, filters=TraceFilters(issue=4))) == [6, 3]
+    assert keys(list_traces(store, limit=50, filters=TraceFilters(issue="SW-4"))) == [6, 3]
 
 
 def _member(run: str, number: int, row: tuple) -> MemberRow:

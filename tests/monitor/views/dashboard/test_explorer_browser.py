@@ -10,7 +10,8 @@ from collections import Counter
 import httpx
 import pytest
 
-from sumwatch.monitor.store.listing import TraceFilters, list_traces
+from sumwatch.monitor.contract.listing import TraceFilters
+from sumwatch.monitor.store.listing import list_traces
 from sumwatch.monitor.store.traces import span_texts
 from sumwatch.monitor.store.unsure import unsure_kinds
 
@@ -40,7 +41,7 @@ def test_search_and_filter_traces_then_open_the_span_tree(page, dataset, tmp_pat
     rows = page.locator("#traces-table tbody tr")
     shown = [(rows.nth(i).get_attribute("data-trace"), rows.nth(i).get_attribute("data-span"))
              for i in range(rows.count())]
-    expected = list_traces(store, limit=50, filters=TraceFilters(text=word, service=service))
+    expected = list_traces(store, limit=50, filters=TraceFilters(q=word, service=service))
     assert shown == [(r.trace_id, r.span_id) for r in expected] and 0 < len(shown) < everything
     texts = span_texts(store, shown)
     assert all(word in (texts[k][0] + texts[k][1]).lower() for k in shown)
@@ -90,7 +91,7 @@ def test_the_unsure_page_groups_suspicions_by_kind(page, dataset, tmp_path):
 def test_the_api_and_the_cli_search_and_filter_the_same_way(dataset, server):
     settings, store, _ = dataset
     word, service = _search_word(store)
-    expected = list_traces(store, limit=50, filters=TraceFilters(text=word, service=service))
+    expected = list_traces(store, limit=50, filters=TraceFilters(q=word, service=service))
     with httpx.Client(base_url=server.endpoint, timeout=60) as c:
         got = c.get("/api/traces", params={"q": word, "service": service, "limit": 50}).json()
         assert [(r["trace_id"], r["span_id"]) for r in got] == [(r.trace_id, r.span_id) for r in expected]
