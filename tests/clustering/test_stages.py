@@ -20,7 +20,8 @@ def mypy_output(request, tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("typed")
     src = tmp_path / "src" / "sumwatch"
     src.mkdir(parents=True)
-    (src / "clustering").symlink_to(ROOT / "clustering")
+    for room in ("tracer", "clustering"):  # clustering names the tracer's vocabulary (Choice, Severity, ...)
+        (src / room).symlink_to(ROOT / room)
     shutil.copy(HERE / "typed_stages.py", tmp_path / "typed_stages.py")
     # the heavy libraries behind the stages play no part in these checks; skipping them keeps a cold run short
     (tmp_path / "mypy.ini").write_text(
