@@ -2,7 +2,7 @@
 
     sumwatch config                      # every setting: variable, value, source, what it does
     sumwatch config --set                # only those given a value (a flag or the environment)
-    sumwatch config --json               # [{"name": ..., "variable": ..., "value": ..., "source": ...}, ...]
+    sumwatch config --json               # [{"name", "variable", "value", "source", "rule", "default", ...}, ...]
 
 A value comes from a flag (``--db``, ``--home``), else a ``SUMWATCH_*`` variable, else the default; nothing else
 is read. A secret shows only whether it is set, and the ClickHouse URL without its password.

@@ -17,6 +17,7 @@ warned about once, with the closest known name (a typo must not be silently igno
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
@@ -24,36 +25,41 @@ from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
-from pydantic import (
-    Field,
-    PrivateAttr,
-    SecretStr,
-    ValidationError,
-    ValidationInfo,
-    field_validator,
-    model_validator,
-)
+from pydantic import Field, PrivateAttr, SecretStr, ValidationError, field_validator, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from sumwatch.clustering.sentence_model.backend import ModelBackend
-from sumwatch.tracer.vocabulary import Severity
 
 from ..contract.limits import MAX_LIST_LIMIT
-from .alert_rules import parse_alert_rules
 from .concern import _FLAT, _Concern, _model_of, _one_line, _raw, _setting, register_concerns, reveal, warn_unknown
+from .export_settings import ExportSettings
 from .selectors import SELECTOR_VARIABLE_PREFIX, SelectorEntry, SelectorError, read_selectors
 from .values import (
     CLICKHOUSE_SCHEMES,
     MAX_DURATION_S,
+    MAX_WORKERS,
+    Check,
+    _allowed_hosts,
+    _between,
+    _clickhouse_url,
+    _cron,
+    _database,
+    _duration,
+    _one_of,
+    _positive,
+    _public_url,
+    _seconds,
+    _service_rates,
+    _span_filter,
+    _text,
+    _token,
+    _trusted_proxies,
     check_clickhouse_url,
     crontab_fields,
     parse_allowed_hosts,
-    parse_assignees,
     parse_duration,
-    parse_headers,
     parse_pace,
-    parse_score_verdicts,
     parse_service_rates,
     parse_span_filter,
     parse_trusted_proxies,
@@ -75,123 +81,189 @@ __all__ = [
 class StoreSettings(_Concern):
     """Where the data lives."""
 
-    home: Path = _setting(Path(".sumwatch"), flag="--home")
-    # None: embedded chDB under home; may hold a password, so it stays out of repr (safe_url shows it redacted)
-    clickhouse_url: str | None = _setting(None, flag="--db", repr=False)
-    database: str = "otel"
-    # ClickHouse cluster name: ON CLUSTER DDL, Replicated + Distributed
-    cluster: str | None = _setting(None, env="CLICKHOUSE_CLUSTER")
-    # days spans, scores and issue members are kept (a TTL set by `db migrate`); 0 keeps everything
-    retention_days: int = 0
+    home: Path = _setting(
+        Path(".sumwatch"), flag="--home",
+        description="The data directory: the embedded database, the receiver's write-ahead log and the exported "
+                    "sentence models live under it (made if missing, inside a folder that exists).")
+    clickhouse_url: str | None = _setting(
+        None, flag="--db", repr=False, check=_clickhouse_url,
+        description="The ClickHouse server, like http(s)://user:pass@host:8123, or chdb:///absolute/dir for the "
+                    "embedded engine in a folder of your choice; unset: embedded chDB under the data directory. "
+                    "Shown without its password.")
+    database: str = _setting("otel", check=_database,
+                             description="The database that holds otel_traces and sumwatch's tables.")
+    cluster: str | None = _setting(
+        None, env="CLICKHOUSE_CLUSTER",
+        description="A ClickHouse cluster's name: the DDL goes ON CLUSTER, with Replicated and Distributed tables.")
+    retention_days: int = _setting(
+        0, check=_between(0, 36500, "a number of days"),
+        description="Days spans, scores and issue members are kept, as a TTL that sumwatch db migrate (and every "
+                    "start) sets or changes; 0 keeps everything.")
 
 
 class ReceiverSettings(_Concern):
     """The server: OTLP receiver, API and dashboard."""
 
-    host: str = _setting("127.0.0.1", flag="--host")
-    port: int = _setting(4318, flag="--port")
-    ingest_token: SecretStr | None = None
-    # protects the HTTP API and the dashboard (Bearer header or the /login session); the ingest token stays
-    # for /v1/traces alone
-    api_token: SecretStr | None = None
-    max_body_bytes: int = 20 * 1024 * 1024
-    insert_batch_rows: int = 20_000
-    # group commit: the most a batch waits for requests the receiver is already reading or decoding to join its
-    # INSERT (it never waits when none is on its way; 0: only what is already queued). Each chDB INSERT has a large
-    # fixed cost, so fewer, bigger ones cost less CPU per span; measured with tests/bench/ingest.py --commit-wait-ms
-    insert_batch_wait_ms: int = 50
-    # acknowledge a request once its rows are in a write-ahead log under home (receiver-log/<database>), and
-    # insert the log in batches up to insert_batch_rows: bigger INSERTs cost the engine less per span (the receiver
-    # stores 0.65 of the direct exporter's spans/s with it, 0.45 without, tests/bench/ingest.py --receiver-log
-    # off,on). Replayed at start, so a killed process loses nothing. The server's own reads (API, dashboard, the
-    # CLI through them) wait for what was acknowledged; a reader that queries ClickHouse itself may see spans up
-    # to one INSERT later. Off: each request is acknowledged after the INSERT holding it.
-    receiver_log: bool = True
-    # fsync each record before acknowledging: survives power loss, not only a killed process, at a disk flush
-    # per request (a write() alone is in the page cache, which outlives the process)
-    receiver_log_fsync: bool = False
-    retry_after_seconds: int = 5  # told to exporters with a 503
-    # the receiver closes a connection whose request headers take longer than this, and answers 408 to a
-    # body that takes longer to arrive (slow or stuck clients must not hold connections)
-    header_timeout_s: float = 10.0
-    body_timeout_s: float = 30.0
-    # open connections beyond this close the longest idle; requests in progress beyond it get 503 (not probes)
-    max_connections: int = 1000
-    # where users reach the dashboard and API (http(s)://name[:port]); its host joins the allowed Host names
-    public_url: str | None = None
-    # more Host names the API and dashboard answer to, comma-separated ("*": any; DNS rebinding unchecked)
-    allowed_hosts: str | None = None
-    # reverse proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For / Forwarded name the client; none by
-    # default: from any other peer those headers are ignored (the sign-in limit keys on the peer's address)
-    trusted_proxies: str | None = None
-    service_name: str = "sumwatch-demo"  # the service the demo's spans come from
+    host: str = _setting("127.0.0.1", flag="--host", check=_text,
+                         description="The address the server (receiver, API and dashboard) listens on.")
+    port: int = _setting(4318, flag="--port", check=_between(0, 65535, "a port number"),
+                         description="The port the server (receiver, API and dashboard) listens on.")
+    ingest_token: SecretStr | None = _setting(
+        None, description="When set, the receiver's paths (/v1/traces, /v1/logs, the Langfuse path) require it as "
+                          "Authorization: Bearer <token>.")
+    api_token: SecretStr | None = _setting(
+        None, check=_token,
+        description="When set, the API and the dashboard require it, as Authorization: Bearer <token> or the "
+                    "session the /login page sets; the ingest token stays for the receiver's paths alone.")
+    max_body_bytes: int = _setting(
+        20 * 1024 * 1024, check=_positive("number of bytes"),
+        description="The largest OTLP body the receiver takes, as sent and once inflated; a larger one gets 413.")
+    insert_batch_rows: int = _setting(
+        20_000, check=_positive("number of rows"),
+        description="The most rows in one INSERT of the receiver: a group commit, or a batch of its write-ahead log.")
+    insert_batch_wait_ms: int = _setting(
+        50, check=_between(0, math.inf, "a number of milliseconds"),
+        description="Group commit: the most a batch waits for requests the receiver is already reading or decoding "
+                    "to join its INSERT (never when none is on its way; 0: only what is queued). Fewer, bigger "
+                    "INSERTs cost less CPU per span.")
+    receiver_log: bool = _setting(
+        True, description="Acknowledge a request once its rows are in a write-ahead log under the data directory, "
+                          "replayed at start so a killed process loses nothing, and insert the log in big batches, "
+                          "which costs less per span. Off: a request is acknowledged after the INSERT holding it.")
+    receiver_log_fsync: bool = _setting(
+        False, description="Flush each write-ahead log record to disk before acknowledging: survives power loss, not "
+                           "only a killed process, at a disk flush per request.")
+    retry_after_seconds: int = _setting(
+        5, check=_between(0, math.inf, "a number of seconds"),
+        description="The Retry-After the receiver tells exporters with a 503, when the database fails.")
+    header_timeout_s: float = _setting(
+        10.0, check=_seconds(),
+        description="A connection whose request headers take longer than this is closed, so slow or stuck clients "
+                    "do not hold connections.")
+    body_timeout_s: float = _setting(
+        30.0, check=_seconds(), description="A request body that takes longer than this to arrive is answered 408.")
+    max_connections: int = _setting(
+        1000, check=_positive("number of connections"),
+        description="Open connections beyond this close the longest idle; requests in progress beyond it get 503 "
+                    "(health probes are always answered).")
+    public_url: str | None = _setting(
+        None, check=_public_url,
+        description="Where users reach the dashboard and API, like https://sumwatch.example.com: its host joins the "
+                    "names the server answers to, and exported issues link back to it.")
+    allowed_hosts: str | None = _setting(
+        None, check=_allowed_hosts,
+        description="More host names the API and dashboard answer to, comma-separated; * is any, which leaves DNS "
+                    "rebinding unchecked.")
+    trusted_proxies: str | None = _setting(
+        None, check=_trusted_proxies,
+        description="Reverse proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For or Forwarded headers name "
+                    "the client; from any other peer they are ignored. Set it behind nginx, a load balancer or an "
+                    "ingress, or every user shares the peer's sign-in limit.")
+    service_name: str = _setting("sumwatch-demo", check=_text,
+                                 description="The service the demo's spans come from.")
 
 
 class JudgeSettings(_Concern):
     """The judge cascade and its LLM."""
 
-    judge_mode: JudgeMode | None = None  # default: ambiguous with an LLM, else off
-    # share of confident cheap-tier results the LLM re-judges in ambiguous mode, to measure agreement
-    judge_audit_rate: float = 0.05
-    # LLM requests per span in ambiguous mode, spent on the rubric results the cheap tiers are least sure
-    # of (the audit sample comes on top); none: every suspicion and unsure pass, however many
-    judge_budget: float | None = None
-    llm_model: str | None = None  # litellm model string, e.g. openai/gpt-4o-mini
-    llm_api_base: str | None = None
-    llm_api_key: SecretStr | None = None
-    llm_concurrency: int = 16
-    llm_timeout_s: float = 30.0
-    llm_max_spend_usd: float | None = None  # per sampler run
-    # LLM judging's spend per UTC day, of every process on the store together (each judgement's cost is
-    # stored with it). At the cap the judges go on with the cheap tiers, the pairs the LLM would have judged
-    # marked "unjudged: cap" (``sumwatch rescore`` judges them again on purpose); "off": no daily cap
-    llm_daily_cap_usd: float | None = 10.0
+    judge_mode: JudgeMode | None = _setting(
+        None, check=_one_of(JUDGE_MODES),
+        description="When the LLM judge is asked: off, ambiguous (what the cheap tiers leave unsure, plus an audit "
+                    "share) or always; unset: ambiguous with an LLM configured, else off.")
+    judge_audit_rate: float = _setting(
+        0.05, check=_between(0, 1, "a share"),
+        description="The share of confident cheap-tier results the LLM judges again in ambiguous mode, to measure "
+                    "how often the tiers agree.")
+    judge_budget: float | None = _setting(
+        None, check=_between(0, 16, "a number of requests per span"),
+        description="LLM requests per span in ambiguous mode, spent on the results the cheap tiers are least sure "
+                    "of (the audit sample comes on top); unset: every suspicion and unsure pass, however many.")
+    llm_model: str | None = _setting(
+        None, description="The LLM judge's model as litellm names it, like openai/gpt-4o-mini; unset: no LLM tier.")
+    llm_api_base: str | None = _setting(
+        None, description="The LLM provider's endpoint, where it is not the model's usual one (a proxy, a local "
+                          "server).")
+    llm_api_key: SecretStr | None = _setting(None, description="The API key sent to the LLM provider.")
+    llm_concurrency: int = _setting(16, check=_positive("number of requests"),
+                                    description="LLM requests in flight at once.")
+    llm_timeout_s: float = _setting(30.0, check=_seconds(), description="How long one LLM request may take.")
+    llm_max_spend_usd: float | None = _setting(
+        None, check=_between(0, math.inf, "an amount in USD"),
+        description="A cap on LLM spend per process and sampler run, in USD, on top of the daily cap.")
+    llm_daily_cap_usd: float | None = _setting(
+        10.0, check=Check("at least 0, or off", _between(0, math.inf, "an amount in USD")),
+        description="LLM judging's spend per UTC day in USD, of every process on the store together. At the cap "
+                    "the cheap tiers go on alone, marking what the LLM would have judged (sumwatch rescore judges it "
+                    "later); off: no daily cap.")
 
     @field_validator("llm_daily_cap_usd", mode="before")
     @classmethod
     def _no_cap(cls, value: Any) -> Any:
         return None if isinstance(value, str) and value.strip().lower() in ("off", "none") else value
-    embedding_model: str = "all-MiniLM-L6-v2"
-    # what runs the sentence model (embedding tier, learned tier, clustering): int8 ONNX Runtime, exported under
-    # home/models on first use, costs about a third of torch's CPU per sentence with the same verdicts; torch is
-    # the reference and the fallback
-    model_backend: ModelBackend = ModelBackend.ONNX
-    # intra-op threads of the sentence model in each process: one per process, and more processes (shards) for
-    # more cores, since a second thread mostly waits (torch does ~2.2x more work per CPU-second with one)
-    model_threads: int = 1
-    # a folder of models exported ahead (the image's, made at build time), read-only: used when its manifest
-    # matches the model's files, so a pod with an empty home does not export again; else home/models as usual
-    model_prebuilt_dir: Path | None = None
-    embeddings: bool = True
-    # the learned faithfulness tier (monitor/rubrics/learned); it reads the embedding tier's vectors, so it
-    # runs only with embeddings on
-    learned: bool = True
+    embedding_model: str = _setting(
+        "all-MiniLM-L6-v2", check=_text,
+        description="The sentence model of the embedding tier, the learned tier and clustering: the packaged "
+                    "all-MiniLM-L6-v2 or any sentence-transformers model.")
+    model_backend: ModelBackend = _setting(
+        ModelBackend.ONNX,
+        description="What runs the sentence model: onnx (int8 ONNX Runtime, exported under the data directory on "
+                    "first use, a fraction of torch's CPU with the same verdicts) or torch (the reference).")
+    model_threads: int = _setting(
+        1, check=_between(1, 256, "a number of threads"),
+        description="The sentence model's intra-op threads in each process; run more processes for more cores, "
+                    "since a second thread mostly waits.")
+    model_prebuilt_dir: Path | None = _setting(
+        None, description="A read-only folder of models exported ahead (the image's, made at build time), used when "
+                          "its manifest matches the model's files; else the model is exported under the data "
+                          "directory.")
+    embeddings: bool = _setting(
+        True, description="Run the embedding tier (support and coverage from sentence embeddings); false: rules "
+                          "only, without the learned tier either.")
+    learned: bool = _setting(
+        True, description="Run the learned faithfulness tier, which reads the embedding tier's vectors and so needs "
+                          "SUMWATCH_EMBEDDINGS on.")
 
 
 class SamplerSettings(_Concern):
     """Which spans are scored, and how often."""
 
-    sample_rate: float = 1.0
-    service_rates: str | None = None  # "checkout=0.1,support=1"
-    sample_batch: int = 64
-    eval_events: bool = False  # also write gen_ai.evaluation.result events into otel_traces
-    # configured selectors (monitor/settings/selectors.py): a TOML file of [[selector]] entries, and one entry
-    # per SUMWATCH_SELECTOR_<NAME> variable (JSON); they add to sumwatch's own tag and the built-in recognition
-    selectors: str | None = None
-    selector_variables: dict[str, str] | None = _setting(None, env=SELECTOR_VARIABLE_PREFIX[len(ENV_PREFIX):] + "*")
-    # the older single selector: one more entry, named span_filter ("span_name=X,attr:KEY=V"), whose texts are
-    # under these keys (without a filter: where sumwatch's own spans keep them)
-    span_filter: str | None = None
-    source_key: str = "input.value"
-    summary_key: str = "output.value"
-    sampler_interval_s: float = _setting(60.0, flag="--interval")
-    # the worker's sampler waits this long after each stored batch: spreads its load on the database and the
-    # judge model over a pass (a SIGTERM still stops it at once)
-    sampler_batch_pause_s: float = 0.0
-    # processes that run the sentence model in a pass: this one and helpers (clustering/sentence_model/
-    # model_pool.py); 0 or "auto": the usable CPUs over SUMWATCH_MODEL_THREADS, so a 2-core box runs two. A pass
-    # whose sentences fit one model batch starts no helper, and the scores are the same whatever the number
-    sampler_workers: int = 0
+    sample_rate: float = _setting(1.0, check=_between(0, 1, "a share"), description="The share of traces scored.")
+    service_rates: str | None = _setting(
+        None, check=_service_rates,
+        description="Sampling rates of some services instead of SUMWATCH_SAMPLE_RATE, like checkout=0.1,support=1.")
+    sample_batch: int = _setting(64, check=_positive("number of spans"),
+                                 description="Spans read and scored together, one batch of a pass.")
+    eval_events: bool = _setting(
+        False, description="Also write each score as a gen_ai.evaluation.result event into otel_traces.")
+    selectors: str | None = _setting(
+        None, description="A TOML file of [[selector]] entries: more spans to read as summarizations, besides "
+                          "sumwatch's own tag and the built-in recognition.")
+    selector_variables: dict[str, str] | None = _setting(
+        None, env=SELECTOR_VARIABLE_PREFIX[len(ENV_PREFIX):] + "*",
+        description="One more selector entry per SUMWATCH_SELECTOR_<NAME> variable, as a JSON object.")
+    span_filter: str | None = _setting(
+        None, check=_span_filter,
+        description="The older single selector, one more entry named span_filter, like "
+                    "span_name=summarize,attr:llm.request.type=chat; its texts are under SUMWATCH_SOURCE_KEY and "
+                    "SUMWATCH_SUMMARY_KEY.")
+    source_key: str = _setting(
+        "input.value", check=_text,
+        description="The attribute holding the source text of the spans SUMWATCH_SPAN_FILTER picks (without a "
+                    "filter: where sumwatch's own spans keep it).")
+    summary_key: str = _setting(
+        "output.value", check=_text,
+        description="The attribute holding the summary of the spans SUMWATCH_SPAN_FILTER picks (without a filter: "
+                    "where sumwatch's own spans keep it).")
+    sampler_interval_s: float = _setting(60.0, flag="--interval", check=_seconds(),
+                                         description="The worker's wait between two sampler passes.")
+    sampler_batch_pause_s: float = _setting(
+        0.0, check=_seconds(zero=True),
+        description="The worker's sampler waits this long after each stored batch, spreading its load on the "
+                    "database and the judge model over a pass (SIGTERM still stops it at once).")
+    sampler_workers: int = _setting(
+        0, check=Check(f"0 to {MAX_WORKERS}, or auto (0)", _between(0, MAX_WORKERS, "a number of processes (0: auto)")),
+        description="Processes that run the sentence model in a pass, this one and helpers; 0 or auto: the usable "
+                    "CPUs over SUMWATCH_MODEL_THREADS. The scores are the same whatever the number.")
 
     @field_validator("sampler_workers", mode="before")
     @classmethod
@@ -226,138 +298,26 @@ class SamplerSettings(_Concern):
 class ClusteringSettings(_Concern):
     """The clustering job and what it promotes."""
 
-    # failing scores of spans this recent are clustered
-    cluster_window: str = _setting("24h", flag="--window")
-    cluster_match_threshold: float = 0.85  # centroid cosine similarity to keep an issue's id
-    cluster_resolve_after: int = 3  # runs absent before an issue is resolved
-    cluster_max_fit_points: int = 20_000  # above this, fit on a sample and assign the rest
-    cluster_namer: Namer = Namer.AUTO  # auto: the LLM when one is configured
-    promote_per_issue: int = 3  # representatives promoted to the calibration corpus per issue and run
-    cluster_cron: str = _setting("*/30 * * * *", flag="--cron")
-
-
-class ExportSettings(_Concern):
-    """Where issues go and how (``sumwatch.monitor.exports`` calls it ``ExportConfig``). Empty means "not
-    configured"."""
-
-    github_token: SecretStr | None = None
-    github_repo: str = ""  # owner/name
-    github_api_url: str = "https://api.github.com"
-    linear_api_key: SecretStr | None = None
-    linear_team: str = ""  # the team's id
-    linear_api_url: str = "https://api.linear.app/graphql"
-    jira_url: str = ""  # https://your-site.atlassian.net
-    jira_email: str = ""
-    jira_token: SecretStr | None = None
-    jira_project: str = ""  # project key, like OPS
-    jira_issue_type: str = "Bug"
-    # who an assignment in sumwatch assigns in each tracker: "name=account,..." (a GitHub login, a Linear user id,
-    # a Jira accountId); a name not listed is named in a comment only
-    github_assignees: str = ""
-    linear_assignees: str = ""
-    jira_assignees: str = ""
-    slack_webhook_url: SecretStr | None = None  # the URL is the secret
-    webhook_url: SecretStr | None = None
-    webhook_secret: SecretStr | None = None
-    markdown_dir: str = ""
-    # the dashboard's base URL for back-links (the same variable as the receiver's, checked there)
-    public_url: str | None = None
-    # what leaves sumwatch
-    export_source_text: bool = True  # false: no source excerpt at all (summaries and evidence only)
-    export_redact: str = ""  # a regular expression; every match in exported text becomes [redacted]
-    export_excerpt_chars: int = 600  # per source or summary excerpt
-    export_representatives: int = 3
-    # automatic exports after each clustering run: comma-separated targets, and which issues
-    export_targets: str = ""
-    export_statuses: str = "new,regressed"
-    export_min_severity: Severity = Severity.HIGH
-    export_min_traces: int = 1
-    export_close_resolved: bool = False  # close the ticket when its issue resolves (a comment is always added)
-    export_close_ignored: bool = False  # close the ticket when its issue is ignored (a comment is always added)
-    # a ticket closed in the tracker resolves its issue (recorded as the tracker's triage event): "true" for every
-    # target, or the targets that may, like "github,jira"; "" or "false": none
-    export_sync_closed: str = ""
-
-    def sync_closed(self, target: str) -> bool:
-        """Whether closing a ticket in ``target`` resolves its issue (``SUMWATCH_EXPORT_SYNC_CLOSED``)."""
-        names = {n.strip().lower() for n in self.export_sync_closed.split(",") if n.strip()}
-        return bool(names & {"true", "1", "yes", "all"}) or target.lower() in names
-    # alerts (slack, webhook) after each run: new and regressed issues at or above this severity
-    alert_targets: str = ""
-    alert_min_severity: Severity = Severity.HIGH
-    alert_rules: str = ""  # threshold alerts after each sampler pass: "groundedness<90%/1h/min50@slack"
-    # pacing and faults
-    export_pace: str = ""  # content-creating requests per minute per target: "github=80,jira=100"
-    export_timeout_s: float = 10.0
-    export_max_attempts: int = 5
-    export_backoff_s: float = 1.0  # first retry's wait, doubled each time (Retry-After wins when longer)
-    export_max_wait_s: float = 120.0  # a longer Retry-After is a failure for this run, retried on the next
-    # scores back out (sumwatch.monitor.exports.score_sends): verdicts as OTel gen_ai.evaluation.result log
-    # records to any OTLP/HTTP endpoint, as Langfuse scores, as Phoenix span annotations. Off by default
-    scores_targets: str = ""  # sent after each sampler pass: comma-separated otlp, langfuse, phoenix
-    scores_verdicts: str = "all"  # all | failing, or per target: "failing,phoenix=all"
-    scores_window: str = "24h"  # the worker's pass looks back this far for verdicts not sent yet
-    scores_otlp_endpoint: str = ""  # base URL (/v1/logs is added) or the full /v1/logs URL
-    scores_otlp_headers: SecretStr | None = None  # "authorization=Bearer abc,x-team=ml" (values may be secrets)
-    langfuse_host: str = ""  # https://cloud.langfuse.com, or a self-hosted Langfuse
-    langfuse_public_key: str = ""
-    langfuse_secret_key: SecretStr | None = None
-    phoenix_endpoint: str = ""  # http://localhost:6006, or https://app.phoenix.arize.com/s/your-space
-    phoenix_api_key: SecretStr | None = None
-
-    @field_validator("scores_otlp_endpoint", "langfuse_host", "phoenix_endpoint")
-    @classmethod
-    def _score_endpoint(cls, value: str) -> str:
-        parts = urlsplit(value)
-        if value and (parts.scheme not in ("http", "https") or not parts.hostname):
-            raise ValueError(f"must be an http(s):// URL, got {value!r}")
-        return value.rstrip("/")
-
-    @field_validator("github_assignees", "linear_assignees", "jira_assignees")
-    @classmethod
-    def _assignees(cls, value: str) -> str:
-        parse_assignees(value)
-        return value
-
-    @field_validator("scores_verdicts")
-    @classmethod
-    def _score_verdicts(cls, value: str) -> str:
-        parse_score_verdicts(value)
-        return value
-
-    @field_validator("scores_window", "alert_rules")
-    @classmethod
-    def _parsed(cls, value: str, info: ValidationInfo) -> str:
-        (parse_alert_rules if info.field_name == "alert_rules" else parse_duration)(value)
-        return value
-
-    @field_validator("scores_otlp_headers")
-    @classmethod
-    def _score_headers(cls, value: SecretStr | None) -> SecretStr | None:
-        parse_headers(reveal(value))
-        return value
-
-    def statuses(self) -> list[str]:
-        return [s.strip() for s in self.export_statuses.split(",") if s.strip()]
-
-    def pace(self) -> dict[str, float]:
-        """Requests per minute per target from ``export_pace`` ("github=80,jira=100")."""
-        return parse_pace(self.export_pace)
-
-    def assignees(self, target: str) -> dict[str, str]:
-        """``target``'s accounts by sumwatch name (``SUMWATCH_GITHUB_ASSIGNEES`` ...); {} when none is set."""
-        return parse_assignees(getattr(self, f"{target}_assignees", ""))
-
-    def secrets(self) -> list[str]:
-        """Every secret value set, for scrubbing from messages (longest first)."""
-        values = [reveal(getattr(self, name)) for name in type(self).model_fields if self.secret(name)]
-        # a server may echo one header; short values ("ml") are names, not secrets, and would garble every message
-        values += [v for v in parse_headers(reveal(self.scores_otlp_headers)).values() if len(v) >= 8]
-        return sorted({v for v in values if v}, key=len, reverse=True)
-
-    def dashboard_link(self, path: str) -> str:
-        """A link to a dashboard path (``/issues/SW-3``), or "" without ``SUMWATCH_PUBLIC_URL``."""
-        return self.public_url.rstrip("/") + path if self.public_url else ""
+    cluster_window: str = _setting(
+        "24h", flag="--window", check=_duration,
+        description="How far back a clustering run looks: failing scores of spans this recent are clustered.")
+    cluster_match_threshold: float = _setting(
+        0.85, check=_between(0, 1, "a similarity"),
+        description="The centroid cosine similarity at which a cluster keeps an earlier issue's id.")
+    cluster_resolve_after: int = _setting(3, check=_positive("number of runs"),
+                                          description="Runs an issue may be absent before it is resolved.")
+    cluster_max_fit_points: int = _setting(
+        20_000, check=_positive("number of points"),
+        description="Above this many points, UMAP and HDBSCAN fit on a sample and assign the rest.")
+    cluster_namer: Namer = _setting(
+        Namer.AUTO, check=_one_of(NAMERS),
+        description="Who names a cluster: llm, keywords, or auto (the LLM when one is configured, else keywords).")
+    promote_per_issue: int = _setting(
+        3, check=_between(0, math.inf, "a number of examples"),
+        description="Representatives promoted to the calibration corpus per issue and run.")
+    cluster_cron: str = _setting(
+        "*/30 * * * *", flag="--cron", check=_cron,
+        description="When the worker runs clustering, as a crontab (weekdays count from Sunday = 0).")
 
 
 # what from_env reads: set by Settings.from_env for the source below (None: the process environment)
@@ -445,6 +405,11 @@ class Settings(BaseSettings):
     @classmethod
     def secret(cls, name: str) -> bool:
         return _model_of(name).secret(name)
+
+    @classmethod
+    def rule(cls, name: str) -> str:
+        """What a setting's value may be, in words: ``rule("port") == "0 to 65535"``."""
+        return _model_of(name).rule(name)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

@@ -1,8 +1,9 @@
 """One concern's settings (store, receiver, judge ...): how a field is declared, read from its variable, parsed,
-checked and named in errors. The concerns themselves and the one settings object are in the package module.
+checked and named in errors. The concerns themselves and the one settings object are in the package module
+(the exports concern in export_settings.py).
 
     class StoreSettings(_Concern):
-        database: str = _setting("otel", flag="--database")
+        database: str = _setting("otel", check=_database, description="The database holding sumwatch's tables.")
 
     register_concerns({"store": StoreSettings, ...})    # the package module, once, as it defines Settings
     known_variables()                                    # every SUMWATCH_* variable the registered concerns read
@@ -18,15 +19,24 @@ from __future__ import annotations
 import difflib
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Any, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, ValidationInfo, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 from pydantic.fields import FieldInfo
 
 from .selectors import entries_of
-from .values import _CHECKS, _parse
+from .values import Check, _parse, type_rule
 from .vocabulary import ENV_PREFIX, SettingsError
 
 _log = logging.getLogger("sumwatch.monitor.settings")  # the warnings keep the package's name
@@ -38,10 +48,27 @@ def reveal(secret: SecretStr | None) -> str:
     return secret.get_secret_value() if secret is not None else ""
 
 
-def _setting(default: Any = None, *, flag: str | None = None, env: str | None = None, **kw: Any) -> Any:
-    """A field with the flag that sets it and, where it differs from the field's name, its variable's name."""
+def _setting(default: Any = None, *, flag: str | None = None, env: str | None = None, check: Check | None = None,
+             description: str, **kw: Any) -> Any:
+    """A field with what it does, the flag that sets it, its variable's name where it differs from the field's,
+    and the check its value must pass (run once the value has the field's type; its rule is kept in words)."""
     extra: dict[str, Any] = {k: v for k, v in (("flag", flag), ("env", env)) if v}
-    return Field(default, json_schema_extra=extra or None, **kw)
+    if check is not None:
+        extra["rule"] = check.rule
+    field = Field(default, description=description, json_schema_extra=extra or None, **kw)
+    if check is not None:
+        field.metadata.append(AfterValidator(_checked(check)))
+    return field
+
+
+def _checked(check: Check) -> Callable[[Any], Any]:
+    """``check`` as a validator: None (not set) passes, a secret is checked as its text and a choice as its word."""
+    def validate(value: Any) -> Any:
+        if value is not None:
+            plain = value.get_secret_value() if isinstance(value, SecretStr) else value
+            check(plain.value if isinstance(plain, Enum) else plain)
+        return value
+    return validate
 
 
 def _extra(info: FieldInfo) -> Mapping[str, Any]:
@@ -53,7 +80,8 @@ _Concern_T = TypeVar("_Concern_T", bound="_Concern")
 
 
 class _Concern(BaseModel):
-    """One concern's settings: text from the environment is parsed to each field's type, then checked."""
+    """One concern's settings: text from the environment is parsed to each field's type, then checked by the
+    field's own check."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
@@ -70,15 +98,6 @@ class _Concern(BaseModel):
             return value
         return _parse(value, cls.model_fields[info.field_name].annotation)
 
-    @field_validator("*", mode="after")
-    @classmethod
-    def _check(cls, value: Any, info: ValidationInfo) -> Any:
-        check = _CHECKS.get(info.field_name or "")
-        if check is not None and value is not None:
-            plain = value.get_secret_value() if isinstance(value, SecretStr) else value
-            check(plain.value if isinstance(plain, Enum) else plain)
-        return value
-
     @classmethod
     def env_var(cls, name: str) -> str:
         """The environment variable of a field: ``SUMWATCH_`` + its name, or the one its metadata names."""
@@ -89,6 +108,12 @@ class _Concern(BaseModel):
         """How errors name a field: its variable, and its flag where one sets it."""
         flag = _extra(cls.model_fields[name]).get("flag")
         return cls.env_var(name) + (f" ({flag})" if flag else "")
+
+    @classmethod
+    def rule(cls, name: str) -> str:
+        """What a field's value may be, in words: its check's rule, else what its type reads ("" for any text)."""
+        info = cls.model_fields[name]
+        return str(_extra(info).get("rule") or type_rule(info.annotation))
 
     @classmethod
     def secret(cls, name: str) -> bool:

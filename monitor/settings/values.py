@@ -1,8 +1,9 @@
-"""What each setting's text may be: parsers (durations, crontabs, URLs, host lists, rates) and the checks run
-when a concern is made, by field name (``_CHECKS``).
+"""What each setting's text may be: parsers (durations, crontabs, URLs, host lists, rates) and the checks a field
+declares (``_setting(..., check=_between(0, 65535, "a port number"))``), each with its rule in words.
 
     parse_duration("24h")        # 86400.0
     redact_url("http://u:pw@ch:8123/?password=pw")   # the password as ***
+    _between(0, 1, "a share").rule                   # "0 to 1"
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 from sumwatch.tracer.vocabulary import Choice
 
 from .patterns import PatternError, user_pattern
-from .vocabulary import ISSUE_STATUSES, JUDGE_MODES, NAMERS
+from .vocabulary import ISSUE_STATUSES
 
 
 def _parse(raw: str, hint: Any) -> Any:
@@ -52,9 +53,43 @@ def _parse(raw: str, hint: Any) -> Any:
     return raw
 
 
-# -- checks, one per field that has a rule --------------------------------------------------------------
 
-def _between(low: float, high: float, what: str = "") -> Callable[[Any], None]:
+def type_rule(hint: Any) -> str:
+    """What :func:`_parse` reads as a field of type ``hint``, in words: the rule of a field without a check."""
+    if get_origin(hint) is not None and type(None) in get_args(hint):
+        hint = next(a for a in get_args(hint) if a is not type(None))
+    if isinstance(hint, type) and issubclass(hint, Choice):
+        return f"one of {', '.join(hint.values())}"
+    return {bool: "true or false", int: "an integer", float: "a number"}.get(hint, "")
+
+# -- checks: what a field's value may be, with that rule in words ------------------------------------------
+
+class Check:
+    """A field's check (``_setting(..., check=...)``): called with the value once it has the field's type (never
+    None; a secret's text and a choice's word), it raises ValueError with the words that follow the variable's name
+    in the error. ``rule`` says what it lets through, for the settings table and ``sumwatch config``."""
+
+    __slots__ = ("rule", "_test")
+
+    def __init__(self, rule: str, test: Callable[[Any], object]) -> None:
+        self.rule = rule
+        self._test = test
+
+    def __call__(self, value: Any) -> None:
+        self._test(value)
+
+    def __repr__(self) -> str:
+        return f"Check({self.rule!r})"
+
+
+def _rule(rule: str) -> Callable[[Callable[[Any], object]], Check]:
+    """A function as a :class:`Check` with ``rule`` as its words: ``@_rule("not empty")``."""
+    def wrap(test: Callable[[Any], object]) -> Check:
+        return Check(rule, test)
+    return wrap
+
+
+def _between(low: float, high: float, what: str = "") -> Check:
     def check(value: Any) -> None:
         if value is None:
             return
@@ -63,19 +98,19 @@ def _between(low: float, high: float, what: str = "") -> Callable[[Any], None]:
             top = "" if high == math.inf else f" and {high:g}"
             raise ValueError(f"must be {what or 'a number'} between {low:g}{top}, got {value!r}"
                              if top else f"must be {what or 'a number'} of at least {low:g}, got {value!r}")
-    return check
+    return Check(f"at least {low:g}" if high == math.inf else f"{low:g} to {high:g}", check)
 
 
-def _positive(what: str) -> Callable[[Any], None]:
+def _positive(what: str) -> Check:
     def check(value: Any) -> None:
         if value is None:
             return
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
             raise ValueError(f"must be a positive {what}, got {value!r}")
-    return check
+    return Check(f"a positive {what}", check)
 
 
-def _seconds(*, zero: bool = False) -> Callable[[Any], None]:
+def _seconds(*, zero: bool = False) -> Check:
     """A wait or timeout: positive (or zero) and at most 100 years, which every timer can hold."""
     def check(value: Any) -> None:
         if value is None:
@@ -84,16 +119,17 @@ def _seconds(*, zero: bool = False) -> Callable[[Any], None]:
                 or value < 0 or (value == 0 and not zero) or value > MAX_DURATION_S:
             raise ValueError(f"must be a {'' if zero else 'positive '}number of seconds of at most 100 years "
                              f"({MAX_DURATION_S}), got {value!r}")
-    return check
+    return Check(("0 or more" if zero else "a positive number of") + " seconds, at most 100 years", check)
 
 
-def _one_of(choices: tuple[str, ...]) -> Callable[[Any], None]:
+def _one_of(choices: tuple[str, ...]) -> Check:
     def check(value: Any) -> None:
         if value is not None and value not in choices:
             raise ValueError(f"must be one of {', '.join(choices)}, got {value!r}")
-    return check
+    return Check(f"one of {', '.join(choices)}", check)
 
 
+@_rule("not empty")
 def _text(value: Any) -> None:
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"must not be empty, got {value!r}")
@@ -102,6 +138,7 @@ def _text(value: Any) -> None:
 _SYSTEM_DATABASES = ("system", "information_schema")
 
 
+@_rule("8 to 512 visible ASCII characters without spaces")
 def _token(value: Any) -> None:
     # sent in an Authorization header and a form: visible ASCII without spaces, so it survives both
     if value is not None and (not isinstance(value, str) or not re.fullmatch(r"[\x21-\x7e]{8,512}", value)):
@@ -109,6 +146,7 @@ def _token(value: Any) -> None:
                          "`openssl rand -hex 24`), got a value that is not")
 
 
+@_rule("an http(s) URL naming a host, without a user or password")
 def _public_url(value: Any) -> None:
     if value is None:
         return
@@ -122,10 +160,19 @@ def _public_url(value: Any) -> None:
                          f"got {redact_url(value)!r}")
 
 
+@_rule("an http(s):// URL, or empty")
+def _http_url(value: Any) -> None:
+    parts = urlsplit(value)
+    if value and (parts.scheme not in ("http", "https") or not parts.hostname):
+        raise ValueError(f"must be an http(s):// URL, got {value!r}")
+
+
+@_rule("host names or addresses without a port, comma-separated (* for any)")
 def _allowed_hosts(value: Any) -> None:
     parse_allowed_hosts(value)
 
 
+@_rule("letters, digits and _, not ClickHouse's own system or information_schema")
 def _database(value: Any) -> None:
     if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", value):
         raise ValueError(f"must be a database name of letters, digits and _ (like otel), got {value!r}")
@@ -133,6 +180,7 @@ def _database(value: Any) -> None:
         raise ValueError(f"{value!r} is ClickHouse's own database; name one for sumwatch's tables (like otel)")
 
 
+@_rule("a duration with a unit s, m, h, d or w (like 24h or 7d), at most 100 years")
 def _duration(value: Any) -> None:
     try:
         parse_duration(value)
@@ -141,11 +189,13 @@ def _duration(value: Any) -> None:
                          f"(like 24h or 7d), got {value!r}") from None
 
 
+@_rule("http(s)://[user:pass@]host[:port] or chdb:///absolute/dir")
 def _clickhouse_url(value: Any) -> None:
     if value:
         check_clickhouse_url(value)
 
 
+@_rule("span_name=V, service=V or attr:KEY=V, comma-separated")
 def _span_filter(value: Any) -> None:
     try:
         parse_span_filter(value)
@@ -153,22 +203,26 @@ def _span_filter(value: Any) -> None:
         raise ValueError(f"has a bad {exc}") from None
 
 
+@_rule(f"issue statuses, comma-separated: {', '.join(ISSUE_STATUSES)}")
 def _issue_statuses(value: Any) -> None:
     bad = [s.strip() for s in str(value).split(",") if s.strip() and s.strip() not in ISSUE_STATUSES]
     if bad:
         raise ValueError(f"must list {', '.join(ISSUE_STATUSES)}, got {bad[0]!r}")
 
 
+@_rule("0 to 86400 seconds")
 def _wait_s(value: Any) -> None:
     if not 0 <= value <= 86400:
         raise ValueError("must be a number of seconds from 0 to 86400")
 
 
+@_rule("a positive integer")
 def _at_least_one(value: Any) -> None:
     if value < 1:
         raise ValueError(f"must be a positive integer, got {value}")
 
 
+@_rule("a regular expression RE2 can run, or empty")
 def _user_regex(value: Any) -> None:
     if value:
         try:
@@ -177,14 +231,12 @@ def _user_regex(value: Any) -> None:
             raise ValueError(f"is not a regular expression RE2 (the database's engine) can run: {exc}") from None
 
 
+@_rule("a 5-field crontab: minute hour day month weekday (Sunday is 0)")
 def _cron(value: Any) -> None:
     try:
         crontab_fields(value)
     except ValueError as exc:
         raise ValueError(f"{value!r} is not a 5-field crontab: {exc}") from None
-
-
-
 
 # -- value grammars, shared with the code that uses the values --------------------------------------------
 
@@ -418,34 +470,11 @@ def parse_workers(value: str) -> int:
     return int(text)
 
 
-# checked when a concern is made, by field name; a field without an entry takes any value of its type
-_CHECKS: dict[str, Callable[[Any], object]] = {
-    "clickhouse_url": _clickhouse_url, "database": _database, "host": _text, "service_name": _text,
-    "api_token": _token, "embedding_model": _text, "source_key": _text, "summary_key": _text,
-    "port": _between(0, 65535, "a port number"),
-    "retention_days": _between(0, 36500, "a number of days"),
-    "max_body_bytes": _positive("number of bytes"), "insert_batch_rows": _positive("number of rows"),
-    "insert_batch_wait_ms": _between(0, math.inf, "a number of milliseconds"),
-    "retry_after_seconds": _between(0, math.inf, "a number of seconds"),
-    "header_timeout_s": _seconds(), "body_timeout_s": _seconds(),
-    "max_connections": _positive("number of connections"), "public_url": _public_url,
-    "allowed_hosts": _allowed_hosts, "trusted_proxies": parse_trusted_proxies,
-    "judge_mode": _one_of(JUDGE_MODES), "cluster_namer": _one_of(NAMERS),
-    "llm_daily_cap_usd": _between(0, math.inf, "an amount in USD"),
-    "judge_audit_rate": _between(0, 1, "a share"), "judge_budget": _between(0, 16, "a number of requests per span"),
-    "model_threads": _between(1, 256, "a number of threads"),
-    "llm_concurrency": _positive("number of requests"), "llm_timeout_s": _seconds(),
-    "llm_max_spend_usd": _between(0, math.inf, "an amount in USD"),
-    "sample_rate": _between(0, 1, "a share"), "service_rates": parse_service_rates,
-    "sample_batch": _positive("number of spans"), "span_filter": _span_filter,
-    "cluster_window": _duration, "cluster_match_threshold": _between(0, 1, "a similarity"),
-    "cluster_resolve_after": _positive("number of runs"), "cluster_max_fit_points": _positive("number of points"),
-    "promote_per_issue": _between(0, math.inf, "a number of examples"),
-    "sampler_interval_s": _seconds(), "sampler_batch_pause_s": _seconds(zero=True), "cluster_cron": _cron,
-    "sampler_workers": _between(0, MAX_WORKERS, "a number of processes (0: auto)"),
-    # exports
-    "export_statuses": _issue_statuses, "export_redact": _user_regex, "export_pace": parse_pace,
-    "export_timeout_s": _wait_s, "export_backoff_s": _wait_s, "export_max_wait_s": _wait_s,
-    "export_max_attempts": _at_least_one, "export_excerpt_chars": _at_least_one,
-    "export_representatives": _at_least_one,
-}
+# the parsers above as checks, for the fields whose text they read
+_service_rates = Check("service=rate, comma-separated, each rate 0 to 1", parse_service_rates)
+_trusted_proxies = Check("IP addresses or networks, comma-separated", parse_trusted_proxies)
+_pace = Check("target=requests per minute, comma-separated (like github=80)", parse_pace)
+_assignees = Check("name=account, comma-separated", parse_assignees)
+_score_verdicts = Check("all or failing, or target=all|failing, comma-separated", parse_score_verdicts)
+_headers = Check("name=value HTTP headers, comma-separated", parse_headers)
+_window = Check("a duration with a unit s, m, h, d or w (like 24h or 7d), at most 100 years", parse_duration)

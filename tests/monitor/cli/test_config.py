@@ -23,6 +23,10 @@ def test_each_value_says_whether_a_flag_the_environment_or_the_default_gave_it(t
     assert found["port"]["variable"] == "SUMWATCH_PORT" and found["port"]["flag"] == "--port"
     assert found["sample_rate"]["value"] == 1.0 and found["sample_rate"]["source"] == "default"
     assert found["cluster"]["variable"] == "SUMWATCH_CLICKHOUSE_CLUSTER"  # a variable named apart from its field
+    # each row says what the setting does, the rule its value follows and its default
+    assert found["port"]["rule"] == "0 to 65535" and found["port"]["default"] == 4318
+    assert found["port"]["description"].startswith("The port the server")
+    assert found["home"]["default"] == ".sumwatch" and found["judge_mode"]["default"] is None
 
 
 def test_a_secret_shows_as_set_and_a_url_without_its_password(tmp_path):
@@ -34,6 +38,7 @@ def test_a_secret_shows_as_set_and_a_url_without_its_password(tmp_path):
     found = rows(env, "--db", "http://ops:hunter2@db.internal:8123")
     assert found["llm_api_key"] == found["llm_api_key"] | {"value": "(set)", "source": "environment", "secret": True}
     assert found["github_token"]["value"] is None
+    assert found["llm_api_key"]["default"] is None and found["clickhouse_url"]["default"] is None
     assert found["clickhouse_url"]["value"] == "http://ops:***@db.internal:8123"
 
 
