@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -40,25 +41,37 @@ class TraceQuery:
     cursor: str = ""
 
     def __getattr__(self, name: str) -> str:
-        """A filter of the form as it shows it again (``q.text``, ``q.rubric``), "" when not set."""
-        if name not in _FORM.values():
+        """A filter of the form as it shows it again (``q.q``, ``q.rubric``), "" when not set."""
+        if name not in _FORM:
             raise AttributeError(name)
         value = getattr(self.filters, name)
-        return "" if value is None else str(value)
+        return "" if value is None else value.isoformat() if isinstance(value, datetime) else str(value)
+
+    @property
+    def more(self) -> list[tuple[str, str, str]]:
+        """(name, label, value) of the text filters the form does not lay out itself: a field added to
+        :class:`TraceFilters` gets an input here, with nothing to write."""
+        return [(name, name.replace("_", " ").capitalize(), getattr(self, name))
+                for name, field in TraceFilters.model_fields.items()
+                if name in _FORM and name not in _LAID_OUT and field.annotation == str | None]
 
     def link(self, **changes: str) -> str:
         """/traces with this query, ``changes`` applied (a new filter starts from the first page)."""
-        values = {**{form: getattr(self, name) for form, name in _FORM.items()}, "cursor": "", **changes}
+        values = {**{name: getattr(self, name) for name in _FORM}, "cursor": "", **changes}
         return "/traces?" + self.choice.query(**values)
 
     @property
     def narrowed(self) -> bool:
         c = self.choice
-        return bool(c.service or c.model or c.prompt_version or self.filters.narrowing)
+        return bool(c.service or c.model or c.prompt_version or self.filters.narrowing
+                    or any(value for _, _, value in self.more))
 
 
-# the form's fields beside the filter bar, by query name: the model's field each one sets
-_FORM = {"q": "q", "rubric": "rubric", "verdict": "verdict", "certainty": "certainty", "issue": "issue"}
+# the filters the page reads from its query string: every field of the model but those the filter bar sets
+# (its time range, service, model and prompt version); the form lays out some of them by hand
+_BAR = {"service", "since", "model", "prompt_version"}
+_FORM = tuple(name for name in TraceFilters.model_fields if name not in _BAR)
+_LAID_OUT = {"q", "rubric", "verdict", "certainty", "issue"}
 
 
 def trace_query(params: Mapping[str, str], rubrics: tuple[str, ...]) -> TraceQuery:
@@ -68,7 +81,7 @@ def trace_query(params: Mapping[str, str], rubrics: tuple[str, ...]) -> TraceQue
     try:
         filters = TraceFilters.model_validate({
             "service": choice.service, "since": choice.start, "model": choice.model,
-            "prompt_version": choice.prompt_version, **{form: params.get(form) for form in _FORM}})
+            "prompt_version": choice.prompt_version, **{name: params.get(name) for name in _FORM}})
         if filters.rubric:
             one_of("rubric", filters.rubric, rubrics)
     except ValidationError as exc:
