@@ -166,10 +166,13 @@ class ReceiverSettings(_Concern):
 class JudgeSettings(_Concern):
     """The judge cascade and its LLM."""
 
+    AFFECTS: ClassVar[tuple[str, ...]] = ("sample", "calibrate")  # every one changes how a span is scored
+
     judge_mode: JudgeMode | None = _setting(
         None, check=_one_of(JUDGE_MODES),
         description="When the LLM judge is asked: off, ambiguous (what the cheap tiers leave unsure, plus an audit "
-                    "share) or always; unset: ambiguous with an LLM configured, else off.")
+                    "share) or always; unset: ambiguous with an LLM configured, else off.",
+        travels={"sample": "mode", "calibrate": "mode"})
     judge_audit_rate: float = _setting(
         0.05, check=_between(0, 1, "a share"),
         description="The share of confident cheap-tier results the LLM judges again in ambiguous mode, to measure "
@@ -179,11 +182,13 @@ class JudgeSettings(_Concern):
         description="LLM requests per span in ambiguous mode, spent on the results the cheap tiers are least sure "
                     "of (the audit sample comes on top); unset: every suspicion and unsure pass, however many.")
     llm_model: str | None = _setting(
-        None, description="The LLM judge's model as litellm names it, like openai/gpt-4o-mini; unset: no LLM tier.")
+        None, description="The LLM judge's model as litellm names it, like openai/gpt-4o-mini; unset: no LLM tier.",
+        affects=("cluster",))
     llm_api_base: str | None = _setting(
         None, description="The LLM provider's endpoint, where it is not the model's usual one (a proxy, a local "
-                          "server).")
-    llm_api_key: SecretStr | None = _setting(None, description="The API key sent to the LLM provider.")
+                          "server).", affects=("cluster",))
+    llm_api_key: SecretStr | None = _setting(None, description="The API key sent to the LLM provider.",
+        affects=("cluster",))
     llm_concurrency: int = _setting(16, check=_positive("number of requests"),
                                     description="LLM requests in flight at once.")
     llm_timeout_s: float = _setting(30.0, check=_seconds(), description="How long one LLM request may take.")
@@ -203,7 +208,7 @@ class JudgeSettings(_Concern):
     embedding_model: str = _setting(
         "all-MiniLM-L6-v2", check=_text,
         description="The sentence model of the embedding tier, the learned tier and clustering: the packaged "
-                    "all-MiniLM-L6-v2 or any sentence-transformers model.")
+                    "all-MiniLM-L6-v2 or any sentence-transformers model.", affects=("cluster",))
     model_backend: ModelBackend = _setting(
         ModelBackend.ONNX,
         description="What runs the sentence model: onnx (int8 ONNX Runtime, exported under the data directory on "
@@ -227,33 +232,38 @@ class JudgeSettings(_Concern):
 class SamplerSettings(_Concern):
     """Which spans are scored, and how often."""
 
-    sample_rate: float = _setting(1.0, check=_between(0, 1, "a share"), description="The share of traces scored.")
+    sample_rate: float = _setting(1.0, check=_between(0, 1, "a share"), description="The share of traces scored.",
+        travels={"sample": "rate"})
     service_rates: str | None = _setting(
         None, check=_service_rates,
-        description="Sampling rates of some services instead of SUMWATCH_SAMPLE_RATE, like checkout=0.1,support=1.")
+        description="Sampling rates of some services instead of SUMWATCH_SAMPLE_RATE, like checkout=0.1,support=1.",
+        affects=("sample",))
     sample_batch: int = _setting(64, check=_positive("number of spans"),
-                                 description="Spans read and scored together, one batch of a pass.")
+                                 description="Spans read and scored together, one batch of a pass.",
+        affects=("sample",))
     eval_events: bool = _setting(
-        False, description="Also write each score as a gen_ai.evaluation.result event into otel_traces.")
+        False, description="Also write each score as a gen_ai.evaluation.result event into otel_traces.",
+        travels={"sample": "events"})
     selectors: str | None = _setting(
         None, description="A TOML file of [[selector]] entries: more spans to read as summarizations, besides "
-                          "sumwatch's own tag and the built-in recognition.")
+                          "sumwatch's own tag and the built-in recognition.", affects=("sample",))
     selector_variables: dict[str, str] | None = _setting(
         None, env=SELECTOR_VARIABLE_PREFIX[len(ENV_PREFIX):] + "*",
-        description="One more selector entry per SUMWATCH_SELECTOR_<NAME> variable, as a JSON object.")
+        description="One more selector entry per SUMWATCH_SELECTOR_<NAME> variable, as a JSON object.",
+        affects=("sample",))
     span_filter: str | None = _setting(
         None, check=_span_filter,
         description="The older single selector, one more entry named span_filter, like "
                     "span_name=summarize,attr:llm.request.type=chat; its texts are under SUMWATCH_SOURCE_KEY and "
-                    "SUMWATCH_SUMMARY_KEY.")
+                    "SUMWATCH_SUMMARY_KEY.", affects=("sample",))
     source_key: str = _setting(
         "input.value", check=_text,
         description="The attribute holding the source text of the spans SUMWATCH_SPAN_FILTER picks (without a "
-                    "filter: where sumwatch's own spans keep it).")
+                    "filter: where sumwatch's own spans keep it).", affects=("sample",))
     summary_key: str = _setting(
         "output.value", check=_text,
         description="The attribute holding the summary of the spans SUMWATCH_SPAN_FILTER picks (without a filter: "
-                    "where sumwatch's own spans keep it).")
+                    "where sumwatch's own spans keep it).", affects=("sample",))
     sampler_interval_s: float = _setting(60.0, flag="--interval", check=_seconds(),
                                          description="The worker's wait between two sampler passes.")
     sampler_batch_pause_s: float = _setting(
@@ -263,7 +273,8 @@ class SamplerSettings(_Concern):
     sampler_workers: int = _setting(
         0, check=Check(f"0 to {MAX_WORKERS}, or auto (0)", _between(0, MAX_WORKERS, "a number of processes (0: auto)")),
         description="Processes that run the sentence model in a pass, this one and helpers; 0 or auto: the usable "
-                    "CPUs over SUMWATCH_MODEL_THREADS. The scores are the same whatever the number.")
+                    "CPUs over SUMWATCH_MODEL_THREADS. The scores are the same whatever the number.",
+        travels={"sample": "workers"})
 
     @field_validator("sampler_workers", mode="before")
     @classmethod
@@ -300,21 +311,26 @@ class ClusteringSettings(_Concern):
 
     cluster_window: str = _setting(
         "24h", flag="--window", check=_duration,
-        description="How far back a clustering run looks: failing scores of spans this recent are clustered.")
+        description="How far back a clustering run looks: failing scores of spans this recent are clustered.",
+        travels={"cluster": "window"})
     cluster_match_threshold: float = _setting(
         0.85, check=_between(0, 1, "a similarity"),
-        description="The centroid cosine similarity at which a cluster keeps an earlier issue's id.")
+        description="The centroid cosine similarity at which a cluster keeps an earlier issue's id.",
+        affects=("cluster",))
     cluster_resolve_after: int = _setting(3, check=_positive("number of runs"),
-                                          description="Runs an issue may be absent before it is resolved.")
+                                          description="Runs an issue may be absent before it is resolved.",
+        affects=("cluster",))
     cluster_max_fit_points: int = _setting(
         20_000, check=_positive("number of points"),
-        description="Above this many points, UMAP and HDBSCAN fit on a sample and assign the rest.")
+        description="Above this many points, UMAP and HDBSCAN fit on a sample and assign the rest.",
+        affects=("cluster",))
     cluster_namer: Namer = _setting(
         Namer.AUTO, check=_one_of(NAMERS),
-        description="Who names a cluster: llm, keywords, or auto (the LLM when one is configured, else keywords).")
+        description="Who names a cluster: llm, keywords, or auto (the LLM when one is configured, else keywords).",
+        affects=("cluster",))
     promote_per_issue: int = _setting(
         3, check=_between(0, math.inf, "a number of examples"),
-        description="Representatives promoted to the calibration corpus per issue and run.")
+        description="Representatives promoted to the calibration corpus per issue and run.", affects=("cluster",))
     cluster_cron: str = _setting(
         "*/30 * * * *", flag="--cron", check=_cron,
         description="When the worker runs clustering, as a crontab (weekdays count from Sunday = 0).")
@@ -405,6 +421,21 @@ class Settings(BaseSettings):
     @classmethod
     def secret(cls, name: str) -> bool:
         return _model_of(name).secret(name)
+
+    @classmethod
+    def affects(cls, name: str) -> tuple[str, ...]:
+        """The commands whose work a setting changes, in every concern that holds it:
+        ``affects("sample_rate") == ("sample",)``."""
+        cls.concern_of(name)  # TypeError for a name that is no setting
+        models = [cls.model_fields[concern].annotation for concern in _FLAT[name]]
+        return tuple(dict.fromkeys(c for model in models if isinstance(model, type) and issubclass(model, _Concern)
+                                   for c in model.affects(name)))
+
+    @classmethod
+    def travels(cls, name: str) -> Mapping[str, str]:
+        """{command: request field} for the commands that carry a setting to a server:
+        ``travels("judge_mode") == {"sample": "mode", "calibrate": "mode"}``."""
+        return _model_of(name).travels(name)
 
     @classmethod
     def rule(cls, name: str) -> str:

@@ -21,7 +21,7 @@ import logging
 import os
 from collections.abc import Callable, Mapping
 from enum import Enum
-from typing import Any, TypeVar, get_args
+from typing import Any, ClassVar, TypeVar, get_args
 
 from pydantic import (
     AfterValidator,
@@ -49,10 +49,20 @@ def reveal(secret: SecretStr | None) -> str:
 
 
 def _setting(default: Any = None, *, flag: str | None = None, env: str | None = None, check: Check | None = None,
-             description: str, **kw: Any) -> Any:
+             description: str, affects: tuple[str, ...] = (), travels: Mapping[str, str] | None = None,
+             **kw: Any) -> Any:
     """A field with what it does, the flag that sets it, its variable's name where it differs from the field's,
-    and the check its value must pass (run once the value has the field's type; its rule is kept in words)."""
+    and the check its value must pass (run once the value has the field's type; its rule is kept in words).
+
+    ``affects`` names the commands whose work the value changes, beyond its concern's :attr:`_Concern.AFFECTS`;
+    ``travels`` the ones that carry it to a running server, with the request field that holds it
+    (``travels={"sample": "rate"}``). A command going through a server sends what travels and refuses a value
+    of its own that affects it and cannot travel (``views/command_settings.py``)."""
     extra: dict[str, Any] = {k: v for k, v in (("flag", flag), ("env", env)) if v}
+    if affects or travels:
+        extra["affects"] = sorted(set(affects) | set(travels or ()))
+    if travels:
+        extra["travels"] = dict(travels)
     if check is not None:
         extra["rule"] = check.rule
     field = Field(default, description=description, json_schema_extra=extra or None, **kw)
@@ -84,6 +94,8 @@ class _Concern(BaseModel):
     field's own check."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+    # the commands whose work every field of this concern changes (a field's own ``affects`` adds to them)
+    AFFECTS: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, **values: Any) -> None:
         try:
@@ -114,6 +126,16 @@ class _Concern(BaseModel):
         """What a field's value may be, in words: its check's rule, else what its type reads ("" for any text)."""
         info = cls.model_fields[name]
         return str(_extra(info).get("rule") or type_rule(info.annotation))
+
+    @classmethod
+    def affects(cls, name: str) -> tuple[str, ...]:
+        """The commands whose work a field's value changes: its concern's and its own."""
+        return tuple(dict.fromkeys((*cls.AFFECTS, *_extra(cls.model_fields[name]).get("affects", ()))))
+
+    @classmethod
+    def travels(cls, name: str) -> Mapping[str, str]:
+        """{command: request field} for the commands that carry a field's value to a server."""
+        return dict(_extra(cls.model_fields[name]).get("travels", {}))
 
     @classmethod
     def secret(cls, name: str) -> bool:

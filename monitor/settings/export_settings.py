@@ -7,6 +7,8 @@ exports and alerts, pacing, and the targets verdicts are sent back out to.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from pydantic import SecretStr, field_validator
 
 from sumwatch.tracer.vocabulary import Severity
@@ -44,6 +46,8 @@ class ExportSettings(_Concern):
     """Where issues, alerts and verdicts go, and how; empty means "not configured".
 
     ``sumwatch.monitor.exports`` calls it ``ExportConfig``."""
+
+    AFFECTS: ClassVar[tuple[str, ...]] = ("export",)
 
     # the trackers
     github_token: SecretStr | None = _setting(None, description="A GitHub token with issues write, for tickets.")

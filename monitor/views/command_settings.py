@@ -17,28 +17,19 @@ from typing import Any
 
 from ..contract.status import Shown
 from ..exports.config import ExportConfig
-from ..settings import JudgeSettings, Settings
+from ..settings import Settings
 
 _SET = "(set)"
 # settings that say how to reach the database or the server, not what a command does with it
 _CONNECTION = frozenset({"home", "clickhouse_url", "database", "cluster", "api_token", "host", "port"})
-# every judge setting changes how a span is scored: read from the model, so a new one can never be dropped
-_JUDGE = tuple(JudgeSettings.model_fields)
-# per command: the settings that change what it does, and of those, the ones a request carries (body key)
+COMMANDS = ("sample", "calibrate", "cluster", "export")
+# per command, from the settings' own fields (``affects`` and ``travels``, monitor/settings/concern.py): the
+# settings that change what it does, and of those, the ones a request carries (setting -> body key)
 RELEVANT: dict[str, tuple[str, ...]] = {
-    "sample": _JUDGE + ("sample_rate", "service_rates", "sample_batch", "eval_events", "span_filter", "source_key",
-                        "summary_key", "selectors", "selector_variables", "sampler_workers"),
-    "calibrate": _JUDGE,
-    "cluster": ("cluster_window", "cluster_match_threshold", "cluster_resolve_after", "cluster_max_fit_points",
-                "cluster_namer", "promote_per_issue", "llm_model", "llm_api_base", "llm_api_key", "embedding_model"),
-    "export": tuple(ExportConfig.model_fields),
-}
+    command: tuple(name for name in Settings.names() if command in Settings.affects(name)) for command in COMMANDS}
 TRAVELS: dict[str, dict[str, str]] = {
-    "sample": {"judge_mode": "mode", "sample_rate": "rate", "eval_events": "events", "sampler_workers": "workers"},
-    "calibrate": {"judge_mode": "mode"},
-    "cluster": {"cluster_window": "window"},
-    "export": {},
-}
+    command: {name: Settings.travels(name)[command] for name in Settings.names() if command in Settings.travels(name)}
+    for command in COMMANDS}
 
 
 class SettingsRefused(ValueError):

@@ -24,3 +24,22 @@ def test_the_learned_tier_switched_off_here_is_refused_by_a_server_that_runs_it(
     # the same value as the server's travels silently
     assert travel("sample", own_settings(Settings.from_env(env={}), ExportConfig(), {"learned"}), server,
                   "http://h:1") == ({}, [])
+
+
+def test_what_travels_is_declared_at_the_setting_and_names_a_field_the_request_has():
+    import dataclasses
+    import inspect
+
+    from sumwatch.monitor.settings import Settings
+    from sumwatch.monitor.views.client import ApiClient, ScoreRequest
+
+    assert Settings.travels("judge_mode") == {"sample": "mode", "calibrate": "mode"}
+    assert Settings.affects("llm_model") == ("sample", "calibrate", "cluster")  # its concern's, then its own
+    assert "public_url" in RELEVANT["export"]  # held by the receiver and the exports: both concerns count
+    bodies = {"sample": {f.name for f in dataclasses.fields(ScoreRequest)},
+              "calibrate": set(inspect.signature(ApiClient.calibrate).parameters),
+              "cluster": set(inspect.signature(ApiClient.cluster).parameters)}
+    for command, keys in bodies.items():
+        for name in RELEVANT[command]:
+            key = Settings.travels(name).get(command)
+            assert key is None or key in keys, (command, name, key)
