@@ -26,7 +26,7 @@ def build(store, settings, quick: bool, n: int) -> None:
     from sumwatch.monitor.scoring.judges import build_cascade
 
     cascade = build_cascade(settings, mode="off", embeddings=not quick)
-    embedder = None
+    embedder = cascade.embeddings.embedder if cascade.embeddings is not None else None  # one model for both
     if quick:
         sys.path.insert(0, str(ROOT / "tests" / "monitor" / "views" / "dashboard"))
         from served_dashboard import WordEmbedder

@@ -1,6 +1,7 @@
 """The server as `sumwatch up` builds it, started on loopback: the one way tests serve the app.
 
     server = serve(settings, store, judges=lambda mode: rules_cascade)   # server.endpoint, server.stop()
+    server = serve_runtime(runtime)                                       # a runtime its worker shares too
     with up_process(env, "--no-worker") as endpoint: ...                  # the real command, in its own process
 """
 
@@ -19,13 +20,18 @@ from hang_guard import HANG_GUARD_S
 
 from sumwatch.monitor.exports.config import ExportConfig
 from sumwatch.monitor.ingest.receiver import ReceiverServer
+from sumwatch.monitor.runtime import Runtime
 from sumwatch.monitor.views.app import create_app
 
 
 def serve(settings, store, *, judges=None, export_config=None) -> ReceiverServer:
     """``create_app`` on uvicorn in a thread (port 0 picks a free one); tracker settings empty unless given."""
-    app = create_app(settings, store, judges=judges, export_config=export_config or ExportConfig())
-    return ReceiverServer(settings, app=app).start()
+    return serve_runtime(Runtime.build(settings, store, exports=export_config or ExportConfig(), judges=judges))
+
+
+def serve_runtime(runtime: Runtime) -> ReceiverServer:
+    """The app of ``runtime`` on uvicorn in a thread, as `sumwatch up` serves it."""
+    return ReceiverServer(runtime.settings, app=create_app(runtime)).start()
 
 
 SUMWATCH = str(Path(sys.executable).with_name("sumwatch"))

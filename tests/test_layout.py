@@ -171,7 +171,7 @@ def test_no_two_test_files_share_a_name():
 # the sentence model. Names imported from these modules count as well, and so do the functions of the tests'
 # own helper modules (served.py, fakes/, ...) that call one.
 _STARTERS = {"subprocess", "Popen", "up_process", "uvicorn", "LoopbackServer", "ReceiverServer", "FakeOpenAI",
-             "FakeTrackers", "FakeScoreTargets", "sync_playwright", "chromium", "Embedder", "shared_embedder",
+             "FakeTrackers", "FakeScoreTargets", "sync_playwright", "chromium", "Embedder", "build_embedder",
              "SentenceTransformer", "sentence_transformers", "OnnxSentenceModel", "export_onnx"}
 _STARTER_MODULES = ("subprocess", "multiprocessing", "uvicorn", "playwright", "sentence_transformers", "onnxruntime")
 TESTS = ROOT / "tests"

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from ..contract.actions import ActionProgress
-    from ..rubrics.cascade import Cascade
     from ..settings import Settings
     from ..store.connection import Store
     from ..views.client import ApiClient, ClientError
@@ -246,7 +245,7 @@ def open_client(settings: Settings, note: str = "reading through it", *, command
 def _open_app(stack: ExitStack, settings: Settings) -> tuple[str | None, Any]:
     """The app on the store opened in this process, or the API of a server that took the database between the
     lock file's read and the opening (then the app is None)."""
-    from ..exports.config import ExportConfig  # noqa: PLC0415 - start-up: only a command without a server runs the app
+    from ..runtime import Runtime  # noqa: PLC0415 - start-up: only a command without a server runs the app
     from ..store.connection import StoreBusyError  # noqa: PLC0415 - start-up: as above
     from ..views.app import create_app  # noqa: PLC0415 - start-up: as above
 
@@ -255,7 +254,7 @@ def _open_app(stack: ExitStack, settings: Settings) -> tuple[str | None, Any]:
     except StoreBusyError as exc:
         return exc.api or "", None
     try:
-        return None, create_app(settings, store, export_config=ExportConfig.from_env())
+        return None, create_app(Runtime.build(settings, store))
     except ValueError as exc:
         fail(str(exc))
 
@@ -299,11 +298,7 @@ def own_settings_for(client: ApiClient, settings: Settings, command: str) -> dic
     if not client.is_remote:
         return {}
     explicit = Settings.explicit() | ExportConfig.explicit()
-    try:
-        config = ExportConfig.from_env()
-    except ValueError as exc:
-        fail(str(exc))
-    own = own_settings(settings, config, explicit)
+    own = own_settings(settings, settings.exports, explicit)
     try:
         server = client.status().settings
     except ClientError as exc:  # the command's request as it is refused, not the status read before it
@@ -417,12 +412,3 @@ def table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], *, 
 def progress_bars() -> Progress:
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                     console=err, transient=False, disable=not err.is_terminal)
-
-
-def build_judges(settings: Settings, mode: str | None = None) -> Cascade:
-    from ..scoring.judges import build_cascade  # noqa: PLC0415 - start-up: a command imports what it runs
-
-    try:
-        return build_cascade(settings, mode=mode)
-    except ValueError as exc:
-        fail(str(exc), 2)

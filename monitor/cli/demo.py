@@ -10,7 +10,7 @@ from ._shared import (
     DbOption,
     HomeOption,
     JsonOption,
-    build_judges,
+    fail,
     flag,
     load_settings,
     open_store,
@@ -19,7 +19,7 @@ from ._shared import (
     progress_bars,
     table,
 )
-from .issues import print_run, run_clustering_with_progress
+from .issues import cluster_with_progress, print_run
 
 
 def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization calls to generate."),
@@ -37,22 +37,27 @@ def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization c
     spans, cluster the failures into named issues, promote examples for labelling; --serve then opens the
     dashboard on it."""
     from ..demo.run import run_demo, score_demo  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..runtime import Runtime  # noqa: PLC0415 - start-up: a command imports what it runs
 
     settings = load_settings(db, home)
-    cascade = build_judges(settings, mode) if score else None
-    scoring = None
-    with open_store(settings) as store, progress_bars() as progress:
-        task = progress.add_task("summarizing", total=n)
-        result = run_demo(store, n=n, seed=seed, service=settings.receiver.service_name,
-                          on_progress=lambda i, total: progress.update(task, completed=i))
-        if cascade is not None:
-            scoring_task = progress.add_task("scoring", total=n)
-            scoring = score_demo(store, cascade, result.run_id, daily_cap_usd=settings.judge.llm_daily_cap_usd,
-                                 on_progress=lambda seen, scored: progress.update(scoring_task, completed=scored))
-    clustering = None
-    if scoring is not None and cluster:
-        with open_store(settings, migrate=False) as store:
-            clustering = run_clustering_with_progress(store, settings)
+    scoring = clustering = None
+    with open_store(settings) as store:
+        # one runtime: the scoring and the clustering share its sentence model
+        try:
+            runtime = Runtime.build(settings, store)
+            cascade = runtime.cascade(mode) if score else None
+        except ValueError as exc:
+            fail(str(exc), 2)
+        with progress_bars() as progress:
+            task = progress.add_task("summarizing", total=n)
+            result = run_demo(store, n=n, seed=seed, service=settings.receiver.service_name,
+                              on_progress=lambda i, total: progress.update(task, completed=i))
+            if cascade is not None:
+                scoring_task = progress.add_task("scoring", total=n)
+                scoring = score_demo(store, cascade, result.run_id, daily_cap_usd=settings.judge.llm_daily_cap_usd,
+                                     on_progress=lambda seen, scored: progress.update(scoring_task, completed=scored))
+        if scoring is not None and cluster:
+            clustering = cluster_with_progress(runtime)
     if json_:
         print_json({**result.to_json(), "scoring": scoring, "clustering": clustering})
         if serve:

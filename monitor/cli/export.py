@@ -42,15 +42,12 @@ def export(issue_ids: list[str] = typer.Argument(None, help="Issue ids, like SW-
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Export issues of the last clustering run: one ticket per issue and target, updated when exported again."""
     from ..contract.issues import parse_issue_id  # noqa: PLC0415 - start-up: a command imports what it runs
-    from ..exports.config import SEVERITIES, STATUSES, ExportConfig  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..exports.config import SEVERITIES, STATUSES  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..exports.registry import TARGETS, target_problems  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..views.client import ClientError  # noqa: PLC0415 - start-up: a command imports what it runs
 
     settings = load_settings(db, home)
-    try:
-        config = ExportConfig.from_env()
-    except ValueError as exc:
-        fail(str(exc))
+    config = settings.exports  # the tracker settings, read with every other setting
     if to not in TARGETS:
         fail(target_problems(to, config)[0])
     statuses = [s.strip() for s in status.split(",") if s.strip()] if status else None

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 import typer
 from rich.markup import escape
-from rich.progress import TaskID
 from rich.table import Table
 
 from ..contract.issues import IssueRow, parse_issue_id
@@ -24,16 +23,12 @@ from ._shared import (
     out,
     own_settings_for,
     print_json,
-    progress_bars,
     table,
 )
 
 if TYPE_CHECKING:
     from ..contract.issues import ClusterRunReport
-    from ..settings import Settings
-    from ..store.connection import Store
-
-_STAGES = {"read": "reading failing scores", "embed": "embedding failure texts", "cluster": "clustering"}
+    from ..runtime import Runtime
 
 
 def cluster(window: str | None = typer.Option(None, "--window", help="How far back to look, like 24h or 7d "
@@ -65,23 +60,18 @@ def cluster(window: str | None = typer.Option(None, "--window", help="How far ba
     print_run(report)
 
 
-def run_clustering_with_progress(store: Store, settings: Settings) -> ClusterRunReport:
-    """One clustering run with progress bars; settings the job cannot use exit 2 before it starts."""
-    from ..issues.job import build_clusterer, run_clustering  # noqa: PLC0415 - start-up: a command imports what it runs
+def cluster_with_progress(runtime: Runtime) -> ClusterRunReport:
+    """One clustering run on ``runtime`` in this process, with the progress bars `sumwatch cluster` shows; settings
+    the run cannot use exit 2 before it starts."""
+    from ..contract.actions import ActionProgress  # noqa: PLC0415 - start-up: a command imports what it runs
 
     try:
-        clusterer = build_clusterer(settings)
+        clusterer = runtime.clusterer()
     except ValueError as exc:
         fail(str(exc))
-    with progress_bars() as progress:
-        tasks: dict[str, TaskID] = {}
-
-        def on_progress(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = progress.add_task(_STAGES.get(stage, stage), total=total or None)
-            progress.update(tasks[stage], completed=done, total=total or None)
-
-        return run_clustering(store, settings, clusterer=clusterer, on_progress=on_progress)
+    with action_progress("clustering") as update:
+        return runtime.cluster(lambda stage, done, total: update(ActionProgress(stage, done, total)),
+                               clusterer=clusterer)
 
 
 def print_run(report: ClusterRunReport) -> None:

@@ -12,8 +12,8 @@ import typer
 from ._shared import DbOption, HomeOption, err, fail, flag, load_settings, open_store, out
 
 if TYPE_CHECKING:
-    from ..exports.config import ExportConfig
     from ..jobs.worker import JobStats, Worker
+    from ..runtime import Runtime
     from ..settings import Settings
     from ..store.connection import Store
 
@@ -35,8 +35,9 @@ def up(host: str | None = typer.Option(None, "--host", help="Bind address (defau
     endpoint = f"http://{f'[{local_host}]' if ':' in local_host else local_host}:{settings.receiver.port}"
     job_logging()
     with open_store(settings, api=endpoint) as store:
-        jobs = build_worker(store, settings) if with_worker else None
-        server = ReceiverServer(settings, app=create_app(settings, store, export_config=export_config()))
+        runtime = build_runtime(settings, store)  # one for the server and the jobs: one model, one set of locks
+        jobs = build_worker(runtime) if with_worker else None
+        server = ReceiverServer(settings, app=create_app(runtime))
         auth = "bearer token required" if settings.receiver.ingest_token else "no auth (set SUMWATCH_INGEST_TOKEN)"
         api_auth = "API token required" if settings.receiver.api_token else "API open (set SUMWATCH_API_TOKEN)"
         err.print(f"sumwatch receiving OTLP/HTTP on {endpoint}/v1/traces ({auth}); "
@@ -60,12 +61,12 @@ def up(host: str | None = typer.Option(None, "--host", help="Bind address (defau
                   + (f"; jobs: {job_summary(jobs.stats)}" if jobs is not None else ""))
 
 
-def export_config() -> ExportConfig:
-    """The tracker settings (SUMWATCH_GITHUB_TOKEN, ...); a bad one exits 2 with one line."""
-    from ..exports.config import ExportConfig  # noqa: PLC0415 - start-up: a command imports what it runs
+def build_runtime(settings: Settings, store: Store) -> Runtime:
+    """The runtime of the settings this command loaded, on its store; settings it cannot use exit 2."""
+    from ..runtime import Runtime  # noqa: PLC0415 - start-up: a command imports what it runs
 
     try:
-        return ExportConfig.from_env()
+        return Runtime.build(settings, store)
     except ValueError as exc:
         fail(str(exc))
 
@@ -109,11 +110,11 @@ def job_logging() -> None:
     logging.getLogger("apscheduler.scheduler").setLevel(logging.ERROR)
 
 
-def build_worker(store: Store, settings: Settings) -> Worker:
+def build_worker(runtime: Runtime) -> Worker:
     from ..jobs.worker import Worker  # noqa: PLC0415 - start-up: a command imports what it runs
 
     try:
-        return Worker(store, settings)
+        return Worker(runtime)
     except ValueError as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
@@ -137,7 +138,7 @@ def worker(interval: float | None = typer.Option(None, "--interval",
     settings = load_settings(db, home, sampler_interval_s=interval, cluster_cron=cron)
     job_logging()
     with open_store(settings) as store:
-        jobs = build_worker(store, settings)
+        jobs = build_worker(build_runtime(settings, store))
         if once:
             stats = jobs.run_once()
         else:

@@ -9,10 +9,15 @@ The server's actions (:mod:`sumwatch.monitor.views.services`) and routes make th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
+
+# how a long job reports as it goes: (stage, done, total), total None when not known yet. A clustering run, an
+# action of the server and a command's progress bars all speak it; ActionProgress is one report as a record.
+Progress = Callable[[str, int, "int | None"], None]
 
 
 @dataclass

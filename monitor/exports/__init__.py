@@ -1,7 +1,7 @@
 """Issues out of sumwatch: tickets in Linear, GitHub Issues, Jira or Markdown files, kept in sync, and alerts to
 Slack or a signed webhook.
 
-    config = ExportConfig.from_env()                                   # SUMWATCH_GITHUB_TOKEN, ...
+    config = runtime.exports                                           # settings.exports: SUMWATCH_GITHUB_TOKEN, ...
     export_issues(store, config, "github", ["SW-3"])                   # [ExportResult(action="created", ...)]
     issue_exports(store, "SW-3")                                       # its tickets: link, state, last error
 

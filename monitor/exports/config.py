@@ -1,7 +1,8 @@
 """Tracker settings: the ``exports`` concern of the one settings object, under the name exporters know.
 
-    config = ExportConfig.from_env()                    # SUMWATCH_GITHUB_TOKEN, SUMWATCH_LINEAR_API_KEY, ...
-    config = Settings.from_env().exports                # the same, read with every other setting
+    config = settings.exports                           # SUMWATCH_GITHUB_TOKEN, ..., read with every other setting
+    config = ExportConfig.from_env()                    # this concern alone (tests, tools); a running server or
+                                                        # command never reads it again: it uses runtime.exports
     ExportConfig.from_env(env={"SUMWATCH_EXPORT_MIN_SEVERITY": "huge"})
     # SettingsError: SUMWATCH_EXPORT_MIN_SEVERITY must be one of low, medium, high, critical, got 'huge'
 

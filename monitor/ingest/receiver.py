@@ -305,7 +305,7 @@ class ReceiverServer:
     """An app on uvicorn, in a background thread or in the foreground, with its span and log writers started and
     drained around it: the whole server (``views.app.create_app``), or the receiver alone when no app is given.
 
-        ReceiverServer(settings, app=create_app(settings, store)).start()
+        ReceiverServer(runtime.settings, app=create_app(runtime)).start()
     """
 
     def __init__(self, settings: Settings, store: Store | None = None, *, app: Any = None,

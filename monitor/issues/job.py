@@ -1,6 +1,6 @@
 """The clustering job: failing scores in a window -> named, tracked issues -> promoted corpus items.
 
-    report = run_clustering(store, settings, window="24h")    # one run
+    report = run_clustering(store, settings, window="24h")    # one run (a server or a command: Runtime.cluster)
     report.issues[0].issue_id, report.issues[0].title, report.promoted
 
 A run reads the failing spans of the window (see :mod:`.failures`), embeds each failure text once (vectors
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
@@ -27,11 +27,12 @@ from sumwatch.clustering.name import ClusterName
 from sumwatch.clustering.pipeline import PointMeta, dominant_kind
 from sumwatch.clustering.track import RESOLVED, KnownIssue
 
+from ..contract.actions import Progress
 from ..contract.calibration import NEEDS_LABEL, CorpusItem
 from ..contract.issues import ClusterRunReport
-from ..remote.llm import LitellmModel
+from ..remote.llm import LitellmModel, LLMConnection
 from ..rubrics.definition import JudgeDefinition
-from ..scoring.judges import llm_connection, shared_embedder
+from ..scoring.judges import build_embedder, llm_connection
 from ..settings import Namer, Settings, parse_duration
 from ..store.connection import Store
 from ..store.corpus import existing_ids, save_items
@@ -46,19 +47,16 @@ from .failures import Failure, embed_failures, load_failures
 from .reads import list_issues
 from .triage import fold, merged_numbers
 
-Progress = Callable[[str, int, int], None]  # (stage, done, total)
-
 PROMOTED_ORIGIN = "promoted"
 
 
-def build_clusterer(settings: Settings) -> Any:
+def build_clusterer(settings: Settings, connection: LLMConnection | None = None) -> Any:
     """The pipeline the settings ask for: default stages, the configured limits, an LLM namer if asked; the
-    namer talks to the model over the same connection as the judge (``scoring.judges.llm_connection``)."""
-
+    namer talks to the model over ``connection``, the judge's (``scoring.judges.llm_connection``) when not given."""
 
     if settings.clustering.cluster_namer == "llm" and not settings.judge.llm_model:
         raise ValueError("SUMWATCH_CLUSTER_NAMER=llm needs SUMWATCH_LLM_MODEL")
-    connection = llm_connection(settings)
+    connection = connection if connection is not None else llm_connection(settings)
     namer = None  # the pipeline's default: keyword names
     if connection is not None and settings.clustering.cluster_namer != Namer.KEYWORDS:
         namer = LLMNamer(LitellmModel(connection, name="LLM namer"))
@@ -91,7 +89,8 @@ def namer_label(namer: object) -> str:
 def run_clustering(store: Store, settings: Settings, *, window: str | None = None,
                    now: datetime | None = None, clusterer: Any = None, embedder: Any = None,
                    on_progress: Progress | None = None) -> ClusterRunReport:
-    """Cluster the failing spans of the last ``window`` (default ``settings.clustering.cluster_window``)."""
+    """Cluster the failing spans of the last ``window`` (default ``settings.clustering.cluster_window``) with
+    ``clusterer`` and ``embedder`` (built from the settings when not given: a runtime passes its own)."""
 
     started = time.monotonic()
     started_at = datetime.now(timezone.utc)
@@ -105,8 +104,7 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
     progress = on_progress or (lambda stage, done, total: None)
     model_name = settings.judge.embedding_model
     if embedder is None:
-
-        embedder = shared_embedder(settings)
+        embedder = build_embedder(settings)
     clusterer = clusterer if clusterer is not None else build_clusterer(settings)
 
     progress("read", 0, 1)

@@ -1,6 +1,6 @@
 """The scheduled jobs: the sampler on an interval, the clustering job on a cron, in one process.
 
-    worker = Worker(store, settings)      # SUMWATCH_SAMPLER_INTERVAL_S, SUMWATCH_CLUSTER_CRON
+    worker = Worker(runtime)              # SUMWATCH_SAMPLER_INTERVAL_S, SUMWATCH_CLUSTER_CRON of runtime.settings
     worker.run_until_signal()             # blocks; SIGTERM or SIGINT stops it cleanly
     worker.stats["sampler"].runs
 
@@ -29,17 +29,14 @@ from apscheduler.triggers.interval import IntervalTrigger
 from ..contract.scores import PassReport
 from ..exports import alerts
 from ..exports.cap_alert import cap_alert
-from ..exports.config import ExportConfig
 from ..exports.registry import rule_problems
 from ..exports.score_sends import after_sampling, score_rule_problems
 from ..exports.sync import after_clustering, triage_to_tickets
-from ..issues.job import build_clusterer, run_clustering
 from ..rubrics.cascade import Cascade
-from ..scoring import judges as scoring_judges  # a module: tests swap build_cascade on it
+from ..runtime import Runtime
 from ..scoring.sampler import Sampler
 from ..settings import Settings, crontab_fields
-from ..store.connection import Store
-from ..store.job_locks import CLUSTERING, SCORING, job_locks
+from ..store.job_locks import CLUSTERING, SCORING
 from ..store.scores import daily_spend
 
 _log = logging.getLogger(__name__)
@@ -89,19 +86,22 @@ def interval_trigger(seconds: float) -> IntervalTrigger:
 class Worker:
     """The sampler and the clustering job on an APScheduler background scheduler (UTC)."""
 
-    def __init__(self, store: Store, settings: Settings, *, cascade: Cascade | None = None,
-                 clusterer: Any = None, exports: ExportConfig | None = None) -> None:
+    def __init__(self, runtime: Runtime, *, cascade: Cascade | None = None, clusterer: Any = None) -> None:
+        """The jobs on ``runtime``: its settings, store, tracker settings and job locks; the sampler judges with
+        ``cascade`` (default: the runtime's of the settings' mode) and clustering runs on ``clusterer`` (default:
+        one the runtime builds now)."""
+        settings, store = runtime.settings, runtime.store
         # every setting is checked here, before anything runs: a bad cron fails the start, not a job
         sampler_trigger = interval_trigger(settings.sampler.sampler_interval_s)
         cluster_trigger = crontab_trigger(settings.clustering.cluster_cron)
         if cascade is None:
-
-            cascade = scoring_judges.build_cascade(settings)
+            cascade = runtime.cascade()
+        self.runtime = runtime
         self._store, self.settings = store, settings
         self._sampler = Sampler.from_settings(store, cascade, settings)
-        self._clusterer = clusterer if clusterer is not None else build_clusterer(settings)
+        self._clusterer = clusterer if clusterer is not None else runtime.clusterer()
         # tracker rules (SUMWATCH_EXPORT_TARGETS, SUMWATCH_ALERT_TARGETS), run after each clustering run
-        self._exports = exports if exports is not None else ExportConfig.from_env()
+        self._exports = runtime.exports
         problems = (rule_problems(self._exports) + score_rule_problems(self._exports)
                     + alerts.alert_rule_problems(self._exports))
         if problems:
@@ -243,8 +243,7 @@ class Worker:
     def _run_clustering(self) -> None:
         def run() -> str:
             # progress comes before anything is written, so stopping there leaves no trace of the run
-            r = run_clustering(self._store, self.settings, clusterer=self._clusterer,
-                               on_progress=self._check_stopping)
+            r = self.runtime.cluster(self._check_stopping, clusterer=self._clusterer)
             exported = after_clustering(self._store, self._exports)  # failures are on the export rows
             done = [e for e in exported if e.action not in ("failed", "skipped")]
             return (f"clustering: {r.failures} failing spans -> {len(r.issues)} issues ({r.new_issues} new, "
@@ -259,7 +258,7 @@ class Worker:
         scheduler must keep going, and the next run starts over from what is stored. A run that finds the
         job's lock held (a manual pass through the API) is skipped and counted as such."""
         lock, holder = _JOB_LOCKS[name]
-        locks = job_locks(self._store)
+        locks = self.runtime.locks
         busy = locks.acquire(lock, holder)
         if busy is not None:
             _log.info("%s: skipped, %s is still running", name, busy)

@@ -1,6 +1,6 @@
-"""One lock per job on a store, shared by the scheduled jobs and the API's actions in one process.
+"""One lock per job, shared by the scheduled jobs and the API's actions of one runtime (``sumwatch.monitor.runtime``).
 
-    locks = job_locks(store)                     # the same JobLocks for every caller with this store
+    locks = runtime.locks                        # one JobLocks per runtime: its worker and its server share it
     with locks.hold(SCORING, "score (POST /api/actions/score)"):
         ...                                      # JobBusy(holder) if anything else holds SCORING now
 
@@ -12,10 +12,8 @@ its lock held skips (and counts the skip); the API answers 409 naming the holder
 from __future__ import annotations
 
 import threading
-import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 SCORING = "scoring"  # a sampler pass: the worker's sampler, POST /api/actions/score
 CLUSTERING = "clustering"  # a clustering run: the worker's cron job, POST /api/actions/cluster
@@ -70,16 +68,3 @@ class JobLocks:
             yield
         finally:
             self.release(job)
-
-
-_registry: weakref.WeakKeyDictionary[Any, JobLocks] = weakref.WeakKeyDictionary()
-_registry_lock = threading.Lock()
-
-
-def job_locks(store: Any) -> JobLocks:
-    """The JobLocks of ``store`` (one per Store object, made on first use)."""
-    with _registry_lock:
-        locks = _registry.get(store)
-        if locks is None:
-            locks = _registry[store] = JobLocks()
-        return locks

@@ -1,6 +1,6 @@
-"""The one composition root: ``create_app(settings, store)`` builds the whole server ``sumwatch up`` runs.
+"""The one composition root: ``create_app(runtime)`` builds the whole server ``sumwatch up`` runs.
 
-    app = create_app(settings, store)                  # receiver, API, dashboard, login, auth and CSRF
+    app = create_app(Runtime.build(settings, store))   # receiver, API, dashboard, login, auth and CSRF
     ReceiverServer(settings, app=app).serve_forever()  # on uvicorn, its span writer started and drained
     client = ApiClient.in_process(app)                 # the same app, for a command that opened the store
 
@@ -21,32 +21,29 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from starlette.routing import BaseRoute
 
-from ..exports.config import ExportConfig
 from ..ingest.receiver import ReadsSeeAcknowledged, log_writer, receiver_routes, span_writer
-from ..settings import Settings
-from ..store.connection import Store
-from ..store.job_locks import job_locks
+from ..runtime import Runtime
 from .auth import auth_middleware, login_routes
 from .dashboard import dashboard_routes
 from .errors import install_error_handlers
 from .proxies import ForwardedHeaders, TrustedProxies
 from .routers import ROUTERS
-from .services import ActionRunner, Judges, Services, settings_judges
+from .services import ActionRunner, Services
 
 OPENAPI_PATH = "/api/openapi.json"
 
 
-def create_app(settings: Settings, store: Store, *, judges: Judges | None = None,
-               export_config: ExportConfig | None = None) -> FastAPI:
-    """The server. ``judges`` (a cascade per mode) defaults to the settings' cascades, built on first use;
-    ``export_config`` to the tracker settings of the environment."""
+def create_app(runtime: Runtime) -> FastAPI:
+    """The server on ``runtime``: its settings, store, tracker settings, judge cascades and job locks (the
+    worker of the same runtime takes the same locks)."""
+    settings, store = runtime.settings, runtime.store
     app = FastAPI(title="sumwatch", version=_version(), openapi_url=OPENAPI_PATH, docs_url="/api/docs",
                   redoc_url=None, description=_DESCRIPTION)
     writer, logs = span_writer(settings, store), log_writer(settings, store)
     app.state.writer, app.state.log_writer = writer, logs
-    app.state.services = Services(settings, store, judges or settings_judges(settings), ActionRunner(job_locks(store)),
-                                  export_config if export_config is not None else ExportConfig.from_env(),
-                                  threading.Lock())
+    app.state.runtime = runtime
+    app.state.services = Services(settings, store, runtime.cascade, ActionRunner(runtime.locks), runtime.exports,
+                                  threading.Lock(), runtime)
     install_error_handlers(app)
     app.router.routes.extend(receiver_routes(settings, writer, store, logs))
     for router in ROUTERS:

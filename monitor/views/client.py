@@ -3,7 +3,7 @@ mounted in this process when the command could open the store itself. Answers co
 server serves (the same classes), so a command prints the same either way.
 
     client = ApiClient.remote("http://127.0.0.1:4318", token)    # another process holds the database
-    client = ApiClient.in_process(create_app(settings, store))    # this one does
+    client = ApiClient.in_process(create_app(runtime))            # this one does
     client.traces(limit=20), client.issue("SW-3"), client.score(ScoreRequest(mode="off"), on_progress=print)
 
 Every request has a bounded timeout. Long actions (score, cluster, calibrate, ingest) start with ``wait=false``

@@ -2,6 +2,9 @@
 
     def route(s: ServicesDep) -> ...: s.store, s.settings, s.judges("always"), s.actions.start("score", work)
 
+The services are the runtime's (``sumwatch.monitor.runtime``): its settings, store, cascades, job locks and
+tracker settings; ``s.runtime.cluster(progress)`` runs a clustering.
+
 Actions (score now, cluster now, calibrate, ingest) run one at a time in a thread of their own; the answer to
 ``POST /api/actions/<name>?wait=false`` is the action's state, which ``GET /api/actions/<name>`` then shows with
 its progress, so a client polls with bounded timeouts instead of holding one request open for minutes.
@@ -12,15 +15,15 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, Request
 from pydantic import TypeAdapter
 
-from ..contract.actions import ActionProgress, ActionState
-from ..scoring import judges as scoring_judges  # a module: tests swap build_cascade on it
+from ..contract.actions import ActionProgress, ActionState, Progress
+from ..runtime import Judges, Runtime
 from ..settings import Settings
 from ..store.connection import Store
 from ..store.job_locks import CALIBRATION, CLUSTERING, INGEST, SCORING, JobLocks
@@ -28,12 +31,8 @@ from .errors import ApiError
 
 if TYPE_CHECKING:
     from ..exports.config import ExportConfig
-    from ..rubrics.cascade import Cascade
 
-# the judge cascade of each mode (None: the settings'); tests pass offline ones
-Judges = Callable[[str | None], "Cascade"]
-# an action reports (stage, done, total) as it goes; total None when not known yet
-Progress = Callable[[str, int, "int | None"], None]
+__all__ = ["ACTION_LOCKS", "ActionRunner", "Judges", "Progress", "Services", "ServicesDep", "services"]
 # the store-wide job lock each action holds while it runs (the scheduled jobs hold the same ones)
 ACTION_LOCKS = {"score": SCORING, "rescore": SCORING, "cluster": CLUSTERING, "calibrate": CALIBRATION, "ingest": INGEST,
                 "judge_test": CALIBRATION, "judge_promote": CALIBRATION}
@@ -110,7 +109,8 @@ class Services:
     judges: Judges
     actions: ActionRunner
     export_config: ExportConfig
-    export_lock: threading.Lock = field(default_factory=threading.Lock)  # two clicks must not race a ticket
+    export_lock: threading.Lock  # two clicks must not race a ticket
+    runtime: Runtime
 
 
 async def services(request: Request) -> Services:
@@ -120,18 +120,3 @@ async def services(request: Request) -> Services:
 
 
 ServicesDep = Annotated[Services, Depends(services)]
-
-
-def settings_judges(settings: Settings) -> Judges:
-    """The cascade of each mode, built once (loading the embedding model takes seconds)."""
-
-    built: dict[str | None, Cascade] = {}
-    lock = threading.Lock()
-
-    def judges(mode: str | None) -> Cascade:
-        with lock:
-            if mode not in built:
-                built[mode] = scoring_judges.build_cascade(settings, mode=mode)
-            return built[mode]
-
-    return judges

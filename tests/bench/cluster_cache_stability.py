@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests folder
 import sumwatch.clustering.pipeline as pipeline
 from sumwatch.monitor.demo.run import run_demo, score_demo
 from sumwatch.monitor.issues import job
-from sumwatch.monitor.scoring.judges import build_cascade, shared_embedder
+from sumwatch.monitor.scoring.judges import build_cascade, build_embedder
 from sumwatch.monitor.settings import Settings
 from sumwatch.monitor.store.connection import Store
 from sumwatch.monitor.store.migrations import migrate
@@ -68,7 +68,7 @@ def _trials(workload: str, args: argparse.Namespace, home: Path) -> dict[str, An
         now = datetime.fromtimestamp(ns / 1e9 + 60, tz=timezone.utc)
     else:
         raise SystemExit(f"--workload: {workload!r} is not demo or few")
-    embedder = shared_embedder(source)
+    embedder = build_embedder(source)  # every trial's clustering run encodes with this one
     encoded: list[str] = []  # what the clustering job embeds, recorded on the first trial
     plain_encode = type(embedder).encode
 
@@ -99,7 +99,7 @@ def _trials(workload: str, args: argparse.Namespace, home: Path) -> dict[str, An
                 rng = random.Random(trial)
                 others = [f"an unrelated line {trial} {i}" for i in range(20)]
                 embedder.encode(rng.sample(texts, len(texts) // 2) + others)
-            run = job.run_clustering(copy, settings, now=now)
+            run = job.run_clustering(copy, settings, now=now, embedder=embedder)
             sizes.append(sorted(issue.members for issue in run.issues))
             copy.command(f"DROP DATABASE `{database}`")
         stable = all(s == sizes[0] for s in sizes)

@@ -80,13 +80,14 @@ def main() -> int:
     store = Store.open(settings)
     migrate(store)
     cascade = build_cascade(settings, mode="off")
+    embedder = cascade.embeddings.embedder  # the scoring's sentence model: one load for the whole run
 
     _say(f"sample 1: {args.n} demo spans")
     scoring_s = _trace_and_score(store, cascade, args.n, args.seed)
     end_1 = datetime.now(timezone.utc) + timedelta(seconds=1)
 
     _say("run 1: clustering the failing spans")
-    run1 = run_clustering(store, settings, now=end_1)
+    run1 = run_clustering(store, settings, now=end_1, embedder=embedder)
     planted = _planted(store)
     members1 = _members(store, run1.run_id)
     keys = sorted(members1)
@@ -96,7 +97,7 @@ def main() -> int:
     nmi = normalized_mutual_info_score(truth, labels)
 
     _say("run 2: the same data again")
-    run2 = run_clustering(store, settings, now=end_1)
+    run2 = run_clustering(store, settings, now=end_1, embedder=embedder)
     members2 = _members(store, run2.run_id)
     both = sorted(set(members1) & set(members2))
     rerun_ari = adjusted_rand_score([members1[k] for k in both], [members2[k] for k in both]) if both else 0.0
@@ -108,7 +109,7 @@ def main() -> int:
     end_3 = datetime.now(timezone.utc) + timedelta(seconds=1)
     window_3 = f"{(end_3 - end_1).total_seconds():.3f}s"
     _say(f"run 3: clustering only the fresh sample (window {window_3})")
-    run3 = run_clustering(store, settings, now=end_3, window=window_3)
+    run3 = run_clustering(store, settings, now=end_3, window=window_3, embedder=embedder)
     first_ids = {i.issue_id for i in run1.issues}
     kept = {i.issue_id for i in run3.issues if i.status != "new"} & first_ids
     kept_share = len(kept) / max(1, len(first_ids))

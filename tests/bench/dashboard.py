@@ -190,9 +190,10 @@ def fill(settings: Settings, spans: int, failing: int, issues: int, runs: int, p
 def server_app(store: Store, settings: Settings) -> Any:
     """The app ``sumwatch up`` serves: receiver, API and dashboard, from the one composition root."""
     from sumwatch.monitor.exports.config import ExportConfig
+    from sumwatch.monitor.runtime import Runtime
     from sumwatch.monitor.views.app import create_app
 
-    return create_app(settings, store, export_config=ExportConfig())
+    return create_app(Runtime.build(settings, store, exports=ExportConfig()))
 
 
 def real_ids(store: Store) -> dict[str, str]:

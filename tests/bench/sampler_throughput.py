@@ -45,8 +45,7 @@ from sumwatch.monitor.rubrics.cascade import Cascade  # noqa: E402
 from sumwatch.monitor.rubrics.llm import LLMConfig, LLMJudge  # noqa: E402
 from sumwatch.monitor.rubrics.rules import RulesJudge  # noqa: E402
 from sumwatch.monitor.rubrics.verdicts import SummaryCase  # noqa: E402
-from sumwatch.monitor.scoring import judges  # noqa: E402
-from sumwatch.monitor.scoring.judges import build_cascade, shared_embedder  # noqa: E402
+from sumwatch.monitor.scoring.judges import build_cascade, build_embedder  # noqa: E402
 from sumwatch.monitor.settings import Settings  # noqa: E402
 
 TESTS = Path(__file__).resolve().parents[1]  # the fake OpenAI server runs as fakes.openai_server from here
@@ -77,9 +76,9 @@ def measure_model(backend: str, threads: int, cases: int, home: Path) -> ModelRu
                 for c in generate_workload(cases, seed=21)]
     warm = [SummaryCase(c.source, c.summary) for c in generate_workload(8, seed=5)]
     settings = Settings.from_env(env={}, home=home).with_(model_backend=backend, model_threads=threads)
-    cascade = build_cascade(settings, mode="off")
+    embedder = build_embedder(settings)
+    cascade = build_cascade(settings, mode="off", embedder=embedder)
     cascade.score_batch(warm)
-    embedder = shared_embedder(settings)
     before = len(embedder._cache)  # distinct sentences the measured pass encodes
     t0 = time.process_time()
     cascade.score_batch(workload)
@@ -110,9 +109,8 @@ def measure_workers(cases: int, processes: tuple[int, ...] = (1, 2)) -> dict[int
     with tempfile.TemporaryDirectory(prefix="sumwatch-bench-") as home:
         settings = Settings.from_env(env={}, home=Path(home)).with_(model_backend="onnx", model_threads=1)
         for n in processes:
-            judges._embedders.clear()  # an empty vector cache: every run encodes the workload's sentences
-            cascade = build_cascade(settings, mode="off")
-            embedder = shared_embedder(settings)
+            embedder = build_embedder(settings)  # an empty vector cache: every run encodes the workload's sentences
+            cascade = build_cascade(settings, mode="off", embedder=embedder)
             embedder.set_processes(n)
             cascade.score_batch(warm)
             t0 = time.perf_counter()

@@ -83,9 +83,8 @@ def main() -> None:
     from grafana_sql import expand, panel_queries
 
     from sumwatch.monitor.demo.run import run_demo, score_demo
-    from sumwatch.monitor.issues.job import run_clustering
     from sumwatch.monitor.issues.reads import issue_list
-    from sumwatch.monitor.scoring.judges import build_cascade
+    from sumwatch.monitor.runtime import Runtime
     from sumwatch.monitor.settings import Settings
     from sumwatch.monitor.store.connection import Store
     from sumwatch.monitor.store.listing import list_traces
@@ -134,8 +133,9 @@ def main() -> None:
     }
     log_start = len(log)
     demo = run_demo(store, n=args.n, service="checkout")
-    scoring = score_demo(store, build_cascade(settings, mode="off"), demo.run_id)
-    report = run_clustering(store, settings)
+    runtime = Runtime.build(settings, store)  # one sentence model for the scoring and the clustering
+    scoring = score_demo(store, runtime.cascade("off"), demo.run_id)
+    report = runtime.cluster()
     now = datetime.now(timezone.utc)
     result.update({
         "stored": demo.stored, "spans": count_spans(store), "scored": scoring.scored,

@@ -20,6 +20,7 @@ from hang_guard import HANG_GUARD_S
 
 from sumwatch.monitor.ingest.receiver import ReceiverServer
 from sumwatch.monitor.rubrics import FACTUALITY
+from sumwatch.monitor.runtime import Runtime
 from sumwatch.monitor.scoring.recognise import Recognised, recognise
 from sumwatch.monitor.scoring.sampler import Sampler
 from sumwatch.monitor.store.genai_events import genai_events
@@ -42,7 +43,7 @@ pytestmark = pytest.mark.slow
 def sumwatch_up(settings, store):
     """The whole app on 127.0.0.1, as `sumwatch up` serves it, taking only the ingest token."""
     changed = settings.with_(ingest_token=TOKEN)
-    server = ReceiverServer(changed, app=create_app(changed, store)).start()
+    server = ReceiverServer(changed, app=create_app(Runtime.build(changed, store))).start()
     yield server
     server.stop()
 

@@ -1,7 +1,7 @@
 """A learned faithfulness tier: a small model fitted here, on data with stated provenance.
 
-    from sumwatch.monitor.rubrics.learned.model import shared_model
-    shared_model().score(source, summary).supported      # P(the source carries the summary)
+    from sumwatch.monitor.rubrics.learned.model import FaithfulnessModel
+    FaithfulnessModel().score(source, summary).supported     # P(the source carries the summary)
 
 features.py reads how well each summary sentence is carried by the source (words, n-grams, the best-covering
 sentence, embedding cosine, new numbers, names and negations); model.py turns those into probabilities with the

@@ -1,6 +1,6 @@
 """The learned faithfulness tier: the probability that the source carries a summary, sentence by sentence.
 
-    model = shared_model()                         # model.json read once per process; the embedder is shared
+    model = FaithfulnessModel(embedder=embedder)   # model.json read once; the embedding tier's embedder
     result = model.score(source, summary)
     result.supported                               # P(consistent) of the whole summary
     for s in result.sentences:
@@ -170,16 +170,3 @@ class FaithfulnessModel:
             while len(self._docs) > self._doc_cache:
                 self._docs.popitem(last=False)
         return doc
-
-
-_shared: dict[int, FaithfulnessModel] = {}
-_shared_lock = threading.Lock()
-
-
-def shared_model(embedder: Any = None) -> FaithfulnessModel:
-    """The process's one model per embedder (model.json is read once)."""
-    with _shared_lock:
-        key = id(embedder)
-        if key not in _shared:
-            _shared[key] = FaithfulnessModel(embedder=embedder)
-        return _shared[key]

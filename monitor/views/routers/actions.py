@@ -25,7 +25,6 @@ from ...contract.calibration import CalibrationReport
 from ...contract.issues import ClusterRunReport
 from ...contract.scores import PassReport
 from ...ingest.backfill import ingest_file
-from ...issues.job import build_clusterer, run_clustering
 from ...scoring.sampler import Sampler
 from ...settings.values import MAX_WORKERS
 from ..errors import ApiError, error_responses
@@ -110,14 +109,13 @@ def score(s: ServicesDep, body: ScoreBody, wait: Wait = True) -> PassReport:
 @router.post("/actions/cluster", summary="Cluster now: one clustering run", responses=_ACCEPTED)
 def cluster(s: ServicesDep, body: ClusterBody, wait: Wait = True) -> ClusterRunReport:
     window = capped_duration(body.window) if body.window is not None else None
-    run_settings = s.settings.with_(cluster_window=window)
     try:
-        clusterer = build_clusterer(run_settings)
+        clusterer = s.runtime.clusterer()
     except ValueError as exc:
         raise ApiError(400, str(exc)) from None
 
     def work(progress: Progress) -> ClusterRunReport:
-        return run_clustering(s.store, run_settings, clusterer=clusterer, on_progress=progress)
+        return s.runtime.cluster(progress, window=window, clusterer=clusterer)
 
     result: ClusterRunReport = _run(s, "cluster", work, wait)
     return result

@@ -15,6 +15,7 @@ from sumwatch.monitor.exports.alerts import (
     rule_statuses,
 )
 from sumwatch.monitor.rubrics.verdicts import RubricResult
+from sumwatch.monitor.runtime import Runtime
 from sumwatch.monitor.settings import Settings, SettingsError
 from sumwatch.monitor.settings.alert_rules import parse_alert_rules
 from sumwatch.monitor.store.alert_states import FIRING, OK, alert_states
@@ -160,7 +161,7 @@ def test_the_worker_checks_the_rules_after_each_sampler_pass_and_a_failing_check
     from sumwatch.monitor.jobs.worker import SAMPLER_JOB, Worker
 
     config = fake.config(alert_rules="groundedness<90%/1h/min5@slack", export_max_attempts=1)
-    worker = Worker(store, settings.with_(cluster_cron="0 0 1 1 *"), exports=config,
+    worker = Worker(Runtime.build(settings.with_(cluster_cron="0 0 1 1 *"), store, exports=config),
                     cascade=build_rules_cascade(settings))
     run_pass = worker._run_sampler  # the scheduled job itself, in this thread
     judge(store, 1, 9, now=datetime.now(timezone.utc))
@@ -194,8 +195,8 @@ def test_the_worker_refuses_a_rule_whose_target_is_not_configured(store, setting
     from sumwatch.monitor.jobs.worker import Worker
 
     with pytest.raises(ValueError, match="SUMWATCH_ALERT_RULES: SUMWATCH_SLACK_WEBHOOK_URL is not set"):
-        Worker(store, settings, exports=fake.config(alert_rules="groundedness<90%/1h@slack", slack_webhook_url=None),
-               cascade=build_rules_cascade(settings))
+        config = fake.config(alert_rules="groundedness<90%/1h@slack", slack_webhook_url=None)
+        Worker(Runtime.build(settings, store, exports=config), cascade=build_rules_cascade(settings))
 
 
 def test_the_alerts_command_lists_rates_and_check_sends_once_through_the_api(store, fake, cli_env):

@@ -108,23 +108,27 @@ def test_the_worker_refuses_rules_it_cannot_run(store, settings, rules_cascade):
 
     from sumwatch.monitor.exports.config import ExportConfig
     from sumwatch.monitor.jobs.worker import Worker
+    from sumwatch.monitor.runtime import Runtime
 
     with pytest.raises(ValueError, match="SUMWATCH_GITHUB_TOKEN is not set"):
-        Worker(store, settings, cascade=rules_cascade, clusterer=object(),
-               exports=ExportConfig(export_targets="github"))
+        Worker(Runtime.build(settings, store, exports=ExportConfig(export_targets="github")), cascade=rules_cascade,
+               clusterer=object())
 
 
 def test_the_worker_exports_by_its_rules_after_each_clustering_run(issues, fake, tmp_path, settings, rules_cascade,
                                                                     monkeypatch):
     from types import SimpleNamespace
 
+    from sumwatch.monitor.issues import job as clustering_job
     from sumwatch.monitor.jobs import worker as worker_module
+    from sumwatch.monitor.runtime import Runtime
 
     report = SimpleNamespace(failures=10, issues=[1, 2], new_issues=1, resolved=[], promoted=0, run_id="run-1",
                              seconds=0.1)
-    monkeypatch.setattr(worker_module, "run_clustering", lambda *a, **k: report)
+    monkeypatch.setattr(clustering_job, "run_clustering", lambda *a, **k: report)
     config = fake.config(markdown_dir=str(tmp_path), export_targets="markdown", alert_targets="slack")
-    jobs = worker_module.Worker(issues, settings, cascade=rules_cascade, clusterer=object(), exports=config)
+    jobs = worker_module.Worker(Runtime.build(settings, issues, exports=config), cascade=rules_cascade,
+                                clusterer=object())
     jobs._run_clustering()
     summary = jobs.stats["clustering"].last_summary
     assert "exports: 2 sent" in summary, summary

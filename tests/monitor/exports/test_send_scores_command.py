@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 from sumwatch.monitor.cli import app
 from sumwatch.monitor.demo.run import run_demo
 from sumwatch.monitor.jobs.worker import SAMPLER_JOB, Worker
+from sumwatch.monitor.runtime import Runtime
 from sumwatch.monitor.scoring.judges import build_cascade
 from sumwatch.monitor.store.score_sends import FAILED, SENT, load_sends
 
@@ -95,8 +96,8 @@ def test_the_worker_sends_after_each_pass_and_a_failure_never_fails_the_pass(sto
     run_demo(store, n=3)
     cascade = build_cascade(settings.with_(embeddings=False), mode="off")
     targets.fault = lambda target: Fault(503)
-    worker = Worker(store, settings.with_(cluster_cron=NEVER), cascade=cascade,
-                    exports=targets.config(scores_targets="phoenix", export_max_attempts=2))
+    config = targets.config(scores_targets="phoenix", export_max_attempts=2)
+    worker = Worker(Runtime.build(settings.with_(cluster_cron=NEVER), store, exports=config), cascade=cascade)
     worker._run_sampler()
     stats = worker.stats[SAMPLER_JOB]
     assert stats.failures == 0 and "scored 3 spans" in stats.last_summary
@@ -111,5 +112,5 @@ def test_the_worker_sends_after_each_pass_and_a_failure_never_fails_the_pass(sto
 def test_the_worker_refuses_to_start_with_a_bad_score_target(store, settings, targets):
     cascade = build_cascade(settings.with_(embeddings=False), mode="off")
     with pytest.raises(ValueError, match="unknown score target 'datadog'"):
-        Worker(store, settings.with_(cluster_cron=NEVER), cascade=cascade,
-               exports=targets.config(scores_targets="datadog"))
+        Worker(Runtime.build(settings.with_(cluster_cron=NEVER), store,
+                             exports=targets.config(scores_targets="datadog")), cascade=cascade)

@@ -11,6 +11,7 @@ from opentelemetry.sdk.trace.export import SpanExportResult
 from test_receiver import PB, make_spans, otlp_json, started, stored
 
 from sumwatch.monitor.ingest.receiver import LANGFUSE_TRACES_PATH, TRACES_PATH, ReceiverServer
+from sumwatch.monitor.runtime import Runtime
 from sumwatch.monitor.views.app import create_app
 
 pytestmark = pytest.mark.integration
@@ -28,7 +29,7 @@ def serve(settings, store):
 
     def start(**overrides):
         changed = settings.with_(**overrides)
-        server = started(ReceiverServer(changed, app=create_app(changed, store)))
+        server = started(ReceiverServer(changed, app=create_app(Runtime.build(changed, store))))
         servers.append(server)
         return server
 

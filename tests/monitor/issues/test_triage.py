@@ -12,10 +12,10 @@ from typer.testing import CliRunner
 
 from sumwatch.clustering.track import IssueTracker, KnownIssue
 from sumwatch.monitor.cli import app
-from sumwatch.monitor.exports.config import ExportConfig
 from sumwatch.monitor.issues.job import _merged_centroids, apply_triage
 from sumwatch.monitor.issues.reads import get_issue, issue_list
 from sumwatch.monitor.issues.triage import TriageError, UnknownIssue, act
+from sumwatch.monitor.runtime import Runtime
 from sumwatch.monitor.store.issue_events import events_of
 from sumwatch.monitor.store.issues import IssueState, issue_states, save_states
 from sumwatch.monitor.store.runs import RunRow, latest_run_id, save_run
@@ -191,7 +191,7 @@ def test_after_a_merge_a_cluster_near_either_centroid_matches_the_merged_issue(i
 
 
 def test_the_api_records_who_and_refuses_in_one_line(issues, settings):
-    client = TestClient(create_app(settings, issues, export_config=ExportConfig()), base_url="http://localhost")
+    client = TestClient(create_app(Runtime.build(settings, issues)), base_url="http://localhost")
     auth = {"authorization": "Bearer t"}
     answer = client.post("/api/issues/SW-1/triage", json={"action": "assign", "value": "ben"}, headers=auth)
     assert answer.status_code == 200 and answer.json()["by"] == "api" and answer.json()["assignee"] == "ben"

@@ -1,15 +1,17 @@
-"""The scheduled jobs and the API's actions share one lock per job: whichever starts second does not run."""
+"""The scheduled jobs and the API's actions of one runtime share one lock per job: whichever starts second does not
+run."""
 
 import threading
 
 import httpx
 import pytest
-from served import serve
+from served import serve_runtime
 
 from sumwatch.monitor.demo.run import run_demo
 from sumwatch.monitor.jobs.worker import CLUSTERING_JOB, SAMPLER_JOB, Worker
+from sumwatch.monitor.runtime import Runtime
 from sumwatch.monitor.scoring.judges import build_cascade
-from sumwatch.monitor.store.job_locks import INGEST, JobBusy, job_locks
+from sumwatch.monitor.store.job_locks import INGEST, JobBusy
 from sumwatch.monitor.views.errors import ApiError
 from sumwatch.monitor.views.services import ActionRunner
 
@@ -44,20 +46,31 @@ def rules(settings):
 
 
 @pytest.fixture
-def served(store, settings, rules):
-    """(endpoint, gate): the API `sumwatch up` serves; mode "always" scores through a closed gate."""
+def gate(rules):
+    return Gate(rules)
+
+
+@pytest.fixture
+def runtime(store, settings, rules, gate):
+    """The runtime `sumwatch up` gives its server and its worker; mode "always" scores through a closed gate."""
+    return Runtime.build(settings.with_(cluster_cron=NEVER), store,
+                         judges=lambda mode: gate if mode == "always" else rules)
+
+
+@pytest.fixture
+def served(store, runtime, gate):
+    """(endpoint, gate): the API `sumwatch up` serves on the runtime."""
     run_demo(store, n=4)
-    gate = Gate(rules)
-    server = serve(settings, store, judges=lambda mode: gate if mode == "always" else rules)
+    server = serve_runtime(runtime)
     yield server.endpoint, gate
     gate.release.set()
     server.stop()
 
 
-def test_score_now_during_a_scheduled_sampler_pass_answers_409_naming_it(store, settings, served, rules):
+def test_score_now_during_a_scheduled_sampler_pass_answers_409_naming_it(runtime, served, rules):
     endpoint, _ = served
     gate = Gate(rules)
-    worker = Worker(store, settings.with_(cluster_cron=NEVER), cascade=gate)
+    worker = Worker(runtime, cascade=gate)
     scheduled = threading.Thread(target=worker.run_once)
     scheduled.start()
     try:
@@ -71,12 +84,12 @@ def test_score_now_during_a_scheduled_sampler_pass_answers_409_naming_it(store, 
         gate.release.set()
         scheduled.join(60)
     assert worker.stats[SAMPLER_JOB].runs == 1 and worker.stats[SAMPLER_JOB].skipped == 0
-    assert job_locks(store).held() == {}
+    assert runtime.locks.held() == {}
     again = httpx.post(endpoint + "/api/actions/score", json={"all": True}, headers=CLIENT, timeout=60)
     assert again.status_code == 200  # the lock went with the scheduled pass
 
 
-def test_a_scheduled_sampler_pass_during_score_now_is_skipped_and_counted(store, settings, served, rules):
+def test_a_scheduled_sampler_pass_during_score_now_is_skipped_and_counted(runtime, served, rules):
     endpoint, gate = served
     manual: dict = {}
     action = threading.Thread(target=lambda: manual.update(answer=httpx.post(
@@ -84,8 +97,8 @@ def test_a_scheduled_sampler_pass_during_score_now_is_skipped_and_counted(store,
     action.start()
     try:
         assert gate.entered.wait(30)  # score now is inside its first batch
-        assert job_locks(store).held() == {"scoring": "score"}
-        worker = Worker(store, settings.with_(cluster_cron=NEVER), cascade=rules)
+        assert runtime.locks.held() == {"scoring": "score"}
+        worker = Worker(runtime, cascade=rules)
         worker.run_once()  # the sampler finds the lock held; the clustering run does not
         stats = worker.stats
         assert stats[SAMPLER_JOB].skipped == 1 and stats[SAMPLER_JOB].runs == 0
@@ -98,8 +111,8 @@ def test_a_scheduled_sampler_pass_during_score_now_is_skipped_and_counted(store,
     assert worker.stats[SAMPLER_JOB].runs == 1 and worker.stats[SAMPLER_JOB].skipped == 1
 
 
-def test_cluster_now_and_the_scheduled_clustering_run_exclude_each_other(store, settings, rules):
-    runner = ActionRunner(job_locks(store))
+def test_cluster_now_and_the_scheduled_clustering_run_exclude_each_other(store, runtime, rules):
+    runner = ActionRunner(runtime.locks)
     entered, release = threading.Event(), threading.Event()
 
     def work(progress):
@@ -110,7 +123,7 @@ def test_cluster_now_and_the_scheduled_clustering_run_exclude_each_other(store, 
     state = runner.start("cluster", work)
     try:
         assert entered.wait(30)
-        worker = Worker(store, settings.with_(cluster_cron=NEVER), cascade=rules)
+        worker = Worker(runtime, cascade=rules)
         worker.run_once()
         assert worker.stats[CLUSTERING_JOB].skipped == 1 and worker.stats[CLUSTERING_JOB].runs == 0
         assert worker.stats[SAMPLER_JOB].runs == 1  # the scoring lock was free
@@ -118,8 +131,12 @@ def test_cluster_now_and_the_scheduled_clustering_run_exclude_each_other(store, 
         release.set()
         runner.wait(state)
     assert runner.last["cluster"].result == {"done": True}
+    other = Worker(Runtime.build(runtime.settings, store), cascade=rules)  # another runtime: locks of its own
+    with runtime.locks.hold("clustering", "the scheduled clustering run"):
+        other.run_once()
+    assert other.stats[CLUSTERING_JOB].skipped == 0 and other.stats[CLUSTERING_JOB].runs == 1
 
-    with job_locks(store).hold("clustering", "the scheduled clustering run"):
+    with runtime.locks.hold("clustering", "the scheduled clustering run"):
         with pytest.raises(ApiError) as raised:
             runner.start("cluster", work)
         assert raised.value.status == 409
@@ -128,14 +145,14 @@ def test_cluster_now_and_the_scheduled_clustering_run_exclude_each_other(store, 
     assert runner.running_now() is None
 
 
-def test_a_second_ingest_while_one_holds_the_lock_answers_409(store, served):
+def test_a_second_ingest_while_one_holds_the_lock_answers_409(runtime, served):
     endpoint, _ = served
     line = b'{"source": "Revenue rose 12% in Q1.", "summary": "Revenue rose 12%."}\n'
-    with job_locks(store).hold(INGEST, "ingest"):
+    with runtime.locks.hold(INGEST, "ingest"):
         busy = httpx.post(endpoint + "/api/ingest", content=line,
                           headers={**CLIENT, "content-type": "application/x-ndjson"}, timeout=30)
         assert busy.status_code == 409 and busy.json()["error"].startswith("ingest is already running")
-        with pytest.raises(JobBusy), job_locks(store).hold(INGEST, "another"):
+        with pytest.raises(JobBusy), runtime.locks.hold(INGEST, "another"):
             pass
     done = httpx.post(endpoint + "/api/ingest", content=line,
                       headers={**CLIENT, "content-type": "application/x-ndjson"}, timeout=30)

@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 from sumwatch.monitor.cli import app
 from sumwatch.monitor.demo.run import run_demo
 from sumwatch.monitor.jobs.worker import CLUSTERING_JOB, SAMPLER_JOB, Worker, crontab_trigger
+from sumwatch.monitor.runtime import Runtime
 from sumwatch.monitor.scoring.judges import build_cascade
 from sumwatch.tracer import summarization
 
@@ -70,7 +71,7 @@ class SlowCascade(FlakyCascade):
 
 def test_worker_scores_every_pending_span_once_and_registers_both_jobs(store, settings):
     run_demo(store, n=40)
-    worker = Worker(store, settings.with_(sampler_interval_s=0.1, cluster_cron=NEVER),
+    worker = Worker(Runtime.build(settings.with_(sampler_interval_s=0.1, cluster_cron=NEVER), store),
                     cascade=rules_only(settings))
     jobs = {job.id: job for job in worker.scheduler.get_jobs()}
     assert set(jobs) == {SAMPLER_JOB, CLUSTERING_JOB}
@@ -92,7 +93,7 @@ def test_worker_scores_every_pending_span_once_and_registers_both_jobs(store, se
 def test_a_failing_run_is_logged_and_the_next_interval_succeeds(store, settings, caplog):
     run_demo(store, n=12)
     cascade = FlakyCascade(rules_only(settings))
-    worker = Worker(store, settings.with_(sampler_interval_s=0.2, cluster_cron=NEVER), cascade=cascade)
+    worker = Worker(Runtime.build(settings.with_(sampler_interval_s=0.2, cluster_cron=NEVER), store), cascade=cascade)
     with caplog.at_level("INFO", logger="sumwatch.monitor.jobs.worker"):
         worker.start()
         try:
@@ -111,7 +112,7 @@ def test_a_failing_run_is_logged_and_the_next_interval_succeeds(store, settings,
 def test_stop_ends_a_long_pass_at_a_batch_boundary_and_the_next_start_finishes_it(store, settings):
     run_demo(store, n=40)
     s = settings.with_(sampler_interval_s=60, cluster_cron=NEVER, sample_batch=4)
-    worker = Worker(store, s, cascade=SlowCascade(rules_only(settings)))
+    worker = Worker(Runtime.build(s, store), cascade=SlowCascade(rules_only(settings)))
     worker.start()
     wait_for(lambda: score_rows(store) > 0, "the first batch")
     started = time.monotonic()
@@ -120,7 +121,7 @@ def test_stop_ends_a_long_pass_at_a_batch_boundary_and_the_next_start_finishes_i
     partial = score_rows(store)
     assert 0 < partial < 160 and partial % 16 == 0  # whole batches of 4 spans x 4 rubrics
     assert "stopped after" in worker.stats[SAMPLER_JOB].last_summary
-    restarted = Worker(store, s, cascade=rules_only(settings)).start()
+    restarted = Worker(Runtime.build(s, store), cascade=rules_only(settings)).start()
     try:
         wait_for(lambda: restarted.stats[SAMPLER_JOB].runs == 1, "the first pass after the restart")
     finally:
@@ -138,7 +139,7 @@ def test_bad_schedule_is_a_clear_error_before_anything_starts(store, settings, c
     run_demo(store, n=4)
     threads = {t.name for t in threading.enumerate()}
     with pytest.raises(ValueError) as caught:
-        Worker(store, settings.with_(**change), cascade=rules_only(settings))
+        Worker(Runtime.build(settings.with_(**change), store), cascade=rules_only(settings))
     assert message in str(caught.value)
     assert {t.name for t in threading.enumerate()} <= threads and score_rows(store) == 0
 

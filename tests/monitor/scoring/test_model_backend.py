@@ -13,7 +13,8 @@ import pytest
 
 from sumwatch.clustering.sentence_model.backend import ModelBackend
 from sumwatch.monitor.rubrics.verdicts import SummaryCase
-from sumwatch.monitor.scoring.judges import build_cascade, shared_embedder
+from sumwatch.monitor.runtime import Runtime
+from sumwatch.monitor.scoring.judges import build_cascade, build_embedder
 from sumwatch.monitor.settings import Settings, SettingsError
 
 pytestmark = pytest.mark.integration
@@ -53,14 +54,16 @@ def test_backend_and_threads_are_settings():
         assert message in str(caught.value) and "\n" not in str(caught.value)
 
 
-def test_the_settings_pick_the_shared_embedder(models_home: Path):
+def test_the_settings_pick_the_runtimes_embedder(models_home: Path):
     settings = Settings.from_env(env={"SUMWATCH_MODEL_BACKEND": "onnx", "SUMWATCH_MODEL_THREADS": "1"},
                                  home=models_home)
-    embedder = shared_embedder(settings)
-    assert embedder is shared_embedder(settings)  # one model per process
+    runtime = Runtime.build(settings, store=None)  # the model alone: no store is read
+    embedder = runtime.embedder
+    assert embedder is runtime.embedder  # one model per runtime, under its every cascade
     assert embedder.backend is ModelBackend.ONNX
-    assert shared_embedder(settings.with_(model_backend="torch")) is not embedder
-    cascade = build_cascade(settings, mode="off")
+    assert Runtime.build(settings.with_(model_backend="torch"), store=None).embedder is not embedder
+    cascade = runtime.cascade("off")
+    assert cascade.embeddings.embedder is embedder
     assert "emb-3:all-MiniLM-L6-v2+onnx-int8" in cascade.version.split("/")
     assert "emb-3:all-MiniLM-L6-v2" in build_cascade(settings.with_(model_backend="torch"), mode="off").version
 
@@ -72,7 +75,7 @@ def test_torch_runs_on_the_configured_threads(models_home: Path):
     try:
         settings = Settings.from_env(env={"SUMWATCH_MODEL_BACKEND": "torch", "SUMWATCH_MODEL_THREADS": "1"},
                                      home=models_home)
-        shared_embedder(settings).encode(["one thread per sampler process"])
+        build_embedder(settings).encode(["one thread per sampler process"])
         assert torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(before)

@@ -14,24 +14,23 @@ def _scores(store):
     return {(t, s, r): (v, score, passed, tier) for t, s, r, v, score, passed, tier in rows}
 
 
-def _fresh_cascade(settings, monkeypatch):
+def _fresh_cascade(settings):
     # a model of its own, with an empty vector cache: the second pass must compute every vector again
-    monkeypatch.setattr(judges, "_embedders", {})
     return judges.build_cascade(settings, mode="off")
 
 
 @pytest.mark.integration
-def test_two_model_processes_give_the_scores_of_one(store, tmp_path, monkeypatch):
+def test_two_model_processes_give_the_scores_of_one(store, tmp_path):
     settings = Settings.from_env(env={"SUMWATCH_MODEL_BACKEND": "onnx", "SUMWATCH_MODEL_THREADS": "1"},
                                  home=tmp_path)
     run_demo(store, n=12, seed=7)  # about 180 distinct sentences: three model batches, so the helper takes some
-    one = Sampler.from_settings(store, _fresh_cascade(settings, monkeypatch), settings, workers=1)
+    one = Sampler.from_settings(store, _fresh_cascade(settings), settings, workers=1)
     first = one.run_pass()
     alone = _scores(store)
     assert first.workers == 1 and first.scored_spans == 12 and len(alone) == 48
 
     store.command("TRUNCATE TABLE sumwatch_scores")
-    cascade = _fresh_cascade(settings, monkeypatch)
+    cascade = _fresh_cascade(settings)
     two = Sampler.from_settings(store, cascade, settings, workers=2)
     try:
         second = two.run_pass(all_spans=True)

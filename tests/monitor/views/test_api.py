@@ -4,7 +4,7 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from sumwatch.monitor.exports.config import ExportConfig
+from sumwatch.monitor.runtime import Runtime
 from sumwatch.monitor.views.app import create_app
 
 
@@ -57,7 +57,7 @@ def test_the_right_token_opens_every_route(served):
 
 def test_without_a_token_setting_reads_are_open_and_an_empty_store_answers_empty(store, settings):
     assert settings.receiver.ingest_token is None
-    client = TestClient(create_app(settings, store, export_config=ExportConfig()), base_url="http://localhost")
+    client = TestClient(create_app(Runtime.build(settings, store)), base_url="http://localhost")
     assert client.get("/api/traces").json() == []
     assert client.get("/api/issues").json() == {"run": None, "issues": []}
     assert client.get("/api/issues/SW-1").status_code == 404
@@ -83,7 +83,7 @@ def test_a_body_the_schema_refuses_is_a_400_naming_the_field_never_a_500(served)
 def test_a_score_send_without_configured_targets_is_a_409_and_a_longer_since_is_capped(store, settings):
     from sumwatch.monitor.views.routers.params import capped_duration
 
-    client = TestClient(create_app(settings, store, export_config=ExportConfig()), base_url="http://localhost")
+    client = TestClient(create_app(Runtime.build(settings, store)), base_url="http://localhost")
     headers = {"authorization": "Bearer anything"}
     for body in ({}, {"to": ["langfuse"]}, {"since": "99999d"}):
         answer = client.post("/api/scores/send", json=body, headers=headers)

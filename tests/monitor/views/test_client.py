@@ -10,7 +10,7 @@ import httpx
 import pyarrow.parquet as pq
 import pytest
 
-from sumwatch.monitor.exports.config import ExportConfig
+from sumwatch.monitor.runtime import Runtime
 from sumwatch.monitor.views.app import create_app
 from sumwatch.monitor.views.client import ApiClient, ClientError, ScoreRequest
 
@@ -22,8 +22,7 @@ def both(served, store, settings):
     """(the client of the server, a client of the same app in this process)."""
     server, trace_ids = served
     remote = ApiClient.remote(server.endpoint, TOKEN)
-    local = ApiClient.in_process(create_app(settings.with_(api_token=TOKEN), store, export_config=ExportConfig()),
-                                 TOKEN)
+    local = ApiClient.in_process(create_app(Runtime.build(settings.with_(api_token=TOKEN), store)), TOKEN)
     yield remote, local, trace_ids
     remote.close()
     local.close()

@@ -4,7 +4,7 @@
 import httpx
 
 from sumwatch.monitor.contract.calibration import CorpusItem
-from sumwatch.monitor.exports.config import ExportConfig
+from sumwatch.monitor.runtime import Runtime
 from sumwatch.monitor.store.corpus import save_items
 from sumwatch.monitor.views.app import create_app
 from sumwatch.monitor.views.client import ApiClient
@@ -20,7 +20,7 @@ def _items(store, n=7):
 
 def test_the_corpus_is_walked_page_by_page_each_item_once(store, settings):
     _items(store)
-    app = create_app(settings.with_(api_token=TOKEN), store, export_config=ExportConfig())
+    app = create_app(Runtime.build(settings.with_(api_token=TOKEN), store))
     with ApiClient.in_process(app, TOKEN) as client:
         first = client.corpus(rubric="factuality", status="needs_label", limit=3)
         assert (first.total, len(first.items)) == (7, 3) and first.next_cursor

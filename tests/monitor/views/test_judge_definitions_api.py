@@ -5,8 +5,8 @@ import pytest
 from fakes.judge_by_prompt import factuality_by_prompt, factuality_corpus
 from fakes.openai_server import FakeOpenAI
 
-from sumwatch.monitor.exports.config import ExportConfig
 from sumwatch.monitor.rubrics.definition import BUILTIN
+from sumwatch.monitor.runtime import Runtime
 from sumwatch.monitor.store.corpus import save_items
 from sumwatch.monitor.views.app import create_app
 from sumwatch.monitor.views.client import ApiClient, ClientError
@@ -19,7 +19,7 @@ def client(store, settings):
     with FakeOpenAI(factuality_by_prompt) as fake:
         with_llm = settings.with_(llm_model="openai/judge-test", llm_api_base=fake.base_url, llm_api_key="k",
                                   embeddings=False, judge_mode="always")
-        with ApiClient.in_process(create_app(with_llm, store, export_config=ExportConfig())) as api:
+        with ApiClient.in_process(create_app(Runtime.build(with_llm, store))) as api:
             yield api
 
 

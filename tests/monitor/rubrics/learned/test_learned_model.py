@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from sumwatch.monitor.rubrics.learned.features import FEATURES
-from sumwatch.monitor.rubrics.learned.model import CONFIG, FaithfulnessModel, ModelFileError, shared_model
+from sumwatch.monitor.rubrics.learned.model import CONFIG, FaithfulnessModel, ModelFileError
 
 SOURCE = ("Shares of Northwind Traders fell 8% on Tuesday after the company cut its full-year forecast. Chief "
           "executive Maria Lopez said demand in Europe had weakened. The company will close two of its five "
@@ -31,6 +31,11 @@ CASES = [
 ]
 
 
+@pytest.fixture(scope="module")
+def model() -> FaithfulnessModel:
+    return FaithfulnessModel()  # one per module: its sentence model loads on the first score
+
+
 def test_the_model_is_a_small_file_in_the_repo() -> None:
     assert CONFIG.exists() and CONFIG.stat().st_size < 25_000_000
     raw = json.loads(CONFIG.read_text())
@@ -39,16 +44,16 @@ def test_the_model_is_a_small_file_in_the_repo() -> None:
 
 
 @pytest.mark.parametrize(("faithful", "contradicted"), CASES)
-def test_a_faithful_sentence_scores_above_a_contradicted_one(faithful: str, contradicted: str) -> None:
-    model = shared_model()
+def test_a_faithful_sentence_scores_above_a_contradicted_one(model: FaithfulnessModel, faithful: str,
+                                                             contradicted: str) -> None:
     good = model.score(SOURCE, faithful)
     bad = model.score(SOURCE, contradicted)
     assert good.supported > bad.supported
     assert model.score(SOURCE, faithful) == good  # deterministic
 
 
-def test_each_sentence_gets_a_probability_and_its_evidence() -> None:
-    result = shared_model().score(SOURCE, "Raj Menon spoke to analysts. Demand in Europe weakened, Lopez said.")
+def test_each_sentence_gets_a_probability_and_its_evidence(model: FaithfulnessModel) -> None:
+    result = model.score(SOURCE, "Raj Menon spoke to analysts. Demand in Europe weakened, Lopez said.")
     assert len(result.sentences) == 2
     assert all(0.0 <= s.supported <= 1.0 for s in result.sentences)
     assert "Raj Menon" in result.sentences[0].evidence
