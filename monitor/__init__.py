@@ -11,6 +11,8 @@ as the layers contract in pyproject.toml says; rooms on one line there do not im
     calibration  corpora management and the kappa gate on judge changes
     issues       the clustering job, failure texts, issue reads
     exports      issues to trackers (GitHub, Linear, Jira, Slack, webhooks, Markdown) and alerts
+    runtime      the one Runtime built from the settings: store, LLM connection, sentence model, cascades, job
+                 locks; the server, the worker and the commands take it
     jobs         the scheduler (sampler on an interval, clustering on a cron)
     demo         a generated workload with planted failures, traced through the whole loop
     views        the read API served by `sumwatch up`, and the readers the CLI prints from
