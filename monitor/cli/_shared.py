@@ -19,7 +19,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..settings import MAX_LIST_LIMIT
+from ..contract.limits import MAX_LIST_LIMIT
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
