@@ -11,6 +11,10 @@ deterministic checks and a model. What is not theirs to change stays in code (:m
 :mod:`.llm`): source and summary arrive as tagged data, never instructions; the JSON answer shape; quotes
 checked against the text they claim to come from.
 
+A file's shape (its tables, keys and their types) is read first, by :class:`.definition_schema.DefinitionFile`,
+which also writes the JSON Schema shipped beside the built-in files for editors; the reader here checks what the
+values mean together.
+
 TOML rather than YAML: Python reads it without a dependency (``tomllib``), and it has no implicit types
 (YAML reads ``no`` as false and ``1.10`` as a float, which would quietly turn a verdict or a version
 tag into something else); multi-line strings keep criteria readable, and comments are allowed.
@@ -25,46 +29,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from ..contract.values import RUBRIC_NAME
 from ..settings.patterns import PatternError, user_pattern
 from ..settings.user_files import UserFileError, parse_toml, read_user_text
+from .definition_schema import ROLL_UPS as ROLL_UPS
+from .definition_schema import TAG_PATTERN, DefinitionFile, shape_problem
+from .definition_schema import UNITS as UNITS
+from .definition_schema import Unit as Unit
 
 DEFINITIONS_DIR = Path(__file__).parent / "definitions"
 BUILTIN_NAMES: tuple[str, ...] = ("groundedness", "completeness", "factuality", "conciseness")
 
 
-class Unit:
-    """What one judged item is."""
-
-    CLAIM = "claim"  # an atomic statement of the summary
-    FACT = "fact"  # a fact the summary must carry (the expected facts, or the source's key facts)
-    SENTENCE = "sentence"  # a sentence or list item of the summary
-    SUMMARY = "summary"  # the whole summary, as one item
-
-
-UNITS: tuple[str, ...] = (Unit.CLAIM, Unit.FACT, Unit.SENTENCE, Unit.SUMMARY)
-
-# How item verdicts add up to the summary's verdict. "grounded" and "details" are the built-in
-# groundedness and factuality rules; a definition of another rubric picks one of the general three.
-ROLL_UPS: dict[str, str] = {
-    "worst": "the worst item verdict, verdicts being listed best first",
-    "most_common": "the failing item verdict that occurs most often",
-    "judge": "the judge's own overall verdict, which may not pass a summary whose items fail",
-    "grounded": "groundedness: all supported, any contradicted, all missing, else partial",
-    "details": "factuality: the most common error, an unverified detail classed by its kind",
-}
 _BUILTIN_ROLL_UPS = {"grounded": "groundedness", "details": "factuality"}
 
 _NAME = RUBRIC_NAME
-_TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
+_TAG = re.compile(TAG_PATTERN)
 _SCORE_ASK = re.compile(r"\b(?:score|rate|grade)\b[^.\n]{0,60}?\b\d+\s*(?:-|to|–|out of)\s*\d+\b"
                         r"|\bon a scale\b|\b\d+\s*(?:-|to|–)\s*\d+\s*scale\b", re.IGNORECASE)
-_KEYS = {"name", "version", "question", "unit", "roll_up", "criteria", "verdicts", "failure_modes", "evidence",
-         "length_note", "examples", "checks", "model", "description"}
-_VERDICT_KEYS = {"passes", "score", "means", "item_only", "failure_mode"}
-_EVIDENCE_KEYS = {"required_for", "unquoted", "quote_from"}
-_EXAMPLE_KEYS = {"corpus_item", "source", "summary", "verdict", "failure_mode", "why"}
-_CHECK_KEYS = {"phrases", "pattern", "verdict", "failure_mode", "why"}
 METHOD = "verdicts, not scores; evidence before verdict"
 
 
@@ -228,10 +212,17 @@ def parse_definition(text: str, *, origin: str = "<definition>") -> JudgeDefinit
         data = parse_toml(text)
     except UserFileError as exc:
         raise DefinitionError(origin, "", str(exc)) from None
+    try:
+        DefinitionFile.model_validate(data)  # the file's shape: its keys and their types
+    except ValidationError as exc:
+        raise DefinitionError(origin, *shape_problem(exc)) from None
     return _Reader(origin, data).definition(text)
 
 
 class _Reader:
+    """What a definition means, read from a file whose shape :class:`DefinitionFile` has checked: every key known
+    and of its type."""
+
     def __init__(self, origin: str, data: dict[str, Any]) -> None:
         self.origin, self.data = origin, data
 
@@ -251,15 +242,8 @@ class _Reader:
             raise self.fail(where, "is empty")
         return value
 
-    def unknown(self, table: Mapping[str, Any], allowed: set[str], where: str) -> None:
-        extra = sorted(set(table) - allowed)
-        if extra:
-            prefix = f"{where}." if where else ""
-            raise self.fail(prefix + extra[0], f"is not a definition key (keys: {', '.join(sorted(allowed))})")
-
     def definition(self, source_text: str) -> JudgeDefinition:
         d = self.data
-        self.unknown(d, _KEYS, "")
         name = self.text(d, "name", "name")
         if not _NAME.fullmatch(name):
             raise self.fail("name", f"{name!r} must be lower-case letters, digits and _ (starting with a letter, "
@@ -286,9 +270,7 @@ class _Reader:
         verdicts = self.verdicts(modes)
         by_name = {v.name: v for v in verdicts}
         required_for, unquoted, quote_from = self.evidence(verdicts, unit)
-        length_note = d.get("length_note", False)
-        if not isinstance(length_note, bool):
-            raise self.fail("length_note", "must be true or false")
+        length_note = bool(d.get("length_note", False))
         examples = self.examples(by_name, dict(modes))
         checks = self.checks(by_name, dict(modes))
         model = self.text(d, "model", "model", required=False)
@@ -302,16 +284,13 @@ class _Reader:
         return definition
 
     def failure_modes(self) -> tuple[tuple[str, str], ...]:
-        table = self.data.get("failure_modes")
-        if not isinstance(table, dict) or not table:
-            raise self.fail("failure_modes", "is missing: list each failure mode with a one-line description "
-                                             "(they are the calibration buckets)")
+        table: dict[str, str] = self.data["failure_modes"]
         out = []
         for mode, hint in table.items():
             key = f"failure_modes.{mode}"
             if not _NAME.fullmatch(mode):
                 raise self.fail(key, "a failure mode is lower-case letters, digits and _")
-            if not isinstance(hint, str) or not hint.strip():
+            if not hint.strip():
                 raise self.fail(key, "has no description: give each failure mode one line saying what it means")
             if "\n" in hint.strip():
                 raise self.fail(key, "the description must be one line")
@@ -319,9 +298,7 @@ class _Reader:
         return tuple(out)
 
     def verdicts(self, modes: tuple[tuple[str, str], ...]) -> tuple[VerdictDef, ...]:
-        table = self.data.get("verdicts")
-        if not isinstance(table, dict) or len(table) < 2:
-            raise self.fail("verdicts", "needs at least two verdicts, each a table with passes and means")
+        table: dict[str, dict[str, Any]] = self.data["verdicts"]
         mode_names = {m for m, _ in modes}
         out = []
         for name, spec in table.items():
@@ -329,16 +306,8 @@ class _Reader:
             if not _NAME.fullmatch(name):
                 raise self.fail(key, f"a verdict is a lower-case word ({METHOD})" if name[:1].isdigit()
                                 else "a verdict is lower-case letters, digits and _")
-            if not isinstance(spec, dict):
-                raise self.fail(key, "must be a table with passes and means")
-            self.unknown(spec, _VERDICT_KEYS, key)
-            passes, item_only = spec.get("passes", False), spec.get("item_only", False)
-            if not isinstance(passes, bool) or not isinstance(item_only, bool):
-                raise self.fail(key, "passes and item_only are true or false")
+            passes, item_only = bool(spec.get("passes", False)), bool(spec.get("item_only", False))
             score = spec.get("score", 1.0 if passes else 0.0)
-            if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0.0 <= score <= 1.0:
-                raise self.fail(f"{key}.score", "must be a number from 0 to 1 (derived from the verdict, never asked "
-                                                "of the judge)")
             mode = self.text(spec, "failure_mode", f"{key}.failure_mode", required=False)
             if mode and mode not in mode_names:
                 raise self.fail(f"{key}.failure_mode", f"{mode!r} is not one of the failure_modes")
@@ -355,10 +324,7 @@ class _Reader:
         return tuple(out)
 
     def evidence(self, verdicts: tuple[VerdictDef, ...], unit: str) -> tuple[frozenset[str], str, str]:
-        table = self.data.get("evidence", {})
-        if not isinstance(table, dict):
-            raise self.fail("evidence", "must be a table (required_for, unquoted, quote_from)")
-        self.unknown(table, _EVIDENCE_KEYS, "evidence")
+        table: dict[str, Any] = self.data.get("evidence", {})
         names = [v.name for v in verdicts]
         quote_from = self.text(table, "quote_from", "evidence.quote_from", required=False) or (
             "source" if unit in (Unit.CLAIM, Unit.FACT) else "summary")
@@ -367,8 +333,6 @@ class _Reader:
         required = table.get("required_for")
         if required is None:
             required = [v.name for v in verdicts if v.passes]
-        if not isinstance(required, list) or not all(isinstance(v, str) for v in required):
-            raise self.fail("evidence.required_for", "must be a list of verdicts")
         for v in required:
             if v not in names:
                 raise self.fail("evidence.required_for", f"{v!r} is not one of the verdicts ({', '.join(names)})")
@@ -382,15 +346,10 @@ class _Reader:
         return frozenset(required), unquoted if required else "", quote_from
 
     def examples(self, verdicts: dict[str, VerdictDef], modes: dict[str, str]) -> tuple[Example, ...]:
-        rows = self.data.get("examples", [])
-        if not isinstance(rows, list):
-            raise self.fail("examples", "must be an array of tables ([[examples]])")
+        rows: list[dict[str, Any]] = self.data.get("examples", [])
         out = []
         for n, row in enumerate(rows, 1):
             key = f"examples[{n}]"
-            if not isinstance(row, dict):
-                raise self.fail(key, "must be a table")
-            self.unknown(row, _EXAMPLE_KEYS, key)
             item = self.text(row, "corpus_item", f"{key}.corpus_item", required=False)
             texts = {k: self.text(row, k, f"{key}.{k}", required=not item) for k in ("source", "summary", "verdict")}
             if item and any(texts.values()):
@@ -406,17 +365,12 @@ class _Reader:
         return tuple(out)
 
     def checks(self, verdicts: dict[str, VerdictDef], modes: dict[str, str]) -> tuple[Check, ...]:
-        rows = self.data.get("checks", [])
-        if not isinstance(rows, list):
-            raise self.fail("checks", "must be an array of tables ([[checks]])")
+        rows: list[dict[str, Any]] = self.data.get("checks", [])
         out = []
         for n, row in enumerate(rows, 1):
             key = f"checks[{n}]"
-            if not isinstance(row, dict):
-                raise self.fail(key, "must be a table")
-            self.unknown(row, _CHECK_KEYS, key)
-            phrases = row.get("phrases", [])
-            if not isinstance(phrases, list) or not all(isinstance(p, str) and p.strip() for p in phrases):
+            phrases: list[str] = row.get("phrases", [])
+            if not all(p.strip() for p in phrases):
                 raise self.fail(f"{key}.phrases", "must be a list of non-empty phrases")
             pattern = self.text(row, "pattern", f"{key}.pattern", required=False)
             if not phrases and not pattern:
