@@ -10,17 +10,24 @@ request breaks the OpenAPI document. What the document cannot state answers a st
 its state or configuration (a job already running, a tracker without credentials), 422 content it cannot use
 (a TOML definition that does not parse, a cursor it did not give, a shard i/N with i >= N, a verdict that is not
 one of the item's rubric).
+
+A dashboard page says no the same way, from the same handlers: a page's route is a :class:`PageRoute`, and a
+refusal there (``ApiError``, a parameter pydantic refused, a path the server does not have) answers the
+dashboard's error page with the same status and message, or the JSON to a request that asks for JSON.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException
+from starlette.responses import Response
 
 from ..contract.values import validation_message
 
@@ -52,22 +59,76 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {s: {"model": ErrorBody, "description": text.get(s, "Refused")} for s in statuses}
 
 
-def install_error_handlers(app: FastAPI) -> None:
-    async def api_error(request: Request, exc: Exception) -> JSONResponse:
+class PageRoute(APIRoute):
+    """The route of a dashboard page: a refusal answers an HTML page, and a ValueError its page's builders raise
+    (a value the page cannot use, an id of the wrong form from the store's readers) answers 400 with its
+    message."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def page_handler(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except ValueError as exc:
+                raise ApiError(400, str(exc)) from None
+
+        return page_handler
+
+
+# What answers a refusal on a page: (request, status, message) to the dashboard's error page
+PageProblem = Callable[[Request, int, str], Response]
+# paths that are never a page, for a request no route matched (an unknown path under /api answers JSON)
+_NOT_PAGES = ("/api/", "/v1/", "/static/", "/healthz", "/readyz")
+
+
+def wants_page(request: Request) -> bool:
+    """Whether a refusal answers an HTML page: on a page's route, or on a path no route has outside the API,
+    OTLP, probes and static assets; unless the request asks for JSON (the labelling keys do)."""
+    if "application/json" in request.headers.get("accept", ""):
+        return False
+    route = request.scope.get("route")
+    if route is not None:
+        return isinstance(route, PageRoute)
+    path = request.url.path
+    return path != "/api" and not path.startswith(_NOT_PAGES)
+
+
+def install_error_handlers(app: FastAPI, page: PageProblem | None = None) -> None:
+    """Every refusal as ``{"error": ...}``, or as ``page`` renders it where :func:`wants_page` says so."""
+
+    def answer(request: Request, status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+        if page is None or not wants_page(request):
+            return JSONResponse({"error": message}, status_code=status, headers=headers)
+        shown = page(request, status, message)
+        shown.headers.update(headers or {})
+        return shown
+
+    async def api_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
-        return JSONResponse({"error": exc.message}, status_code=exc.status)
+        return answer(request, exc.status, exc.message)
 
-    async def invalid(request: Request, exc: Exception) -> JSONResponse:
+    async def invalid(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
-        return JSONResponse({"error": validation_message(list(exc.errors()))}, status_code=400)
+        return answer(request, 400, validation_message(list(exc.errors())))
 
-    async def http_error(request: Request, exc: Exception) -> JSONResponse:
+    async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         detail = exc.detail if isinstance(exc.detail, str) else "refused"
         headers = getattr(exc, "headers", None)
-        return JSONResponse({"error": detail.lower() if detail == "Not Found" else detail},
-                            status_code=exc.status_code, headers=headers)
+        if page is not None and wants_page(request):
+            return answer(request, exc.status_code, _page_detail(request, exc.status_code, detail), headers)
+        return answer(request, exc.status_code, detail.lower() if detail == "Not Found" else detail, headers)
 
     app.add_exception_handler(ApiError, api_error)
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(HTTPException, http_error)
+
+
+def _page_detail(request: Request, status: int, detail: str) -> str:
+    """What a page says for Starlette's own refusals (an unknown path, a method the route does not take)."""
+    if status == 404 and detail == "Not Found":
+        return f"There is no page {request.url.path}."
+    if status == 405 and detail == "Method Not Allowed":
+        return f"{request.url.path} does not take {request.method}."
+    return detail
