@@ -24,7 +24,7 @@ from starlette.routing import BaseRoute
 from ..ingest.receiver import ReadsSeeAcknowledged, log_writer, receiver_routes, span_writer
 from ..runtime import Runtime
 from .auth import auth_middleware, login_routes
-from .dashboard import dashboard_routes
+from .dashboard import include_dashboard, problem_page
 from .errors import install_error_handlers
 from .proxies import ForwardedHeaders, TrustedProxies
 from .routers import ROUTERS
@@ -44,12 +44,12 @@ def create_app(runtime: Runtime) -> FastAPI:
     app.state.runtime = runtime
     app.state.services = Services(settings, store, runtime.cascade, ActionRunner(runtime.locks), runtime.exports,
                                   threading.Lock(), runtime)
-    install_error_handlers(app)
+    install_error_handlers(app, problem_page)  # JSON for the API, the error page for the dashboard's pages
     app.router.routes.extend(receiver_routes(settings, writer, store, logs))
     for router in ROUTERS:
         app.include_router(router)
-    app.router.routes.extend(login_routes(settings) + dashboard_routes(store, settings,
-                                                                           app.state.services.export_config))
+    app.router.routes.extend(login_routes(settings))
+    include_dashboard(app)  # the pages' router with include_in_schema=False: the document stays the API's
     app.add_middleware(ReadsSeeAcknowledged, (writer, logs))
     layer = auth_middleware(settings)
     app.add_middleware(layer.cls, *layer.args, **layer.kwargs)  # a refused request never waits

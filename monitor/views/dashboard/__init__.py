@@ -2,9 +2,9 @@
 labelling queue and compare pages, rendered with Jinja2 from the store in the server's process, charts by
 plotly.js served from the installed ``plotly`` package.
 
-    routes = dashboard_routes(store, settings)          # views.app.create_app mounts them
+    include_dashboard(app)          # views.app.create_app: the pages' router, plotly.js and the static assets
 """
 
-from .routes import dashboard_routes
+from .routes import include_dashboard, problem_page
 
-__all__ = ["dashboard_routes"]
+__all__ = ["include_dashboard", "problem_page"]

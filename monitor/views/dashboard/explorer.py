@@ -1,7 +1,7 @@
 """The trace explorer's pages: summarization spans searched and filtered, and the unsure results by kind.
 
     context = traces_page(store, request.query_params)     # the Traces page
-    context = unsure_page(store, request.query_params)     # the Unsure page
+    context = unsure_page(store, query)                    # the Unsure page, from its UnsureQuery
 
 Both read through the store's readers (``list_traces``, ``unsure_kinds``), the ones the API and the CLI use.
 """
@@ -17,18 +17,18 @@ from urllib.parse import urlencode
 from pydantic import ValidationError
 
 from ...contract.listing import CERTAINTY_CHOICES, UNSURE, VERDICT_CHOICES, TraceFilters
-from ...contract.values import choice_error, one_of, validation_message
+from ...contract.values import one_of, validation_message
 from ...rubrics.verdicts import RUBRICS
 from ...store.connection import Store
 from ...store.judges import known_rubrics
 from ...store.listing import list_traces, next_traces_cursor
-from ...store.paging import TRACES_CURSOR, decode_cursor
 from ...store.stats import filter_options
 from ...store.unsure import unsure_kinds
-from .query import BadRequest, FilterChoice, filter_choice, text_param
+from .query import BadRequest, FilterBar, FilterChoice, PageText, filter_choice
 
 PAGE_SIZE = 50
 UNSURE_PER_KIND = 10
+BAD_CURSOR = "cursor is not one this page gave (follow the Next link)"
 
 
 @dataclass(frozen=True)
@@ -88,13 +88,7 @@ def trace_query(params: Mapping[str, str], rubrics: tuple[str, ...]) -> TraceQue
         raise BadRequest(validation_message(exc.errors())) from None
     except ValueError as exc:
         raise BadRequest(str(exc)) from None
-    cursor = text_param(params, "cursor")
-    if cursor:
-        try:
-            decode_cursor(TRACES_CURSOR, cursor, (int, str, str))
-        except ValueError:
-            raise BadRequest("cursor is not one this page gave (follow the Next link)") from None
-    return TraceQuery(choice, filters, cursor)
+    return TraceQuery(choice, filters, (params.get("cursor") or "").strip())  # the store's reader checks it
 
 
 def traces_page(store: Store, params: Mapping[str, str]) -> dict[str, Any]:
@@ -102,7 +96,12 @@ def traces_page(store: Store, params: Mapping[str, str]) -> dict[str, Any]:
     verdict per rubric, and the link to the next page."""
     rubrics = known_rubrics(store)
     q = trace_query(params, rubrics)
-    rows = list_traces(store, limit=PAGE_SIZE, cursor=q.cursor or None, filters=q.filters)
+    try:
+        rows = list_traces(store, limit=PAGE_SIZE, cursor=q.cursor or None, filters=q.filters)
+    except ValueError:
+        if not q.cursor:
+            raise
+        raise BadRequest(BAD_CURSOR) from None  # the reader refuses a cursor it did not give
     after = next_traces_cursor(rows, PAGE_SIZE)
     shown = [r for r in (*RUBRICS, *sorted(set(rubrics) - set(RUBRICS))) if any(r in row.verdicts for row in rows)]
     return {"q": q, "choice": q.choice, "rows": rows, "options": filter_options(store), "rubrics": rubrics,
@@ -110,13 +109,18 @@ def traces_page(store: Store, params: Mapping[str, str]) -> dict[str, Any]:
             "first": q.link() if q.cursor else None, "verdicts": VERDICT_CHOICES, "certainties": CERTAINTY_CHOICES}
 
 
-def unsure_page(store: Store, params: Mapping[str, str]) -> dict[str, Any]:
+class UnsureQuery(FilterBar):
+    """The Unsure page's query string: the filter bar and a rubric."""
+
+    rubric: PageText = ""
+
+
+def unsure_page(store: Store, query: UnsureQuery) -> dict[str, Any]:
     """The unsure results with a suspicion in the picked time range and service, by kind, most first."""
-    choice = filter_choice(params)
+    choice, rubric = query.choice(), query.rubric
     rubrics = known_rubrics(store)
-    rubric = (params.get("rubric") or "").strip()
-    if rubric and rubric not in rubrics:
-        raise BadRequest(choice_error("rubric", rubric, rubrics))
+    if rubric:
+        one_of("rubric", rubric, rubrics)
     kinds = unsure_kinds(store, since=choice.start, service=choice.service or None, rubric=rubric or None,
                          model=choice.model or None, prompt_version=choice.prompt_version or None,
                          per_kind=UNSURE_PER_KIND)

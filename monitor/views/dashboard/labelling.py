@@ -14,12 +14,13 @@ moves as items are labelled), and the last baseline ``sumwatch calibrate`` recor
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
 from markupsafe import Markup
+from pydantic import Field
 
 from ...calibration.corpus import label_item
 from ...calibration.gate import agreement
@@ -35,7 +36,7 @@ from ...store.corpus import load_items
 from ...store.judges import active_definitions, known_rubrics
 from ...store.scores import list_scores
 from .evidence import evidence_phrases, highlight
-from .query import BadRequest
+from .query import BadRequest, PageQuery, PageText
 
 QUEUE_PAGE = 10  # items on a page (each carries its source and summary)
 # what the queue lists: the statuses of each view
@@ -138,26 +139,20 @@ def queue_page(store: Store, rubric: str | None, show: str = "waiting", page: in
             "definitions": definitions}
 
 
-QUEUE_PARAMETERS = ("show", "rubric", "page")
+class QueueQuery(PageQuery):
+    """The queue's query string: which items (``show``), of which rubric, which page of them."""
+
+    show: str = "waiting"
+    rubric: PageText = ""
+    page: int = Field(1, ge=1, le=999_999)
 
 
-def queue_query(params: Mapping[str, str]) -> tuple[str | None, str, int]:
-    """(rubric, show, page) from the queue's query string; a parameter it does not take is a BadRequest, not a
-    filter silently ignored."""
-    unknown = sorted(set(params) - set(QUEUE_PARAMETERS))
+def refuse_unknown(names: Iterable[str]) -> None:
+    """BadRequest for a query parameter the queue does not take: refused, not a filter silently ignored."""
+    unknown = sorted(set(names) - set(QueueQuery.model_fields))
     if unknown:
-        raise BadRequest(f"the labelling queue takes {', '.join(QUEUE_PARAMETERS)} (show one of {', '.join(VIEWS)}), "
-                         f"not {unknown[0][:40]!r}")
-    return params.get("rubric") or None, params.get("show") or "waiting", page_number(params.get("page"))
-
-
-def page_number(value: str | None) -> int:
-    """The ``page`` query value: a whole number from 1 (BadRequest otherwise)."""
-    if not value:
-        return 1
-    if not value.isdigit() or len(value) > 6:
-        raise BadRequest(f"page must be a whole number from 1, got {value[:20]!r}")
-    return int(value)
+        raise BadRequest(f"the labelling queue takes {', '.join(QueueQuery.model_fields)} (show one of "
+                         f"{', '.join(VIEWS)}), not {unknown[0][:40]!r}")
 
 
 def _check_id(item_id: str) -> None:

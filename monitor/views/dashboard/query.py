@@ -1,23 +1,28 @@
-"""What a page's query string asks for, checked: the filter bar and the issue list's sort and filters.
+"""What a page's query string asks for, checked: the filter bar, the issue list's sort and filters, the map's run.
 
-    choice = filter_choice(request.query_params, now)     # time range, service, model, prompt version
+    def overview(bar: FilterBarQuery): choice = bar.choice()   # a route: FastAPI reads and checks the query
+    choice = filter_choice(request.query_params, now)     # the same from a mapping (the Traces page reads its own)
     choice.filters                                          # a store.stats.Filters for the readers
-    listing = issue_query(request.query_params)             # status, severity, rubric, text, sort, direction
 
-A value out of its range raises :class:`BadRequest`, which the routes answer with a 400 page.
+Each page's parameters are a pydantic model (:class:`PageQuery`), so a value out of its range is refused by
+pydantic in the API's words (``contract.values.validation_message``), with a 400 page; a page's builders raise
+:class:`BadRequest` for what the model cannot know (a rubric the database does not have).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, TypeVar
 from urllib.parse import urlencode
+
+from fastapi import Query
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sumwatch.tracer.vocabulary import IssueStatus, Severity
 
-from ...contract.values import choice_error
+from ...contract.values import PATTERN_MEANS, validation_message
 from ...store.stats import Filters
 
 RANGES: dict[str, int | None] = {"1h": 3600, "6h": 6 * 3600, "24h": 86400, "7d": 7 * 86400, "30d": 30 * 86400,
@@ -28,15 +33,57 @@ _READ_BUCKET = {"1h": 60, "6h": 60, "24h": 60, "7d": 600, "30d": 3600, "90d": 36
 NICE_BUCKETS = (60, 300, 600, 900, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400, 7 * 86400)
 MAX_POINTS = 72
 _MAX_TEXT = 200
-_RUN_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,80}$")
+# printable text (str.isprintable: no control, format or separator character but the space), at most _MAX_TEXT
+PRINTABLE_TEXT_PATTERN = rf"^(?:[^\p{{C}}\p{{Z}}]| ){{0,{_MAX_TEXT}}}$"
+RUN_ID_PATTERN = r"^[A-Za-z0-9_.:-]{1,80}$"
+PATTERN_MEANS[PRINTABLE_TEXT_PATTERN] = f"{{name}} must be printable text of at most {_MAX_TEXT} characters"
+PATTERN_MEANS[RUN_ID_PATTERN] = "run must be a clustering run id (letters, digits and - _ . :)"
 
 ISSUE_SORTS = ("id", "status", "severity", "rubric", "traces", "share", "trend", "title")
 ISSUE_STATUSES = ("open", "all") + IssueStatus.values()
 SEVERITIES = tuple(reversed(Severity.values()))  # most severe first, as the filter lists them
 
+if TYPE_CHECKING:
+    RangeName: TypeAlias = str
+    IssueStatusName: TypeAlias = str
+    SeverityName: TypeAlias = str
+    IssueSort: TypeAlias = str
+else:  # the choices, from the one place each is defined
+    RangeName = Literal[tuple(RANGES)]
+    IssueStatusName = Literal[ISSUE_STATUSES]
+    SeverityName = Literal[SEVERITIES]
+    IssueSort = Literal[ISSUE_SORTS]
+PageText = Annotated[str, Field(pattern=PRINTABLE_TEXT_PATTERN)]
+
+Model = TypeVar("Model", bound=BaseModel)
+
 
 class BadRequest(ValueError):
     """A query parameter the page cannot use; the message says which and why."""
+
+
+class PageQuery(BaseModel):
+    """A page's query parameters, read by FastAPI as a query model (``Annotated[FilterBar, Query()]``): spaces
+    around a value go, and a blank one (a form's empty field) is the default."""
+
+    model_config = ConfigDict(frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _blank_is_default(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping):
+            return data
+        stripped = {k: v.strip() if isinstance(v, str) else v for k, v in data.items()}
+        return {k: v for k, v in stripped.items() if v != ""}
+
+
+def checked(model: type[Model], params: Mapping[str, str]) -> Model:
+    """``model`` from a query string's values (the ones it has fields for); BadRequest in the words a route's
+    refusal of the same value has."""
+    try:
+        return model.model_validate({name: params[name] for name in model.model_fields if name in params})
+    except ValidationError as exc:
+        raise BadRequest(validation_message(list(exc.errors()))) from None
 
 
 @dataclass(frozen=True)
@@ -62,25 +109,29 @@ class FilterChoice:
         return urlencode({k: v for k, v in values.items() if v})
 
 
-def text_param(params: Mapping[str, str], name: str) -> str:
-    value = (params.get(name) or "").strip()
-    if len(value) > _MAX_TEXT or not value.isprintable():
-        raise BadRequest(f"{name} must be printable text of at most {_MAX_TEXT} characters")
-    return value
+class FilterBar(PageQuery):
+    """The filter bar: ``range`` (1h, 6h, 24h, 7d, 30d, 90d, all), ``service``, ``model``, ``prompt_version``."""
+
+    range: RangeName = DEFAULT_RANGE
+    service: PageText = ""
+    model: PageText = ""
+    prompt_version: PageText = ""
+
+    def choice(self, now: datetime | None = None) -> FilterChoice:
+        seconds = RANGES[self.range]
+        start = None
+        if seconds is not None:
+            start = (now or datetime.now(timezone.utc)) - timedelta(seconds=seconds)
+        return FilterChoice(self.range, start, None, self.service, self.model, self.prompt_version,
+                            _READ_BUCKET[self.range])
+
+
+FilterBarQuery = Annotated[FilterBar, Query()]
 
 
 def filter_choice(params: Mapping[str, str], now: datetime | None = None) -> FilterChoice:
-    """The filter bar from ``range`` (1h, 6h, 24h, 7d, 30d, 90d, all), ``service``, ``model``,
-    ``prompt_version``."""
-    key = (params.get("range") or DEFAULT_RANGE).strip()
-    if key not in RANGES:
-        raise BadRequest(choice_error("range", key, RANGES))
-    seconds = RANGES[key]
-    start = None
-    if seconds is not None:
-        start = (now or datetime.now(timezone.utc)) - timedelta(seconds=seconds)
-    return FilterChoice(key, start, None, text_param(params, "service"), text_param(params, "model"),
-                        text_param(params, "prompt_version"), _READ_BUCKET[key])
+    """The filter bar from a query string's values (BadRequest: the one that is wrong)."""
+    return checked(FilterBar, params).choice(now)
 
 
 def display_bucket(first: datetime, last: datetime, read_bucket_s: int) -> int:
@@ -98,18 +149,29 @@ def coarsen_start(value: datetime, bucket_s: int) -> datetime:
     return datetime.fromtimestamp(stamp - stamp % bucket_s, timezone.utc)
 
 
-@dataclass(frozen=True)
-class IssueQuery:
-    status: str = "open"
-    severity: str = ""
-    rubric: str = ""
-    text: str = ""
-    sort: str = "traces"
-    descending: bool = True
+class IssueQuery(PageQuery):
+    """The issue list's filters and sort; ``rubric`` is checked against the database's by the page, and
+    ``hidden`` (ignored, muted and merged issues too) is not carried by the links."""
+
+    status: IssueStatusName = "open"
+    severity: SeverityName = ""
+    rubric: PageText = ""
+    q: PageText = ""
+    sort: IssueSort = "traces"
+    dir: Literal["asc", "desc"] = "desc"
+    hidden: bool = False
+
+    @property
+    def text(self) -> str:
+        return self.q
+
+    @property
+    def descending(self) -> bool:
+        return self.dir == "desc"
 
     def link(self, **changes: str) -> str:
-        values = {"status": self.status, "severity": self.severity, "rubric": self.rubric, "q": self.text,
-                  "sort": self.sort, "dir": "desc" if self.descending else "asc", **changes}
+        values = {"status": self.status, "severity": self.severity, "rubric": self.rubric, "q": self.q,
+                  "sort": self.sort, "dir": self.dir, **changes}
         return "/issues?" + urlencode({k: v for k, v in values.items() if v})
 
     def sort_link(self, column: str) -> str:
@@ -119,29 +181,7 @@ class IssueQuery:
         return self.link(sort=column, dir="asc" if column in ("id", "title", "rubric", "status") else "desc")
 
 
-def issue_query(params: Mapping[str, str], rubrics: tuple[str, ...]) -> IssueQuery:
-    status = (params.get("status") or "open").strip()
-    if status not in ISSUE_STATUSES:
-        raise BadRequest(choice_error("status", status, ISSUE_STATUSES))
-    severity = (params.get("severity") or "").strip()
-    if severity and severity not in SEVERITIES:
-        raise BadRequest(choice_error("severity", severity, SEVERITIES))
-    rubric = (params.get("rubric") or "").strip()
-    if rubric and rubric not in rubrics:
-        raise BadRequest(choice_error("rubric", rubric, rubrics))
-    sort = (params.get("sort") or "traces").strip()
-    if sort not in ISSUE_SORTS:
-        raise BadRequest(choice_error("sort", sort, ISSUE_SORTS))
-    direction = (params.get("dir") or "desc").strip()
-    if direction not in ("asc", "desc"):
-        raise BadRequest(f"dir must be asc or desc, got {direction[:40]!r}")
-    return IssueQuery(status, severity, rubric, text_param(params, "q"), sort, direction == "desc")
+class MapQuery(PageQuery):
+    """The cluster map's run (None: the latest finished one)."""
 
-
-def run_id_param(params: Mapping[str, str]) -> str | None:
-    run = (params.get("run") or "").strip()
-    if not run:
-        return None
-    if not _RUN_ID.match(run):
-        raise BadRequest("run must be a clustering run id (letters, digits and - _ . :)")
-    return run
+    run: Annotated[str, Field(pattern=RUN_ID_PATTERN)] | None = None

@@ -1,10 +1,12 @@
 """The dashboard's routes: pages rendered with Jinja2 from the store in this process, its static assets,
 and plotly.js from the installed ``plotly`` package (nothing from the internet, no build step).
 
-    routes = dashboard_routes(store, settings)   # what `sumwatch up` serves at /
+    include_dashboard(app)      # create_app: the pages' router (outside the OpenAPI document) and the assets
 
-A query or path value a page cannot use answers a 400 page saying why; an issue, trace or item that is
-not there answers a 404 page.
+The pages are FastAPI routes like the API's: the same services dependency (``ServicesDep``), path and query
+parameters checked by pydantic, forms read with ``auth.form_fields``, and refusals answered by the handlers
+``errors.install_error_handlers`` installs: a query or path value a page cannot use answers a 400 page saying
+why, an issue, trace or item that is not there a 404 page (:func:`problem_page`).
 """
 
 from __future__ import annotations
@@ -16,26 +18,27 @@ import threading
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, TypeVar
 
+from fastapi import APIRouter, Depends, FastAPI, Query
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ...contract.values import one_of
 from ...exports.alerts import rule_statuses
-from ...exports.config import ExportConfig
-from ...issues.triage import MAX_NAME, TriageError, UnknownIssue
-from ...settings import Settings
-from ...store.connection import Store
+from ...issues.triage import MAX_NAME, UnknownIssue
 from ...store.judges import known_rubrics
 from ..auth import csrf_token, form_fields
+from ..errors import ApiError, PageRoute
+from ..routers.params import IssueIdPath, TraceIdPath
+from ..services import ServicesDep
 from . import explorer, judges, pages, triage
 from .figures import figure_json
-from .labelling import label, label_from_trace, queue_page, queue_query, resolve, trace_label_context
-from .query import BadRequest, filter_choice, issue_query, run_id_param
+from .labelling import QueueQuery, label, label_from_trace, queue_page, refuse_unknown, resolve, trace_label_context
+from .query import FilterBarQuery, IssueQuery, MapQuery
 
 HERE = Path(__file__).parent
 STATIC_PREFIX = "/static/dashboard"
@@ -117,6 +120,7 @@ def plotly_asset_file() -> Asset:
     return Asset(plotly_js(), "text/javascript")
 
 
+@functools.cache
 def _environment() -> Environment:
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True),
                       trim_blocks=True, lstrip_blocks=True)
@@ -161,189 +165,206 @@ def _duration(seconds: int) -> str:
     return f"{seconds} s"
 
 
-def dashboard_routes(store: Store, settings: Settings, export_config: ExportConfig | None = None) -> list[BaseRoute]:
+def render(request: Request, template: str, code: int = 200, **context: Any) -> HTMLResponse:
+    """``template`` with ``context`` as a page: never cached, gzipped above GZIP_PAGE_BYTES to a client that takes
+    it."""
+    body = _environment().get_template(template).render(request=request, path=request.url.path,
+                                                          **context).encode()
+    headers = {"Cache-Control": "no-store", "Vary": "Accept-Encoding"}
+    if len(body) > GZIP_PAGE_BYTES and accepts_gzip(request):
+        # level 1: about 10 ms a megabyte on one core, and page data (JSON, text) still shrinks 3-4x
+        body, headers["Content-Encoding"] = gzip.compress(body, compresslevel=1, mtime=0), "gzip"
+    return HTMLResponse(body, status_code=code, headers=headers)
+
+
+TITLES = {400: "Bad request", 404: "Not found", 405: "Method not allowed"}
+
+
+def problem_page(request: Request, status: int, message: str) -> Response:
+    """The error page: what ``errors.install_error_handlers`` answers a page's refusal with."""
+    return render(request, "error.html", status, title=TITLES.get(status, "Error"), status=status, message=message)
+
+
+router = APIRouter(route_class=PageRoute)
+Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
+
+
+def _get(path: str) -> Callable[[Endpoint], Endpoint]:
+    """A page at ``path``: GET, and HEAD as Starlette's routes answer it."""
+    return router.api_route(path, methods=["GET", "HEAD"])
+
+
+def _found(context: dict[str, Any] | None, missing: str) -> dict[str, Any]:
+    """``context``, or the 404 page saying ``missing`` when the page's builder found nothing."""
+    if context is None:
+        raise ApiError(404, missing)
+    return context
+
+
+def _map_cache(request: Request) -> pages.MapCache:
+    cache: pages.MapCache = request.app.state.map_cache
+    return cache
+
+
+@_get("/")
+def overview(request: Request, s: ServicesDep, bar: FilterBarQuery) -> HTMLResponse:
+    return render(request, "overview.html", **pages.overview(s.store, bar.choice(), s.settings.judge.llm_daily_cap_usd))
+
+
+@_get("/issues")
+def issues(request: Request, s: ServicesDep, q: Annotated[IssueQuery, Query()]) -> HTMLResponse:
+    rubrics = known_rubrics(s.store)
+    if q.rubric:
+        one_of("rubric", q.rubric, rubrics)
+    return render(request, "issues.html", **pages.issues_page(s.store, q, rubrics, hidden=q.hidden))
+
+
+@_get("/issues/{issue_id}")
+def issue(request: Request, s: ServicesDep, issue_id: IssueIdPath) -> HTMLResponse:
+    context = _found(pages.issue_page(s.store, s.settings, issue_id), f"There is no issue {issue_id} in the last run.")
+    context.update(triage.triage_context(s.store, request, context["detail"]))
+    return render(request, "issue.html", **context)
+
+
+@router.post("/issues/{issue_id}/triage")
+async def triage_action(request: Request, s: ServicesDep, issue_id: str) -> Response:
+    """The issue page's form (the CSRF check ran in the auth middleware): back to the issue, or to the one it was
+    merged into; a TriageError answers 400."""
+    fields = await form_fields(request)
+    try:
+        answer = await run_in_threadpool(triage.triage_from_form, s.store, issue_id, fields, request)
+    except UnknownIssue as exc:
+        raise ApiError(404, str(exc)) from None
+    target = f"SW-{answer.value}" if answer.action == "merge" else answer.issue_id
+    back = RedirectResponse(f"/issues/{target}", status_code=303)
+    back.headers.append("set-cookie", triage.name_cookie(answer.by))
+    return back
+
+
+@_get("/map")
+def cluster_map(request: Request, s: ServicesDep, q: Annotated[MapQuery, Query()],
+                cache: Annotated[pages.MapCache, Depends(_map_cache)]) -> HTMLResponse:
+    return render(request, "map.html", **pages.map_page(s.store, q.run, cache))
+
+
+@_get("/traces")
+def traces(request: Request, s: ServicesDep) -> HTMLResponse:
+    # the filters of TraceFilters, the one model the API, the CLI and the client read them with
+    return render(request, "traces.html", **explorer.traces_page(s.store, request.query_params))
+
+
+@_get("/traces/{trace_id}")
+def trace(request: Request, s: ServicesDep, trace_id: TraceIdPath, labelled: str | None = None) -> HTMLResponse:
+    context = _found(pages.trace_page(s.store, trace_id), f"There is no trace {trace_id}.")
+    context.update(trace_label_context(s.store, labelled), actor=triage.actor(request))
+    return render(request, "trace.html", **context)
+
+
+@router.post("/traces/{trace_id}/label")
+async def trace_label_action(request: Request, s: ServicesDep, trace_id: str) -> Response:
+    """The trace page's label form: the span into a rubric's corpus, labelled by the name given (kept in the
+    session's cookie); back to the trace, saying so."""
+    fields = await form_fields(request)
+    by = (fields.get("by") or triage.actor(request) or triage.DASHBOARD_ACTOR).strip()
+    try:
+        item = await run_in_threadpool(label_from_trace, s.store, trace_id, fields, by)
+    except KeyError as exc:
+        raise ApiError(404, str(exc.args[0] if exc.args else exc)) from None
+    back = RedirectResponse(f"/traces/{item.trace_id}?labelled={item.item_id}#span-{item.span_id}",
+                            status_code=303)
+    back.headers.append("set-cookie", triage.name_cookie(by))
+    return back
+
+
+@_get("/unsure")
+def unsure(request: Request, s: ServicesDep, q: Annotated[explorer.UnsureQuery, Query()]) -> HTMLResponse:
+    return render(request, "unsure.html", **explorer.unsure_page(s.store, q))
+
+
+@_get("/labelling")
+def labelling(request: Request, s: ServicesDep, q: Annotated[QueueQuery, Query()]) -> HTMLResponse:
+    refuse_unknown(request.query_params)
+    context = queue_page(s.store, q.rubric or None, q.show, q.page)
+    return render(request, "labelling.html", **context, actor=triage.actor(request))
+
+
+@_get("/labelling/table")
+def calibration_table(request: Request, s: ServicesDep) -> HTMLResponse:
+    return render(request, "calibration.html", calibration=queue_page(s.store, None)["calibration"])
+
+
+@router.post("/labelling/{item_id}")
+@router.post("/labelling/{item_id}/resolve")
+async def label_action(request: Request, s: ServicesDep, item_id: str) -> Response:
+    """``verdict`` from the queue (the CSRF check ran in the auth middleware): JSON for the page's keyboard
+    labelling (``Accept: application/json``, which its refusals answer in too), else back to the queue."""
+    fields = await form_fields(request)
+    wants_json = "application/json" in request.headers.get("accept", "")
+    by = (fields.get("by") or triage.actor(request) or triage.DASHBOARD_ACTOR).strip()
+    resolving = request.url.path.endswith("/resolve")
+    try:
+        item = await run_in_threadpool(resolve if resolving else label, s.store, item_id, fields.get("verdict", ""),
+                                       by)
+    except KeyError:
+        raise ApiError(404, f"no corpus item {item_id}" if wants_json
+                       else f"There is no corpus item {item_id}.") from None
+    answer: Response
+    if wants_json:
+        answer = JSONResponse({"item_id": item.item_id, "status": item.status, "verdict": item.human_verdict})
+    else:
+        rubric = fields.get("rubric", "")
+        answer = RedirectResponse("/labelling" + (f"?rubric={rubric}" if rubric in known_rubrics(s.store) else ""),
+                                  status_code=303)
+    if len(by) <= MAX_NAME:
+        answer.headers.append("set-cookie", triage.name_cookie(by))
+    return answer
+
+
+@_get("/compare")
+def compare(request: Request, s: ServicesDep, bar: FilterBarQuery) -> HTMLResponse:
+    return render(request, "compare.html", **pages.compare_page(s.store, bar.choice()))
+
+
+@_get("/alerts")
+def alerts(request: Request, s: ServicesDep) -> HTMLResponse:
+    # what `sumwatch alerts` and GET /api/alerts read: the rates now, nothing sent
+    return render(request, "alerts.html", rules=rule_statuses(s.store, s.export_config))
+
+
+@_get("/judges")
+def judges_index(request: Request, s: ServicesDep) -> HTMLResponse:
+    return render(request, "judges.html", **judges.judges_index(s.store))
+
+
+@_get("/judges/{rubric}/diff")
+def judge_diff(request: Request, s: ServicesDep, rubric: str, old: Annotated[str, Query(alias="from")] = "",
+               new: Annotated[str, Query(alias="to")] = "") -> HTMLResponse:
+    context = _found(judges.judge_diff(s.store, rubric, old, new),
+                     f"There is no rubric {rubric}, or it has no such version.")
+    return render(request, "judge_diff.html", **context)
+
+
+@_get("/judges/{rubric}")
+def judge(request: Request, s: ServicesDep, rubric: str) -> HTMLResponse:
+    return render(request, "judge.html", **_found(judges.judge_page(s.store, rubric), f"There is no rubric {rubric}."))
+
+
+@_get(plotly_url())
+def plotly_asset(request: Request) -> Response:  # the versioned URL never changes its content
+    return plotly_asset_file().response(request, IMMUTABLE)
+
+
+@_get(PLOTLY_PATH)
+def plotly_unversioned(request: Request) -> Response:
+    return plotly_asset_file().response(request, "no-cache")
+
+
+def include_dashboard(app: FastAPI) -> None:
     """The pages (``/``, ``/issues``, ``/issues/{issue_id}``, ``/map``, ``/traces``, ``/traces/{trace_id}``,
-    ``/unsure``, ``/labelling``,
-    ``/compare``, ``/judges``, ``/judges/{rubric}``, ``/judges/{rubric}/diff``, ``/alerts``), the label action, and
-    the static assets. ``export_config`` is the API's (the alert rules the alerts page shows); the settings' by
-    default."""
-    exports = export_config if export_config is not None else settings.exports
-    env = _environment()
-    map_cache = pages.MapCache()
-
-    def render(request: Request, template: str, code: int = 200, **context: Any) -> HTMLResponse:
-        body = env.get_template(template).render(request=request, path=request.url.path, **context).encode()
-        headers = {"Cache-Control": "no-store", "Vary": "Accept-Encoding"}
-        if len(body) > GZIP_PAGE_BYTES and accepts_gzip(request):
-            # level 1: about 10 ms a megabyte on one core, and page data (JSON, text) still shrinks 3-4x
-            body, headers["Content-Encoding"] = gzip.compress(body, compresslevel=1, mtime=0), "gzip"
-        return HTMLResponse(body, status_code=code, headers=headers)
-
-    def problem(request: Request, status: int, message: str) -> HTMLResponse:
-        title = {400: "Bad request", 404: "Not found"}.get(status, "Error")
-        return render(request, "error.html", status, title=title, status=status, message=message)
-
-    def page(template: str, build: Callable[[Request], dict[str, Any] | None], missing: str = "") -> Any:
-        def handler(request: Request) -> Response:  # sync: Starlette runs it in its thread pool
-            try:
-                context = build(request)
-            except BadRequest as exc:
-                return problem(request, 400, str(exc))
-            except ValueError as exc:  # an id of the wrong form, from the store's readers
-                return problem(request, 400, str(exc))
-            if context is None:
-                return problem(request, 404, missing.format(**request.path_params))
-            return render(request, template, **context)
-
-        return handler
-
-    def overview(request: Request) -> dict[str, Any]:
-        return pages.overview(store, filter_choice(request.query_params), settings.judge.llm_daily_cap_usd)
-
-    def issues(request: Request) -> dict[str, Any]:
-        rubrics = known_rubrics(store)
-        return pages.issues_page(store, issue_query(request.query_params, rubrics), rubrics,
-                                 hidden=request.query_params.get("hidden") == "1")
-
-    def issue(request: Request) -> dict[str, Any] | None:
-        context = pages.issue_page(store, settings, request.path_params["issue_id"])
-        if context is not None:
-            context.update(triage.triage_context(store, request, context["detail"]))
-        return context
-
-    async def triage_action(request: Request) -> Response:
-        """POST /issues/{issue_id}/triage from the issue page's form (the CSRF check ran in the auth middleware):
-        back to the issue, or to the one it was merged into."""
-        fields = await form_fields(request)
-        try:
-            answer = await run_in_threadpool(triage.triage_from_form, store, request.path_params["issue_id"],
-                                             fields, request)
-        except UnknownIssue as exc:
-            return problem(request, 404, str(exc))
-        except TriageError as exc:
-            return problem(request, 400, str(exc))
-        target = f"SW-{answer.value}" if answer.action == "merge" else answer.issue_id
-        back = RedirectResponse(f"/issues/{target}", status_code=303)
-        back.headers.append("set-cookie", triage.name_cookie(answer.by))
-        return back
-
-    def cluster_map(request: Request) -> dict[str, Any]:
-        return pages.map_page(store, run_id_param(request.query_params), map_cache)
-
-    def trace(request: Request) -> dict[str, Any] | None:
-        context = pages.trace_page(store, request.path_params["trace_id"])
-        if context is not None:
-            context.update(trace_label_context(store, request.query_params.get("labelled")),
-                           actor=triage.actor(request))
-        return context
-
-    async def trace_label_action(request: Request) -> Response:
-        """POST /traces/{trace_id}/label from the trace page's form: the span into a rubric's corpus, labelled by
-        the name given (kept in the session's cookie); back to the trace, saying so."""
-        fields = await form_fields(request)
-        by = (fields.get("by") or triage.actor(request) or triage.DASHBOARD_ACTOR).strip()
-        trace_id = request.path_params["trace_id"]
-        try:
-            item = await run_in_threadpool(label_from_trace, store, trace_id, fields, by)
-        except BadRequest as exc:
-            return problem(request, 400, str(exc))
-        except KeyError as exc:
-            return problem(request, 404, str(exc.args[0] if exc.args else exc))
-        back = RedirectResponse(f"/traces/{item.trace_id}?labelled={item.item_id}#span-{item.span_id}",
-                                status_code=303)
-        back.headers.append("set-cookie", triage.name_cookie(by))
-        return back
-
-    def traces(request: Request) -> dict[str, Any]:
-        return explorer.traces_page(store, request.query_params)
-
-    def unsure(request: Request) -> dict[str, Any]:
-        return explorer.unsure_page(store, request.query_params)
-
-    def alerts(request: Request) -> dict[str, Any]:
-        # what `sumwatch alerts` and GET /api/alerts read: the rates now, nothing sent
-        return {"rules": rule_statuses(store, exports)}
-
-    def compare(request: Request) -> dict[str, Any]:
-        return pages.compare_page(store, filter_choice(request.query_params))
-
-    def judges_index(request: Request) -> dict[str, Any]:
-        return judges.judges_index(store)
-
-    def judge(request: Request) -> dict[str, Any] | None:
-        return judges.judge_page(store, request.path_params["rubric"])
-
-    def judge_diff(request: Request) -> dict[str, Any] | None:
-        q = request.query_params
-        return judges.judge_diff(store, request.path_params["rubric"], q.get("from", ""), q.get("to", ""))
-
-    def labelling(request: Request) -> dict[str, Any]:
-        context = queue_page(store, *queue_query(request.query_params))
-        return {**context, "actor": triage.actor(request)}
-
-    def calibration_table(request: Request) -> dict[str, Any]:
-        return {"calibration": queue_page(store, None)["calibration"]}
-
-    async def label_action(request: Request) -> Response:
-        """POST /labelling/{item_id} with ``verdict`` (the CSRF check ran in the auth middleware): JSON for
-        the page's keyboard labelling (``Accept: application/json``), else back to the queue."""
-        item_id = request.path_params["item_id"]
-        fields = await form_fields(request)
-        wants_json = "application/json" in request.headers.get("accept", "")
-        by = (fields.get("by") or triage.actor(request) or triage.DASHBOARD_ACTOR).strip()
-        resolving = request.url.path.endswith("/resolve")
-        try:
-            item = await run_in_threadpool(resolve if resolving else label, store, item_id, fields.get("verdict", ""),
-                                           by)
-        except BadRequest as exc:
-            if wants_json:
-                return JSONResponse({"error": str(exc)}, status_code=400)
-            return problem(request, 400, str(exc))
-        except KeyError:
-            if wants_json:
-                return JSONResponse({"error": f"no corpus item {item_id}"}, status_code=404)
-            return problem(request, 404, f"There is no corpus item {item_id}.")
-        answer: Response
-        if wants_json:
-            answer = JSONResponse({"item_id": item.item_id, "status": item.status, "verdict": item.human_verdict})
-        else:
-            rubric = fields.get("rubric", "")
-            answer = RedirectResponse("/labelling" + (f"?rubric={rubric}" if rubric in known_rubrics(store) else ""),
-                                      status_code=303)
-        if len(by) <= MAX_NAME:
-            answer.headers.append("set-cookie", triage.name_cookie(by))
-        return answer
-
-    plotly = plotly_asset_file()
-
-    def plotly_asset(request: Request) -> Response:  # the versioned URL never changes its content
-        return plotly.response(request, IMMUTABLE)
-
-    def plotly_unversioned(request: Request) -> Response:
-        return plotly.response(request, "no-cache")
-
-    return [
-        Route("/", page("overview.html", overview)),
-        Route("/issues", page("issues.html", issues)),
-        Route("/issues/{issue_id}", page("issue.html", issue, "There is no issue {issue_id} in the last run.")),
-        Route("/issues/{issue_id}/triage", triage_action, methods=["POST"]),
-        Route("/map", page("map.html", cluster_map)),
-        Route("/traces", page("traces.html", traces)),
-        Route("/unsure", page("unsure.html", unsure)),
-        Route("/traces/{trace_id}", page("trace.html", trace, "There is no trace {trace_id}.")),
-        Route("/traces/{trace_id}/label", trace_label_action, methods=["POST"]),
-        Route("/labelling", page("labelling.html", labelling)),
-        Route("/labelling/table", page("calibration.html", calibration_table)),
-        Route("/labelling/{item_id}", label_action, methods=["POST"]),
-        Route("/labelling/{item_id}/resolve", label_action, methods=["POST"]),
-        Route("/compare", page("compare.html", compare)),
-        Route("/alerts", page("alerts.html", alerts)),
-        Route("/judges", page("judges.html", judges_index)),
-        Route("/judges/{rubric}/diff", page("judge_diff.html", judge_diff,
-                                            "There is no rubric {rubric}, or it has no such version.")),
-        Route("/judges/{rubric}", page("judge.html", judge, "There is no rubric {rubric}.")),
-        Route(plotly_url(), plotly_asset),
-        Route(PLOTLY_PATH, plotly_unversioned),
-        Mount(STATIC_PREFIX, StaticFiles(directory=HERE / "static"), name="dashboard-static"),
-    ]
-
+    ``/unsure``, ``/labelling``, ``/compare``, ``/judges``, ``/judges/{rubric}``, ``/judges/{rubric}/diff``,
+    ``/alerts``), the forms they post to, plotly.js and the static assets, on ``app``; the pages stay out of its
+    OpenAPI document, which is the API's."""
+    app.state.map_cache = pages.MapCache()  # the latest run's map, drawn once per app
+    plotly_asset_file()  # read (and compressed, in the background) at start-up, not on a page's first request
+    app.include_router(router, include_in_schema=False)
+    app.mount(STATIC_PREFIX, StaticFiles(directory=HERE / "static"), name="dashboard-static")

@@ -66,12 +66,32 @@ def test_every_page_renders_and_loads_its_assets_from_this_server_only(client, d
     ("/map?run=../../etc", 400, "run must be a clustering run id"),
     ("/labelling?rubric=tone", 400, "rubric must be one of"),
     ("/labelling?status=AAA", 400, "the labelling queue takes show, rubric, page (show one of waiting,"),
+    ("/labelling?page=0", 400, "page must be at least 1"),
+    ("/issues?dir=up", 400, "dir must be one of 'asc' or 'desc', got 'up'"),
+    ("/traces?cursor=bm90LW1pbmU", 400, "cursor is not one this page gave (follow the Next link)"),
+    ("/no-such-page", 404, "There is no page /no-such-page."),
 ])
 def test_bad_input_gets_a_page_that_says_what_is_wrong(client, path, status, says):
     answer = client.get(path)
-    assert answer.status_code == status
-    assert says.lower() in answer.text.lower()
+    assert answer.status_code == status and answer.headers["content-type"].startswith("text/html")
+    assert says.lower() in answer.text.replace("&#39;", "'").lower()
     assert "Traceback" not in answer.text and "<h1>" in answer.text
+
+
+def test_refusals_come_from_one_place_a_page_for_pages_and_json_for_the_api(client):
+    page = client.get("/?range=2y")
+    assert page.status_code == 400 and "<h1>400 · Bad request</h1>" in page.text
+    api = client.get("/api/traces", params={"since": "2y"})
+    assert api.status_code == 400 and set(api.json()) == {"error"}
+    assert client.get("/api/no-such-thing").json() == {"error": "not found"}
+    assert client.get("/static/dashboard/no-such.js").json() == {"error": "not found"}
+    wrong_method = client.get("/issues/SW-1/triage")  # a form's target, GET
+    assert wrong_method.status_code == 405 and wrong_method.headers["allow"] == "POST"
+    assert "<h1>405 · Method not allowed</h1>" in wrong_method.text
+    # a page's script that asks for JSON gets the same refusal as JSON
+    asked = client.get("/labelling", params={"page": "x"}, headers={"accept": "application/json"})
+    assert asked.status_code == 400 and asked.json() == {"error": "page must be a whole number, got 'x'"}
+    assert client.head("/issues").status_code == 200 and client.head("/no-such-page").status_code == 404
 
 
 def _column(html: str, name: str) -> list[str]:
