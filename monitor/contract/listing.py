@@ -8,15 +8,16 @@
     /traces?service=digest&q=revenue&...               # the Traces page reads its query string with it
 
 Adding a filter is one field here (its type, bounds and description) plus its SQL in ``store/listing.py``. A
-value the model refuses is refused alike everywhere, in the same words (``views/errors.validation_message``).
-Empty text means "any", so a form's blank field filters nothing.
+value the model refuses is refused alike everywhere, in the same words (``contract.values.validation_message``).
+Blank free text means "any"; the Traces page drops a form's blank fields, so an empty select filters nothing.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic.fields import FieldInfo
 
 from .issues import parse_issue_id
 from .values import ISSUE_ID_PATTERN, RUBRIC_PATTERN, IsoTime
@@ -31,7 +32,23 @@ MAX_TEXT = 200
 
 # the CLI reads a time filter as a duration back from now (``--since 24h``), the API and the page as a time
 DURATION = "duration"
-Text = Annotated[str | None, Field(max_length=MAX_TEXT)]
+
+
+def _blank_is_any(value: Any) -> Any:
+    """Free text is stripped, and blank text means any (the API's ``?q=``, a form's empty field)."""
+    if isinstance(value, str):
+        return value.strip() or None
+    return value
+
+
+# free text: a filter of this type takes any text up to MAX_TEXT characters, blank meaning any; a choice, a
+# pattern or a time is refused blank, as the OpenAPI document says (the Traces page drops a form's blank fields)
+Text = Annotated[Annotated[str, Field(max_length=MAX_TEXT)] | None, BeforeValidator(_blank_is_any)]
+
+
+def is_text(field: FieldInfo) -> bool:
+    """Whether a filter is free text (:data:`Text`)."""
+    return any(isinstance(m, BeforeValidator) and m.func is _blank_is_any for m in field.metadata)
 
 
 class TraceFilters(BaseModel):
@@ -60,14 +77,6 @@ class TraceFilters(BaseModel):
                                                           "confident: judged spans with none")
     issue: str | None = Field(default=None, pattern=ISSUE_ID_PATTERN, max_length=40,
                               description="Only the members of this issue in the latest clustering run, like SW-3")
-
-    @field_validator("*", mode="before")
-    @classmethod
-    def _blank_is_any(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            value = value.strip()
-            return value or None
-        return value
 
     @property
     def text(self) -> str | None:

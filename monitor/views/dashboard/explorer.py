@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 
 from pydantic import ValidationError
 
-from ...contract.listing import CERTAINTY_CHOICES, UNSURE, VERDICT_CHOICES, TraceFilters
+from ...contract.listing import CERTAINTY_CHOICES, UNSURE, VERDICT_CHOICES, TraceFilters, is_text
 from ...contract.values import one_of, validation_message
 from ...rubrics.verdicts import RUBRICS
 from ...store.connection import Store
@@ -53,7 +53,7 @@ class TraceQuery:
         :class:`TraceFilters` gets an input here, with nothing to write."""
         return [(name, name.replace("_", " ").capitalize(), getattr(self, name))
                 for name, field in TraceFilters.model_fields.items()
-                if name in _FORM and name not in _LAID_OUT and field.annotation == str | None]
+                if name in _FORM and name not in _LAID_OUT and is_text(field)]
 
     def link(self, **changes: str) -> str:
         """/traces with this query, ``changes`` applied (a new filter starts from the first page)."""
@@ -81,7 +81,8 @@ def trace_query(params: Mapping[str, str], rubrics: tuple[str, ...]) -> TraceQue
     try:
         filters = TraceFilters.model_validate({
             "service": choice.service, "since": choice.start, "model": choice.model,
-            "prompt_version": choice.prompt_version, **{name: params.get(name) for name in _FORM}})
+            "prompt_version": choice.prompt_version,
+            **{name: value for name in _FORM if (value := (params.get(name) or "").strip())}})
         if filters.rubric:
             one_of("rubric", filters.rubric, rubrics)
     except ValidationError as exc:

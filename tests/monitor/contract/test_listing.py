@@ -58,5 +58,14 @@ def test_a_bad_value_is_refused_in_the_same_words_by_the_cli_and_the_page():
     assert result.exit_code == 2 and "an issue id looks like SW-12" in result.stderr
 
 
-def test_blank_text_is_any_so_a_forms_empty_field_filters_nothing():
-    assert TraceFilters.model_validate({"q": "  ", "verdict": "", "issue": ""}) == TraceFilters()
+def test_blank_text_is_any_and_a_blank_choice_is_refused_as_the_document_says():
+    import pytest
+    from pydantic import ValidationError
+
+    assert TraceFilters.model_validate({"q": "  ", "service": ""}) == TraceFilters()
+    for name in ("verdict", "certainty", "issue", "rubric", "until"):
+        with pytest.raises(ValidationError):
+            TraceFilters.model_validate({name: ""})
+    # the page's form sends a blank field for "any": it filters nothing there
+    assert trace_query({"q": "", "verdict": "", "certainty": "", "issue": "", "rubric": ""}, ("factuality",)
+                       ).filters.model_dump(exclude={"since"}) == TraceFilters().model_dump(exclude={"since"})
