@@ -75,21 +75,18 @@ def settings(sw_home: Path):
 def migrated_template(sw_home: Path):
     """One database migrated once per session, empty of spans and scores: each test's ``store`` is made as a
     copy of it (its tables' DDL, its migration records and whatever rows the migrations wrote), which costs a
-    fifth of running the migrations again."""
+    fifth of running the migrations again. Its connection is closed at once, so the process's chDB engine is
+    free to move to another folder for a test that opens one (chDB runs one folder per process at a time)."""
     from sumwatch.monitor.settings import Settings
     from sumwatch.monitor.store.connection import Store
     from sumwatch.monitor.store.migrations import migrate
 
-    st = Store.open(Settings.from_env(env={}, home=sw_home, database=TEMPLATE_DATABASE, port=0))
-    migrate(st)
-    tables = st.client.query(
-        "SELECT name, engine LIKE '%View' AS view, create_table_query, total_rows FROM system.tables "
-        "WHERE database = {db:String} ORDER BY view, name", parameters={"db": TEMPLATE_DATABASE}).result_rows
-    yield [(name, bool(view), query, int(rows or 0)) for name, view, query, rows in tables]
-    try:
-        st.command(f"DROP DATABASE IF EXISTS `{TEMPLATE_DATABASE}`")
-    finally:
-        st.close()
+    with Store.open(Settings.from_env(env={}, home=sw_home, database=TEMPLATE_DATABASE, port=0)) as st:
+        migrate(st)
+        tables = st.client.query(
+            "SELECT name, engine LIKE '%View' AS view, create_table_query, total_rows FROM system.tables "
+            "WHERE database = {db:String} ORDER BY view, name", parameters={"db": TEMPLATE_DATABASE}).result_rows
+    return [(name, bool(view), query, int(rows or 0)) for name, view, query, rows in tables]
 
 
 TEMPLATE_DATABASE = "t_migrated_template"
