@@ -40,20 +40,24 @@ def up(host: str | None = typer.Option(None, "--host", help="Bind address (defau
         server = ReceiverServer(settings, app=create_app(runtime))
         auth = "bearer token required" if settings.receiver.ingest_token else "no auth (set SUMWATCH_INGEST_TOKEN)"
         api_auth = "API token required" if settings.receiver.api_token else "API open (set SUMWATCH_API_TOKEN)"
-        err.print(f"sumwatch receiving OTLP/HTTP on {endpoint}/v1/traces ({auth}); "
-                  f"storing in {settings.store.database} on {settings.safe_url}. Ctrl-C to stop.")
-        err.print(f"acknowledging spans once in the write-ahead log under {settings.receiver_log_path} "
-                  "(SUMWATCH_RECEIVER_LOG=on)" if settings.receiver.receiver_log else
-                  "acknowledging spans once stored (SUMWATCH_RECEIVER_LOG=off)")
-        err.print(f"also GenAI log records on {endpoint}/v1/logs and the Langfuse SDK's export on "
-                  f"{endpoint}/api/public/otel/v1/traces")
-        err.print(f"API on {endpoint}/api (OpenAPI at {endpoint}/api/openapi.json; {api_auth})")
-        err.print(f"dashboard on {endpoint}/")
+
+        def announce() -> None:  # once the socket listens: every address printed answers when it is read
+            err.print(f"sumwatch receiving OTLP/HTTP on {endpoint}/v1/traces ({auth}); "
+                      f"storing in {settings.store.database} on {settings.safe_url}. Ctrl-C to stop.")
+            err.print(f"acknowledging spans once in the write-ahead log under {settings.receiver_log_path} "
+                      "(SUMWATCH_RECEIVER_LOG=on)" if settings.receiver.receiver_log else
+                      "acknowledging spans once stored (SUMWATCH_RECEIVER_LOG=off)")
+            err.print(f"also GenAI log records on {endpoint}/v1/logs and the Langfuse SDK's export on "
+                      f"{endpoint}/api/public/otel/v1/traces")
+            err.print(f"API on {endpoint}/api (OpenAPI at {endpoint}/api/openapi.json; {api_auth})")
+            err.print(f"dashboard on {endpoint}/")
+            if jobs is not None:
+                err.print(f"jobs: {jobs.describe()} (--no-worker to run them elsewhere)")
+
         if jobs is not None:
-            err.print(f"jobs: {jobs.describe()} (--no-worker to run them elsewhere)")
             jobs.start()
         try:
-            server.serve_forever()  # handles SIGTERM/SIGINT itself and drains the writer
+            server.serve_forever(on_started=announce)  # handles SIGTERM/SIGINT itself and drains the writer
         finally:
             if jobs is not None:  # after the receiver: spans received last are stored before the jobs end
                 jobs.stop(wait=True)

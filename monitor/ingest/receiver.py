@@ -352,8 +352,9 @@ class ReceiverServer:
             time.sleep(0.01)
         return self
 
-    def serve_forever(self) -> None:
-        """Run in the foreground until SIGINT/SIGTERM, then write what is queued and return."""
+    def serve_forever(self, on_started: Callable[[], None] | None = None) -> None:
+        """Run in the foreground until SIGINT/SIGTERM, then write what is queued and return. ``on_started`` runs
+        once the socket listens (from a helper thread): what it prints about the address holds when read."""
 
         def stop(signum: int, frame: Any) -> None:
             if self._server.should_exit and signum == signal.SIGINT:
@@ -363,6 +364,9 @@ class ReceiverServer:
         previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
         self.writer.start()
         self.log_writer.start()
+        if on_started is not None:
+            threading.Thread(target=self._when_started, args=(on_started,), name="sumwatch-started",
+                             daemon=True).start()
         try:
             self._server.run()
         finally:
@@ -370,6 +374,13 @@ class ReceiverServer:
             self.log_writer.stop()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+
+    def _when_started(self, callback: Callable[[], None]) -> None:
+        while not self._server.started:
+            if self._server.should_exit:
+                return
+            time.sleep(0.01)
+        callback()
 
     def stop(self) -> None:
         self._server.should_exit = True
