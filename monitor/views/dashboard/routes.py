@@ -201,7 +201,8 @@ def _found(context: dict[str, Any] | None, missing: str) -> dict[str, Any]:
     return context
 
 
-def _map_cache(request: Request) -> pages.MapCache:
+async def _map_cache(request: Request) -> pages.MapCache:
+    # async: FastAPI runs a plain def dependency in the thread pool, a hop of its own on every request
     cache: pages.MapCache = request.app.state.map_cache
     return cache
 
