@@ -75,8 +75,10 @@ def settings(sw_home: Path):
 def migrated_template(sw_home: Path):
     """One database migrated once per session, empty of spans and scores: each test's ``store`` is made as a
     copy of it (its tables' DDL, its migration records and whatever rows the migrations wrote), which costs a
-    fifth of running the migrations again. Its connection is closed at once, so the process's chDB engine is
-    free to move to another folder for a test that opens one (chDB runs one folder per process at a time)."""
+    fifth of running the migrations again. Its connection stays open for the session, which keeps the process's
+    chDB engine started: with no connection open, chDB shuts the engine down and each test's store would start it
+    again (seconds a test). chDB runs one folder per process while any connection is open, so a test that needs
+    its own data opens a database of its own in ``sw_home``, not another folder."""
     from sumwatch.monitor.settings import Settings
     from sumwatch.monitor.store.connection import Store
     from sumwatch.monitor.store.migrations import migrate
@@ -86,7 +88,7 @@ def migrated_template(sw_home: Path):
         tables = st.client.query(
             "SELECT name, engine LIKE '%View' AS view, create_table_query, total_rows FROM system.tables "
             "WHERE database = {db:String} ORDER BY view, name", parameters={"db": TEMPLATE_DATABASE}).result_rows
-    return [(name, bool(view), query, int(rows or 0)) for name, view, query, rows in tables]
+        yield [(name, bool(view), query, int(rows or 0)) for name, view, query, rows in tables]
 
 
 TEMPLATE_DATABASE = "t_migrated_template"

@@ -52,7 +52,7 @@ def several_kind_cases(documents: int, seed: int, domains: Sequence[str]) -> lis
     return cases
 
 
-def case_failures(cases: Sequence[DemoCase]) -> tuple[list[str], list[PointMeta]]:
+def case_failures(cases: Sequence[DemoCase], home: Path | None = None) -> tuple[list[str], list[PointMeta]]:
     """Demo cases (these or ``generate_workload``'s) traced into a fresh embedded database as ``sumwatch demo``
     traces them, scored offline, and loaded as the clustering job loads failures: texts and (rubric, failure
     mode, document digest)."""
@@ -68,8 +68,11 @@ def case_failures(cases: Sequence[DemoCase]) -> tuple[list[str], list[PointMeta]
     from sumwatch.monitor.store.migrations import migrate  # noqa: PLC0415
     from sumwatch.tracer import configure  # noqa: PLC0415
 
-    with tempfile.TemporaryDirectory() as home:
-        settings = Settings.from_env(env={}, home=Path(home), database="several")
+    # ``home``: an embedded folder this process already has open (a test's), used with a database of its own, since
+    # chDB holds one folder per process; else a temporary folder of its own
+    with tempfile.TemporaryDirectory() as temporary:
+        database = f"several_{uuid.uuid4().hex[:10]}" if home is not None else "several"
+        settings = Settings.from_env(env={}, home=home or Path(temporary), database=database)
         store = Store.open(settings)
         try:
             migrate(store)
@@ -84,5 +87,7 @@ def case_failures(cases: Sequence[DemoCase]) -> tuple[list[str], list[PointMeta]
             Sampler(store, build_cascade(settings, mode="off")).run_pass()
             failures = load_failures(store, 0, 2**62)
         finally:
+            if home is not None:
+                store.command(f"DROP DATABASE IF EXISTS `{database}`")
             store.close()
     return [f.text for f in failures], [PointMeta(f.rubric, f.failure_mode, f.document) for f in failures]

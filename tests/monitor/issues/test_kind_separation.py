@@ -82,9 +82,10 @@ def test_a_small_move_of_every_vector_leaves_the_clusters_as_they_were(workload)
 
 
 @pytest.mark.slow
-def test_many_documents_failing_a_few_ways_each_cluster_by_kind(embedder):
-    # the purity bench's tuning workload of this shape: 150 demo documents, each failing one to four ways
-    texts, meta = case_failures(several_kind_cases(150, 31, ("finance", "healthcare", "news")))
+def test_many_documents_failing_a_few_ways_each_cluster_by_kind(embedder, sw_home):
+    # the purity bench's tuning workload of this shape: 150 demo documents, each failing one to four ways (stored
+    # in the session's chDB folder, which the other tests' template keeps open)
+    texts, meta = case_failures(several_kind_cases(150, 31, ("finance", "healthcare", "news")), home=sw_home)
     vectors = embedder.encode(texts)
     kinds = [f"{m.rubric}/{m.failure_mode}" for m in meta]
     figures = {}
