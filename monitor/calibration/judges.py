@@ -12,9 +12,10 @@ out of the measured items: a judge graded on its own examples would look better 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from ..contract.actions import Progress
 from ..contract.calibration import (
     LABELLED,
     CandidateReport,
@@ -29,9 +30,6 @@ from ..store.connection import Store
 from ..store.corpus import item_case, load_items
 from ..store.judges import JudgeRecord, active_definitions, record_promotion, resolve_examples, stored_version
 from .gate import agreement, gate_against, record_baseline
-
-# (stage, done, total): what a long test reports as it goes
-OnProgress = Callable[[str, int, "int | None"], None]
 
 
 def example_ids(definition: JudgeDefinition) -> set[str]:
@@ -65,7 +63,7 @@ def _check_verdicts(candidate: JudgeDefinition, items: Sequence[CorpusItem]) -> 
 
 
 def test_candidate(store: Store, cascade: Any, candidate: JudgeDefinition, *,
-                   on_progress: OnProgress | None = None) -> CandidateReport:
+                   on_progress: Progress | None = None) -> CandidateReport:
     """Judge the rubric's labelled corpus with the active definition and with ``candidate``; the kappas side by
     side, the items whose verdict changed, what the candidate's run spent, and the gate."""
     rubric = candidate.name
@@ -130,7 +128,7 @@ test_candidate.__test__ = False  # type: ignore[attr-defined]  # pytest: a funct
 
 
 def promote(store: Store, cascade: Any, candidate: JudgeDefinition, *, force_reason: str | None = None,
-            promoted_by: str = "", on_progress: OnProgress | None = None) -> PromotionReport:
+            promoted_by: str = "", on_progress: Progress | None = None) -> PromotionReport:
     """Test ``candidate`` and, when the gate passes (or ``force_reason`` overrides it), store it as the rubric's
     active version and its kappas as the rubric's calibration baseline. A version tag stored before with other
     content raises ValueError: an edit gets a new tag."""

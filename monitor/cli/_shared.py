@@ -6,7 +6,6 @@ import functools
 import inspect
 import json
 import logging
-import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -25,8 +24,8 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from ..contract.actions import ActionProgress
+    from ..contract.actions import Progress as StageProgress
     from ..settings import Settings
-    from ..store.connection import Store
     from ..views.client import ApiClient, ClientError
 
 IN_PROCESS = "this process"
@@ -177,39 +176,15 @@ def load_settings(db: str | None, home: Path | None, **more: Any) -> Settings:
 
 
 @contextmanager
-def open_store(settings: Settings, *, migrate: bool = True, api: str | None = None,
-           busy_to_caller: bool = False) -> Iterator[Store]:
-    """Open the store (and bring the schema up to date), turning store errors into a plain message.
-    ``busy_to_caller`` lets a StoreBusyError naming a serving process through, for readers to use it."""
-    from clickhouse_connect.driver.exceptions import ClickHouseError  # noqa: PLC0415 - start-up: a command imports what it runs
-
-    from ..store.connection import Store, StoreBusyError, StoreError  # noqa: PLC0415 - start-up: a command imports what it runs
-    from ..store.migrations import migrate as run_migrations  # noqa: PLC0415 - start-up: a command imports what it runs
+def engine_errors() -> Iterator[None]:
+    """Around a command that runs the engine in this process (`up`, `worker`, `db`, `demo`, a check): what it
+    refuses (:class:`..engine.EngineError`) exits with its one line and status."""
+    from ..engine import EngineError  # noqa: PLC0415 - start-up: a module of no imports, read when needed
 
     try:
-        store = Store.open(settings, api=api)
-    except StoreError as exc:
-        if busy_to_caller and isinstance(exc, StoreBusyError) and exc.api:
-            raise
-        fail(str(exc), 3)
-    try:
-        if migrate:
-            run_migrations(store)
-        yield store
-    except StoreError as exc:
-        fail(str(exc), 3)
-    except ClickHouseError as exc:  # a statement ClickHouse refused (a value out of a column's range, ...)
-        fail(f"ClickHouse at {settings.safe_url} refused the request: {clickhouse_reason(exc)}", 3)
-    finally:
-        store.close()
-
-
-def clickhouse_reason(exc: Exception) -> str:
-    """ClickHouse's message on one line, without the repeated code prefix and temporary file paths."""
-    text = " ".join(str(exc).split())
-    text = re.sub(r"\(in file/uri [^)]*\):? ?", "", text)
-    text = re.sub(r"^(Code: \d+\. DB::Exception: )(?=Code: )", "", text)
-    return text[:300] + ("…" if len(text) > 300 else "")
+        yield
+    except EngineError as exc:
+        fail(str(exc), exc.code)
 
 
 @contextmanager
@@ -228,8 +203,11 @@ def open_client(settings: Settings, note: str = "reading through it", *, command
     token = reveal(settings.receiver.api_token) or None
     with ExitStack() as stack:
         api = serving_api(settings.embedded_path) if settings.is_embedded else None
-        if api is None:
-            api, app = _open_app(stack, settings)
+        if api is None:  # no server: the app in this process, unless one took the database meanwhile
+            from ..engine.local import local_app  # noqa: PLC0415 - start-up: only a command without a server runs the app
+
+            with engine_errors():
+                api, app = local_app(stack, settings)
         if api is not None:
             err.print(f"(the database is held by the sumwatch server at {api}; {note})")
             client = stack.enter_context(ApiClient.remote(api, token))
@@ -240,23 +218,6 @@ def open_client(settings: Settings, note: str = "reading through it", *, command
         except ClientError as exc:
             fail(client_problem(exc, client.where, token_set=bool(settings.receiver.api_token)),
                  2 if _refused(exc) else 3)
-
-
-def _open_app(stack: ExitStack, settings: Settings) -> tuple[str | None, Any]:
-    """The app on the store opened in this process, or the API of a server that took the database between the
-    lock file's read and the opening (then the app is None)."""
-    from ..runtime import Runtime  # noqa: PLC0415 - start-up: only a command without a server runs the app
-    from ..store.connection import StoreBusyError  # noqa: PLC0415 - start-up: as above
-    from ..views.app import create_app  # noqa: PLC0415 - start-up: as above
-
-    try:
-        store = stack.enter_context(open_store(settings, busy_to_caller=True))
-    except StoreBusyError as exc:
-        return exc.api or "", None
-    try:
-        return None, create_app(Runtime.build(settings, store))
-    except ValueError as exc:
-        fail(str(exc))
 
 
 def check_rubric_name(rubric: str | None) -> None:
@@ -290,14 +251,13 @@ _COMMAND_REQUESTS = {"sample": "the scoring", "cluster": "the clustering run", "
 def own_settings_for(client: ApiClient, settings: Settings, command: str) -> dict[str, Any]:
     """The request fields that carry this command's own settings to a server (nothing in process: the app there
     runs on these settings); exits 2 with one line for a setting of its own the server would not apply."""
-    from ..exports.config import ExportConfig  # noqa: PLC0415 - start-up: a command imports what it runs
-    from ..settings import Settings  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..settings import ExportSettings, Settings  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..settings.travel import SettingsRefused, own_settings, travel  # noqa: PLC0415 - start-up: as above
     from ..views.client import ClientError  # noqa: PLC0415 - start-up: a command imports what it runs
-    from ..views.command_settings import SettingsRefused, own_settings, travel  # noqa: PLC0415 - start-up: a command imports what it runs
 
     if not client.is_remote:
         return {}
-    explicit = Settings.explicit() | ExportConfig.explicit()
+    explicit = Settings.explicit() | ExportSettings.explicit()
     own = own_settings(settings, settings.exports, explicit)
     try:
         server = client.status().settings
@@ -376,14 +336,20 @@ def download(client: ApiClient, what: str, output: Path, fmt: str | None, **filt
 @contextmanager
 def action_progress(description: str) -> Iterator[Callable[[ActionProgress], None]]:
     """A progress bar fed by an action's reported progress (one bar per stage it reports)."""
+    with stage_bars() as bar:
+        yield lambda p: bar(f"{description}: {p.stage}" if p.stage != description else description, p.done, p.total)
+
+
+@contextmanager
+def stage_bars() -> Iterator[StageProgress]:
+    """A :data:`..contract.actions.Progress` shown as progress bars, one per stage it reports, labelled by it."""
     with progress_bars() as progress:
         tasks: dict[str, Any] = {}
 
-        def update(p: ActionProgress) -> None:
-            label = f"{description}: {p.stage}" if p.stage != description else description
-            if p.stage not in tasks:
-                tasks[p.stage] = progress.add_task(label, total=p.total)
-            progress.update(tasks[p.stage], completed=p.done, total=p.total)
+        def update(stage: str, done: int, total: int | None) -> None:
+            if stage not in tasks:
+                tasks[stage] = progress.add_task(stage, total=total)
+            progress.update(tasks[stage], completed=done, total=total)
 
         yield update
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -213,14 +214,13 @@ def corpus_export(rubric: str | None = RubricFilter, status: str | None = Status
                                                      help="File to write, in a folder that exists (default: stdout)."),
                   db: str | None = DbOption, home: Path | None = HomeOption) -> None:
     """Write corpus items as JSONL."""
-    from ..calibration.corpus import export_jsonl  # noqa: PLC0415 - start-up: a command imports what it runs
     check_rubric_name(rubric)
     _check_status(status)
     if output is not None:
         check_writable(output)
     with open_client(load_settings(db, home)) as client, rubric_read():
         items = client.corpus_items(rubric=rubric, status=status)  # every page
-    text = export_jsonl(items)
+    text = "".join(json.dumps(i.to_json(), ensure_ascii=False) + "\n" for i in items)  # as `corpus import` reads
     if output is None:
         sys.stdout.write(text)
     else:
@@ -236,7 +236,6 @@ def corpus_import(file: Path = typer.Argument(..., help="JSONL of corpus items."
                   db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Add or update corpus items; bad lines are reported by number and skipped, the good ones stored; exit 1
     when any line was skipped, unless --allow-partial."""
-    from ..calibration.corpus import ImportReport  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..views.client import ClientError  # noqa: PLC0415 - start-up: a command imports what it runs
 
     readable_file(file)
@@ -251,16 +250,17 @@ def corpus_import(file: Path = typer.Argument(..., help="JSONL of corpus items."
             if exc.status == 400:
                 fail(f"cannot read {file}: {exc.reason}")
             raise
-    report = ImportReport(answer.added, answer.updated, [(s.line, s.reason) for s in answer.skipped])
-    for line, reason in report.bad:
-        err.print(f"[yellow]{escape(str(file))}:{line}:[/yellow] skipped: {escape(reason)}", highlight=False)
+    bad = answer.skipped
+    for skipped in bad:
+        err.print(f"[yellow]{escape(str(file))}:{skipped.line}:[/yellow] skipped: {escape(skipped.reason)}",
+                  highlight=False)
     if json_:
-        print_json({"added": report.added, "updated": report.updated,
-                     "skipped": [{"line": n, "reason": r} for n, r in report.bad]})
+        print_json({"added": answer.added, "updated": answer.updated,
+                     "skipped": [{"line": b.line, "reason": b.reason} for b in bad]})
     else:
-        out.print(f"added {report.added}, updated {report.updated} corpus items"
-                  + (f"; skipped {len(report.bad)} bad line(s)" if report.bad else ""))
-    if report.bad and not allow_partial:
-        stored = report.added + report.updated
-        fail(f"skipped {len(report.bad)} of {len(report.bad) + stored} lines of {file} ({stored} stored); fix those "
+        out.print(f"added {answer.added}, updated {answer.updated} corpus items"
+                  + (f"; skipped {len(bad)} bad line(s)" if bad else ""))
+    if bad and not allow_partial:
+        stored = answer.added + answer.updated
+        fail(f"skipped {len(bad)} of {len(bad) + stored} lines of {file} ({stored} stored); fix those "
              f"lines and import again, or pass --allow-partial to accept a partial file", 1)

@@ -10,16 +10,15 @@ from ._shared import (
     DbOption,
     HomeOption,
     JsonOption,
-    fail,
+    engine_errors,
     flag,
     load_settings,
-    open_store,
     out,
     print_json,
-    progress_bars,
+    stage_bars,
     table,
 )
-from .issues import cluster_with_progress, print_run
+from .issues import print_run
 
 
 def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization calls to generate."),
@@ -36,28 +35,13 @@ def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization c
     """The whole loop on a realistic workload with planted failures: trace a decorated summarizer, score the
     spans, cluster the failures into named issues, promote examples for labelling; --serve then opens the
     dashboard on it."""
-    from ..demo.run import run_demo, score_demo  # noqa: PLC0415 - start-up: a command imports what it runs
-    from ..runtime import Runtime  # noqa: PLC0415 - start-up: a command imports what it runs
-
     settings = load_settings(db, home)
-    scoring = clustering = None
-    with open_store(settings) as store:
-        # one runtime: the scoring and the clustering share its sentence model
-        try:
-            runtime = Runtime.build(settings, store)
-            cascade = runtime.cascade(mode) if score else None
-        except ValueError as exc:
-            fail(str(exc), 2)
-        with progress_bars() as progress:
-            task = progress.add_task("summarizing", total=n)
-            result = run_demo(store, n=n, seed=seed, service=settings.receiver.service_name,
-                              on_progress=lambda i, total: progress.update(task, completed=i))
-            if cascade is not None:
-                scoring_task = progress.add_task("scoring", total=n)
-                scoring = score_demo(store, cascade, result.run_id, daily_cap_usd=settings.judge.llm_daily_cap_usd,
-                                     on_progress=lambda seen, scored: progress.update(scoring_task, completed=scored))
-        if scoring is not None and cluster:
-            clustering = cluster_with_progress(runtime)
+    with engine_errors():
+        from ..engine.demo import run_demo  # noqa: PLC0415 - start-up: a command imports what it runs
+
+        with stage_bars() as progress:
+            run = run_demo(settings, n=n, seed=seed, mode=mode, score=score, cluster=cluster, progress=progress)
+    result, scoring, clustering = run.result, run.scoring, run.clustering
     if json_:
         print_json({**result.to_json(), "scoring": scoring, "clustering": clustering})
         if serve:

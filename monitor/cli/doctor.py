@@ -3,50 +3,31 @@ real judge request (the judge's own prompt, read back by the judge's own parser)
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
-from ._shared import DbOption, HomeOption, JsonOption, err, load_settings, open_client, out, print_json
+from ._shared import DbOption, HomeOption, JsonOption, engine_errors, err, load_settings, open_client, out, print_json
 
 if TYPE_CHECKING:
     from ..contract.scores import RecognitionReport
     from ..contract.status import LlmSpend
-    from ..remote.llm import LLMConnection
-
-# short, and plainly supported, so any working judge answers quickly and cheaply
-_CASE_SOURCE = ("The city council approved a budget of 4 million dollars on Tuesday. The money pays for road "
-                "repairs and two new bus lines.")
-_CASE_SUMMARY = "The council approved a 4 million dollar budget for road repairs and bus lines."
-
-
-@dataclass(frozen=True)
-class JudgeCheck:
-    """The judge's answer to one real request: a verdict it could read, or why not."""
-
-    rubric: str
-    ok: bool
-    verdict: str
-    latency_ms: float
-    error: str = ""
 
 
 def doctor(db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Check settings, the database and the configured LLM (one small call, then one judge request)."""
-    from ..remote.llm import ping  # noqa: PLC0415 - start-up: a command imports what it runs
-    from ..scoring.judges import llm_connection  # noqa: PLC0415 - start-up: a command imports what it runs
-
     settings = load_settings(db, home)
     with open_client(settings) as client:
         server = client.where if client.is_remote else None
         status = client.status()
         recognition = client.recognition()
     version, spans = status.schema_version, status.spans
-    connection = llm_connection(settings)
-    result = ping(connection) if connection is not None else None
-    judged = check_judge(connection) if connection is not None and result is not None and result.ok else None
+    with engine_errors():  # the model of this command's settings, called from here
+        from ..engine.checks import llm_check  # noqa: PLC0415 - start-up: a command imports what it runs
+
+        result, judged = llm_check(settings)
     if json_:
         print_json({"database": settings.safe_url, "schema_version": version, "spans": int(spans),
                     "llm_spend": asdict(status.llm_spend),
@@ -105,17 +86,3 @@ def _print_recognition(report: RecognitionReport) -> None:
                   f"{row.not_recognised} not", highlight=False)
         for reason in row.reasons:
             out.print(f"    {reason.spans} × {reason.reason}", highlight=False)
-
-
-def check_judge(connection: LLMConnection) -> JudgeCheck:
-    """One groundedness request as the sampler would send it (no retries, no cache), read by the judge.
-
-        check_judge(llm_connection(settings))   # JudgeCheck(rubric='groundedness', ok=True, verdict='supported', ...)
-    """
-    from ..rubrics.llm import LLMConfig, LLMJudge  # noqa: PLC0415 - start-up: a command imports what it runs
-    from ..rubrics.verdicts import ERROR, GROUNDEDNESS, SummaryCase  # noqa: PLC0415 - start-up: a command imports what it runs
-
-    judge = LLMJudge(LLMConfig.from_connection(replace(connection, max_retries=0)))
-    result = judge.judge(GROUNDEDNESS, SummaryCase(source=_CASE_SOURCE, summary=_CASE_SUMMARY))
-    ok = result.verdict != ERROR
-    return JudgeCheck(GROUNDEDNESS, ok, result.verdict, round(result.latency_ms, 1), "" if ok else result.error)

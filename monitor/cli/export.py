@@ -41,23 +41,24 @@ def export(issue_ids: list[str] = typer.Argument(None, help="Issue ids, like SW-
            dry_run: bool = flag(False, "--dry-run", help="Print what would be sent; send nothing."),
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Export issues of the last clustering run: one ticket per issue and target, updated when exported again."""
+    from sumwatch.tracer.vocabulary import IssueStatus, Severity  # noqa: PLC0415 - start-up: a command imports what it runs
+
+    from ..contract.exports import TARGET_NAMES  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..contract.issues import parse_issue_id  # noqa: PLC0415 - start-up: a command imports what it runs
-    from ..exports.config import SEVERITIES, STATUSES  # noqa: PLC0415 - start-up: a command imports what it runs
-    from ..exports.registry import TARGETS, target_problems  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..contract.values import choice_error  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..views.client import ClientError  # noqa: PLC0415 - start-up: a command imports what it runs
 
     settings = load_settings(db, home)
-    config = settings.exports  # the tracker settings, read with every other setting
-    if to not in TARGETS:
-        fail(target_problems(to, config)[0])
+    if to not in TARGET_NAMES:
+        fail(choice_error("--to", to, TARGET_NAMES))
     statuses = [s.strip() for s in status.split(",") if s.strip()] if status else None
-    bad = [s for s in statuses or [] if s not in STATUSES]
+    bad = [s for s in statuses or [] if s not in IssueStatus.values()]
     if bad:
-        fail(f"--status takes {', '.join(STATUSES)}, got {bad[0]!r}")
+        fail(choice_error("--status", bad[0], IssueStatus.values()))
     if not issue_ids and statuses is None:
-        statuses = [s for s in STATUSES if s != "resolved"]  # every open issue, unless asked otherwise
-    if min_severity is not None and min_severity not in SEVERITIES:
-        fail(f"--min-severity takes {', '.join(SEVERITIES)}, got {min_severity!r}")
+        statuses = [s for s in IssueStatus.values() if s != "resolved"]  # every open issue, unless asked otherwise
+    if min_severity is not None and min_severity not in Severity.values():
+        fail(choice_error("--min-severity", min_severity, Severity.values()))
     for issue_id in issue_ids or []:
         try:
             parse_issue_id(issue_id)
@@ -66,7 +67,9 @@ def export(issue_ids: list[str] = typer.Argument(None, help="Issue ids, like SW-
     with open_client(settings, note="exporting through it, with its tracker settings") as client:
         own_settings_for(client, settings, "export")
         if not client.is_remote:  # every problem of the target's settings, not only the first
-            problems = target_problems(to, config)
+            from ..engine.checks import export_problems  # noqa: PLC0415 - start-up: only in this process
+
+            problems = export_problems(to, settings)
             for problem in problems[:-1]:
                 err.print(f"[red]error:[/red] {escape(problem)}", highlight=False)
             if problems:

@@ -31,43 +31,44 @@ def ingest(file: Path = typer.Argument(..., help="JSONL file: one {source, summa
            db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Backfill: each line becomes a summarization span. Bad lines are reported and skipped, the good ones
     stored; exit 1 when any line was skipped, unless --allow-partial."""
-    from ..ingest.backfill import BadLine, IngestReport  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..contract.actions import SkippedLine  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..views.client import ClientError  # noqa: PLC0415 - start-up: a command imports what it runs
 
     readable_file(file)
     settings = load_settings(db, home)
-    report = IngestReport(str(file), 0, [])
+    stored, bad = 0, list[SkippedLine]()  # bad: the skipped lines, numbered in the file
     with open_client(settings, note="ingesting through it") as client, progress_bars() as progress:
         task = progress.add_task(f"ingesting {file.name}", total=None)
         try:
             for first_line, chunk in line_chunks(file, UPLOAD_CHUNK_BYTES):
                 answer = client.ingest(chunk)
-                report.stored += answer.stored
-                report.bad += [BadLine(first_line - 1 + b.line, b.reason) for b in answer.skipped]
-                progress.update(task, completed=report.stored)
+                stored += answer.stored
+                bad += [SkippedLine(line=first_line - 1 + b.line, reason=b.reason) for b in answer.skipped]
+                progress.update(task, completed=stored)
         except OSError as exc:
             fail(f"cannot read {file}: {exc.strerror or exc}")
         except ClientError as exc:
             if exc.status == 400:
                 fail(f"cannot read {file}: {exc.reason}")
             raise
-    for bad in report.bad[:50]:
-        err.print(f"[yellow]{escape(str(file))}:{bad.line}:[/yellow] skipped: {escape(bad.reason)}", highlight=False)
-    if len(report.bad) > 50:
-        err.print(f"... and {len(report.bad) - 50} more bad lines")
-    lines = report.stored + len(report.bad)
+    for skipped in bad[:50]:
+        err.print(f"[yellow]{escape(str(file))}:{skipped.line}:[/yellow] skipped: {escape(skipped.reason)}",
+                  highlight=False)
+    if len(bad) > 50:
+        err.print(f"... and {len(bad) - 50} more bad lines")
+    lines = stored + len(bad)
     if json_:
-        print_json({"file": str(file), "stored": report.stored,
-                     "skipped": [{"line": b.line, "reason": b.reason} for b in report.bad]})
+        print_json({"file": str(file), "stored": stored,
+                     "skipped": [{"line": b.line, "reason": b.reason} for b in bad]})
     else:
-        out.print(f"stored {report.stored} summarization spans from {file}"
-                  + (f"; skipped {len(report.bad)} bad line(s)" if report.bad else ""), highlight=False)
-        if report.stored:
+        out.print(f"stored {stored} summarization spans from {file}"
+                  + (f"; skipped {len(bad)} bad line(s)" if bad else ""), highlight=False)
+        if stored:
             # spans are scored by arrival, so a backfill of old timestamps is scored like new spans
             out.print("the next sampler pass scores them (the worker of `sumwatch up`, or `sumwatch sample` now), "
                       "whatever their timestamps, at the sample rate", highlight=False)
-    if report.bad and not allow_partial:
-        fail(f"skipped {len(report.bad)} of {lines} lines of {file} ({report.stored} stored); fix those lines and "
+    if bad and not allow_partial:
+        fail(f"skipped {len(bad)} of {lines} lines of {file} ({stored} stored); fix those lines and "
              f"ingest only them again, or pass --allow-partial to accept a partial file", 1)
 
 

@@ -10,12 +10,13 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ..contract.issues import IssueRow, parse_issue_id
+from ..contract.issues import IssueRow, parse_issue_id, trend_label
 from ._shared import (
     DbOption,
     HomeOption,
     JsonOption,
     action_progress,
+    engine_errors,
     fail,
     flag,
     load_settings,
@@ -28,7 +29,6 @@ from ._shared import (
 
 if TYPE_CHECKING:
     from ..contract.issues import ClusterRunReport
-    from ..runtime import Runtime
 
 
 def cluster(window: str | None = typer.Option(None, "--window", help="How far back to look, like 24h or 7d "
@@ -40,15 +40,14 @@ def cluster(window: str | None = typer.Option(None, "--window", help="How far ba
     promoted to the calibration corpora."""
     settings = load_settings(db, home, cluster_window=window)
     if warm:
-        from sumwatch.clustering.jit_cache import jit_cache_dir  # noqa: PLC0415 - heavy
-        from sumwatch.clustering.warm_cache import warm_jit_cache  # noqa: PLC0415 - heavy
+        with engine_errors():
+            from ..engine.checks import warm_clustering_cache  # noqa: PLC0415 - start-up: numba, umap, hdbscan
 
-        folder = jit_cache_dir(settings.store.home)
-        compiled = warm_jit_cache(folder)
+            folder, compiled = warm_clustering_cache(settings)
         if json_:
-            print_json({"cache_dir": str(folder.resolve()), "compiled": compiled})
+            print_json({"cache_dir": str(folder), "compiled": compiled})
         else:
-            out.print(f"numba cache in {folder.resolve()}: {compiled} functions compiled (few when already warm)")
+            out.print(f"numba cache in {folder}: {compiled} functions compiled (few when already warm)")
         return
     with open_client(settings, note="clustering through it") as client:
         carried = own_settings_for(client, settings, "cluster")
@@ -58,20 +57,6 @@ def cluster(window: str | None = typer.Option(None, "--window", help="How far ba
         print_json(report)
         return
     print_run(report)
-
-
-def cluster_with_progress(runtime: Runtime) -> ClusterRunReport:
-    """One clustering run on ``runtime`` in this process, with the progress bars `sumwatch cluster` shows; settings
-    the run cannot use exit 2 before it starts."""
-    from ..contract.actions import ActionProgress  # noqa: PLC0415 - start-up: a command imports what it runs
-
-    try:
-        clusterer = runtime.clusterer()
-    except ValueError as exc:
-        fail(str(exc))
-    with action_progress("clustering") as update:
-        return runtime.cluster(lambda stage, done, total: update(ActionProgress(stage, done, total)),
-                               clusterer=clusterer)
 
 
 def print_run(report: ClusterRunReport) -> None:
@@ -87,7 +72,6 @@ def print_run(report: ClusterRunReport) -> None:
 
 
 def issue_table(title: str, rows: Sequence[IssueRow], caption: str = "") -> Table:
-    from ..issues.reads import trend_label  # noqa: PLC0415 - start-up: a command imports what it runs
 
     # five columns, the short ones stacked, so the title keeps most of an 80-column terminal
     return table(title, ["issue", "rubric", "traces", "trend", "title / fix"],
@@ -137,7 +121,6 @@ def issues_show(ctx: typer.Context, issue_id: str = typer.Argument(..., help="Is
                 db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """One issue: description, cause, fix, representative failures with their evidence, trace ids."""
     from ..contract.issues import parse_issue_id  # noqa: PLC0415 - start-up: a command imports what it runs
-    from ..issues.reads import trend_label  # noqa: PLC0415 - start-up: a command imports what it runs
 
     parent_db, parent_home = ctx.obj or (None, None)
     try:

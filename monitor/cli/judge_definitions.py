@@ -21,6 +21,7 @@ from ._shared import (
     HomeOption,
     JsonOption,
     action_progress,
+    engine_errors,
     err,
     fail,
     load_settings,
@@ -34,7 +35,6 @@ from ._shared import (
 
 if TYPE_CHECKING:
     from ..contract.calibration import CandidateReport
-    from ..rubrics.definition import JudgeDefinition
 
 judge_app = typer.Typer(no_args_is_help=True, help="Judge definitions: list, show, diff, history; test an edit on "
                                                    "the rubric's corpus and promote it through the kappa gate.")
@@ -65,19 +65,14 @@ def _found() -> Iterator[None]:
         raise
 
 
-def _candidate(rubric: str, file: Path) -> tuple[JudgeDefinition, str]:
-    """The file's definition, checked here first: a broken one is one line and exit 2."""
-    from ..rubrics.definition import DefinitionError, load_definition  # noqa: PLC0415 - start-up: a command imports what it runs
-
+def _candidate(rubric: str, file: Path) -> str:
+    """The file's text, its definition checked here first: a broken one is one line and exit 2."""
     _check_rubric(rubric)
     readable_file(file)
-    try:
-        definition = load_definition(file)
-    except DefinitionError as exc:
-        fail(str(exc))
-    if definition.name != rubric:
-        fail(f"{file}: name: the file defines {definition.name!r}, not {rubric!r}")
-    return definition, definition.text
+    with engine_errors():
+        from ..engine.checks import candidate_text  # noqa: PLC0415 - start-up: a command imports what it runs
+
+        return candidate_text(rubric, file)
 
 
 def _fmt(value: float | None) -> str:
@@ -212,7 +207,7 @@ def judge_test(rubric: str = RubricArgument, file: Path = FileOption, mode: str 
                db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Run a candidate definition on the rubric's labelled corpus beside the active version: kappa overall and
     per bucket, the items whose verdict changed, LLM calls and cost; exits 1 when the gate fails."""
-    _, text = _candidate(rubric, file)
+    text = _candidate(rubric, file)
     settings = load_settings(db, home)
     with open_client(settings, note="testing through it") as client:
         carried = own_settings_for(client, settings, "calibrate")
@@ -236,7 +231,7 @@ def judge_promote(rubric: str = RubricArgument, file: Path = FileOption,
                   db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Test a candidate definition and make it the rubric's active version for every process on the database;
     refused (exit 1) when the gate fails, unless --force gives a reason."""
-    _, text = _candidate(rubric, file)
+    text = _candidate(rubric, file)
     if force is not None and not force.strip():
         fail("--force needs a reason (it is recorded with the version)")
     settings = load_settings(db, home)

@@ -41,16 +41,15 @@ def send_scores(to: list[str] = typer.Option(None, "--to", help="Target: otlp, l
                 db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Send verdicts not sent yet: each one once per target; a failed send is tried again next time, up to a few
     times (a verdict refused for itself, or failing too often, is given up)."""
-    from ..exports.score_targets import score_target_problems  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..contract.exports import SCORE_TARGET_NAMES  # noqa: PLC0415 - start-up: a command imports what it runs
+    from ..contract.values import choice_error  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..settings.values import parse_duration  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..views.client import ClientError  # noqa: PLC0415 - start-up: a command imports what it runs
 
     settings = load_settings(db, home)
-    config = settings.exports  # the tracker settings, read with every other setting
     for name in to or []:
-        problems = score_target_problems(name, config)
-        if problems and problems[0].startswith("unknown"):
-            fail(problems[0])
+        if name not in SCORE_TARGET_NAMES:
+            fail(choice_error("--to", name, SCORE_TARGET_NAMES))
     if since is not None:
         try:
             parse_duration(since)

@@ -17,6 +17,11 @@ from pydantic import BaseModel
 
 from .issues import IssueTicket
 
+# the trackers an issue exports to, and the places verdicts are sent as scores, by the names commands and requests
+# use; each name is a class in sumwatch.monitor.exports (registry.TARGETS, score_targets.SCORE_TARGETS)
+TARGET_NAMES = ("github", "linear", "jira", "markdown", "slack", "webhook")
+SCORE_TARGET_NAMES = ("otlp", "langfuse", "phoenix")
+
 
 @dataclass
 class ExportResult:

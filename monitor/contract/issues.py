@@ -204,3 +204,23 @@ class TriageAnswer:
     status: str  # the issue's status now
     hidden: str  # why the issue list leaves it out by default (ignored, muted, merged into ...), or ""
     assignee: str
+
+
+_BARS = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: list[int]) -> str:
+    """Members per run as bars, scaled to the largest: ``▁▃█``."""
+    top = max(values, default=0)
+    if top <= 0:
+        return _BARS[0] * len(values)
+    return "".join(_BARS[min(len(_BARS) - 1, round(v / top * (len(_BARS) - 1)))] for v in values)
+
+
+def trend_label(values: list[int]) -> str:
+    """Sparkline and change since the previous run, like ``▂▅█ +7``: how the command line and the pages show an
+    issue's members over the last runs."""
+    if len(values) < 2:
+        return sparkline(values) + " new" if values else ""
+    delta = values[-1] - values[-2]
+    return f"{sparkline(values)} {'+' if delta > 0 else ''}{delta if delta else '='}"

@@ -14,8 +14,7 @@ import logging
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..contract.issues import IssueDetail
-from ..issues.reads import trend_label
+from ..contract.issues import IssueDetail, trend_label
 from ..settings.patterns import PatternTimeout, user_pattern
 from ..store.connection import Store
 from ..store.judges import active_definitions

@@ -42,7 +42,6 @@ from ..store.issues import IssueState, issue_history, issue_states, member_count
 from ..store.runs import FINISHED_RUNS, last_run_ids, latest_run, latest_run_id
 from .triage import Triage, fold, merged_numbers, root
 
-_BARS = "▁▂▃▄▅▆▇█"
 _SHARE_DIGITS = 4  # as IssueState.to_json serves it
 
 
@@ -224,19 +223,3 @@ def lead_with_kind(examples: list[Example], issue: IssueView) -> list[Example]:
     the kind the issue is named after (the order the clustering job chose, read back the same way)."""
     return sorted(examples, key=lambda e: ((e.rubric, e.failure_mode) != (issue.rubric, issue.failure_mode),
                                            -e.membership, e.trace_id))
-
-
-def sparkline(values: list[int]) -> str:
-    """Members per run as bars, scaled to the largest: ``▁▃█``."""
-    top = max(values, default=0)
-    if top <= 0:
-        return _BARS[0] * len(values)
-    return "".join(_BARS[min(len(_BARS) - 1, round(v / top * (len(_BARS) - 1)))] for v in values)
-
-
-def trend_label(values: list[int]) -> str:
-    """Sparkline and change since the previous run, like ``▂▅█ +7``."""
-    if len(values) < 2:
-        return sparkline(values) + " new" if values else ""
-    delta = values[-1] - values[-2]
-    return f"{sparkline(values)} {'+' if delta > 0 else ''}{delta if delta else '='}"

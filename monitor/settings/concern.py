@@ -57,7 +57,7 @@ def _setting(default: Any = None, *, flag: str | None = None, env: str | None = 
     ``affects`` names the commands whose work the value changes, beyond its concern's :attr:`_Concern.AFFECTS`;
     ``travels`` the ones that carry it to a running server, with the request field that holds it
     (``travels={"sample": "rate"}``). A command going through a server sends what travels and refuses a value
-    of its own that affects it and cannot travel (``views/command_settings.py``)."""
+    of its own that affects it and cannot travel (``settings/travel.py``)."""
     extra: dict[str, Any] = {k: v for k, v in (("flag", flag), ("env", env)) if v}
     if affects or travels:
         extra["affects"] = sorted(set(affects) | set(travels or ()))

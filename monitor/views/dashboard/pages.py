@@ -18,10 +18,10 @@ from markupsafe import Markup
 from sumwatch.tracer import semconv
 from sumwatch.tracer.vocabulary import Severity
 
-from ...contract.issues import Example, IssueRow
+from ...contract.issues import Example, IssueRow, trend_label
 from ...contract.scores import ScoreRecord
 from ...contract.traces import SpanDetail
-from ...issues.reads import get_issue, issue_list, list_issues, trend_label
+from ...issues.reads import get_issue, issue_list, list_issues
 from ...rubrics.verdicts import RUBRICS
 from ...settings import Settings
 from ...store.connection import Store

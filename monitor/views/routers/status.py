@@ -8,10 +8,10 @@ from ...contract.scores import RecognitionReport
 from ...contract.status import LlmSpend, Shown, StoreStatus
 from ...scoring.recognition_report import MAX_SAMPLE, recognition_report
 from ...scoring.sampler import SpanSelector
+from ...settings.travel import shown_settings
 from ...store.migrations import MIGRATIONS
 from ...store.scores import daily_spend
 from ...store.traces import count_spans
-from ..command_settings import shown_settings
 from ..errors import error_responses
 from ..services import Services, ServicesDep
 

@@ -8,7 +8,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from typer.testing import CliRunner
 
-from sumwatch.monitor.cli import _shared, app
+from sumwatch.monitor.cli import app
+from sumwatch.monitor.engine import local as engine_local
 from sumwatch.monitor.store.connection import StoreBusyError
 
 runner = CliRunner()
@@ -151,7 +152,7 @@ def server_holding_the_store(monkeypatch):
     def busy(settings, **kwargs):
         raise StoreBusyError("busy", api=api)
 
-    monkeypatch.setattr(_shared, "open_store", busy)
+    monkeypatch.setattr(engine_local, "open_store", busy)
 
     def answer(status, body=b"[]"):
         monkeypatch.setattr(_Answer, "status", status)
@@ -216,7 +217,7 @@ def test_a_refused_connection_to_the_server_is_one_line(monkeypatch):
     def busy(settings, **kwargs):
         raise StoreBusyError("busy", api=api)
 
-    monkeypatch.setattr(_shared, "open_store", busy)
+    monkeypatch.setattr(engine_local, "open_store", busy)
     result = run({}, "traces")
     assert result.exit_code == 3 and "Traceback" not in result.output
     line = result.stderr.strip().splitlines()[-1]

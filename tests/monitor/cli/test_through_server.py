@@ -20,8 +20,9 @@ from hang_guard import HANG_GUARD_S
 from served import serve
 from typer.testing import CliRunner
 
-from sumwatch.monitor.cli import _shared, app
+from sumwatch.monitor.cli import app
 from sumwatch.monitor.contract.calibration import CorpusItem
+from sumwatch.monitor.engine import local as engine_local
 from sumwatch.monitor.exports.config import ExportConfig
 from sumwatch.monitor.store.connection import Store, StoreBusyError
 from sumwatch.monitor.store.migrations import migrate
@@ -65,7 +66,7 @@ def two_stores(settings, store, cli_env, monkeypatch, tmp_path):
     server = serve(settings_b, store_b, export_config=tickets)
     env_a = {**cli_env, "SUMWATCH_EMBEDDINGS": "false", "SUMWATCH_MARKDOWN_DIR": str(tmp_path / "tickets-a")}
     env_b = {**env_a, "SUMWATCH_DATABASE": settings_b.store.database, "SUMWATCH_API_TOKEN": TOKEN}
-    real = _shared.open_store
+    real = engine_local.open_store
 
     @contextmanager
     def held(settings, *, busy_to_caller=False, **kw):  # open_store while `sumwatch up` holds database B
@@ -74,12 +75,12 @@ def two_stores(settings, store, cli_env, monkeypatch, tmp_path):
         with real(settings, busy_to_caller=busy_to_caller, **kw) as opened:
             yield opened
 
-    monkeypatch.setattr(_shared, "open_store", held)
+    monkeypatch.setattr(engine_local, "open_store", held)
     through: list = []
 
     def invoke(env, args, remote):
         through.append(remote)
-        monkeypatch.setattr(_shared, "open_store", held if remote else real)
+        monkeypatch.setattr(engine_local, "open_store", held if remote else real)
         return runner.invoke(app, args, env=env, catch_exceptions=False)
 
     # the server applies its own tracker settings: a command that sets another Markdown folder is refused there

@@ -49,7 +49,8 @@ def test_missing_settings_and_bad_values_are_one_line_each(issues, cli_env, fake
     assert lines == ["error: SUMWATCH_LINEAR_API_KEY is not set (needed for --to linear)",
                      "error: SUMWATCH_LINEAR_TEAM is not set (needed for --to linear)"]
     unknown = CliRunner().invoke(app, ["export", "SW-1", "--to", "trello"], env=cli_env)
-    assert unknown.exit_code == 2 and "unknown export target 'trello'" in unknown.stderr
+    assert unknown.exit_code == 2
+    assert "--to must be one of github, linear, jira, markdown, slack, webhook, got 'trello'" in unknown.stderr
     bad = CliRunner().invoke(app, ["export", "SW-1", "--to", "github"],
                              env=_env(cli_env, fake, tmp_path, SUMWATCH_EXPORT_MAX_ATTEMPTS="many"))
     assert bad.exit_code == 2 and bad.stderr.strip() == "error: SUMWATCH_EXPORT_MAX_ATTEMPTS must be an integer, " \

@@ -85,7 +85,7 @@ def test_bad_input_is_one_line(store, cli_env, targets):
         return line
 
     assert run().startswith("error: no score target is configured")
-    assert run("--to", "datadog") == "error: unknown score target 'datadog': use one of otlp, langfuse, phoenix"
+    assert run("--to", "datadog") == "error: --to must be one of otlp, langfuse, phoenix, got 'datadog'"
     assert run("--to", "langfuse", SUMWATCH_LANGFUSE_HOST="https://cloud.langfuse.com").startswith(
         "error: langfuse: set SUMWATCH_LANGFUSE_PUBLIC_KEY and SUMWATCH_LANGFUSE_SECRET_KEY")
     assert run("--since", "later", **targets.env()).startswith("error: --since: a duration")

@@ -6,7 +6,7 @@ import pytest
 
 from sumwatch.monitor.exports.config import ExportConfig
 from sumwatch.monitor.settings import JudgeSettings, Settings
-from sumwatch.monitor.views.command_settings import RELEVANT, SettingsRefused, own_settings, shown_settings, travel
+from sumwatch.monitor.settings.travel import RELEVANT, SettingsRefused, own_settings, shown_settings, travel
 
 
 def test_every_judge_setting_matters_to_sample_and_calibrate() -> None:

@@ -16,8 +16,8 @@ from enum import Enum
 from typing import Any
 
 from ..contract.status import Shown
-from ..exports.config import ExportConfig
-from ..settings import Settings
+from . import Settings
+from .export_settings import ExportSettings as ExportConfig
 
 _SET = "(set)"
 # settings that say how to reach the database or the server, not what a command does with it
