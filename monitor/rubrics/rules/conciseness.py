@@ -105,10 +105,38 @@ _CLOSER_RE = re.compile("|".join((
     r"\bis\s+there\s+anything\s+else\b", r"\bi\s+can\s+(?:also\s+)?(?:provide|expand|elaborate|go\s+into)\b",
     r"\bjust\s+(?:let\s+me\s+know|ask)\b",
 )), re.IGNORECASE)
+FILLER_WEIGHT = 1.0  # filler phrases of this total weight (strong 1, weak 0.5) pad a summary
 
 
+def preamble(summary: str) -> tuple[str, str] | None:
+    """The assistant-style opening of ``summary`` as (the phrase, its line), or None.
+
+        preamble("Here is a summary of the report:\nSales rose 4%.")  # ("Here is a summary", "Here is a ... report:")
+    """
+    head = summary.strip()[:240]
+    m = _PREAMBLE_RE.search(head)
+    if m is None:
+        return None
+    line = head.split("\n", 1)[0] if "\n" in head else tx.split_sentences(head)[0]
+    return m.group(0).strip(), line
 
 
+def closer(summary: str) -> tuple[str, str] | None:
+    """An assistant-style offer in ``summary`` ("I hope this helps", "Let me know if ...") as (the phrase, its
+    sentence), or None."""
+    m = _CLOSER_RE.search(summary)
+    if m is None:
+        return None
+    return m.group(0).strip(), next((s for s in tx.split_sentences(summary) if m.group(0) in s), m.group(0))
+
+
+def fillers(summary: str) -> list[tuple[str, float]]:
+    """The filler phrases of ``summary`` with their weights (1 a strong one, 0.5 a weak one), in pattern order;
+    a total of :data:`FILLER_WEIGHT` pads a summary."""
+    low = summary.lower()
+    same = len(low) == len(summary)
+    return [(summary[m.start():m.end()].strip(" ,"), w) for fast, slow, w in _FILLER_RES
+            for m in (fast.finditer(low) if same else slow.finditer(summary))]
 
 
 @dataclass(frozen=True)
@@ -183,27 +211,23 @@ def _concision_issues(source: str, summary: str, band: Band | None) -> list[_Iss
                              f"A summary sentence restates the source: {run} of its {n} words are copied "
                              f"word for word", max(0.1, 0.4 - 0.03 * (run - VERBATIM_RUN)),
                              severity=run / VERBATIM_RUN))
-    head = summary.strip()[:240]
-    m = _PREAMBLE_RE.search(head)
-    if m:
-        line = head.split("\n", 1)[0] if "\n" in head else tx.split_sentences(head)[0]
+    opening = preamble(summary)
+    if opening:
+        phrase, line = opening
         issues.append(_Issue("padded", "chatty_preamble", f"summary: {quote(line)}",
-                             f"The summary opens with an assistant-style preamble ({m.group(0).strip()!r})", 0.6))
-    m = _CLOSER_RE.search(summary)
-    if m:
-        sentence = next((s for s in tx.split_sentences(summary) if m.group(0) in s), m.group(0))
+                             f"The summary opens with an assistant-style preamble ({phrase!r})", 0.6))
+    ending = closer(summary)
+    if ending:
+        phrase, sentence = ending
         issues.append(_Issue("padded", "chatty_preamble", f"summary: {quote(sentence)}",
-                             f"The summary ends with an assistant-style offer ({m.group(0).strip()!r})", 0.6))
-    low = summary.lower()
-    same = len(low) == len(summary)
-    fillers = [(summary[m.start():m.end()].strip(" ,"), w) for fast, slow, w in _FILLER_RES
-               for m in (fast.finditer(low) if same else slow.finditer(summary))]
-    weight = sum(w for _, w in fillers)
-    if weight >= 1.0:
-        phrases = ", ".join(quote(p, 50) for p, _ in fillers[:4])
+                             f"The summary ends with an assistant-style offer ({phrase!r})", 0.6))
+    found = fillers(summary)
+    weight = sum(w for _, w in found)
+    if weight >= FILLER_WEIGHT:
+        phrases = ", ".join(quote(p, 50) for p, _ in found[:4])
         issues.append(_Issue("padded", "filler_phrases", f"summary: {phrases}",
-                             f"The summary carries filler that adds nothing ({len(fillers)} phrase"
-                             f"{'s' if len(fillers) > 1 else ''})", max(0.3, 0.7 - 0.1 * (weight - 1)),
+                             f"The summary carries filler that adds nothing ({len(found)} phrase"
+                             f"{'s' if len(found) > 1 else ''})", max(0.3, 0.7 - 0.1 * (weight - 1)),
                              severity=weight))
     summary_doc = tx.parse(summary, context=source)
     source_hedges: frozenset[str] | None = None
