@@ -193,9 +193,11 @@ class Cascade:
         return other
 
     def judgeable(self) -> tuple[str, ...]:
-        """The built-in rubrics, then each custom one that something can judge here: an LLM, or its checks."""
+        """The built-in rubrics, then each custom one that something can judge here: an LLM, or its checks. One that
+        reads a reference summary is left to experiments (:mod:`.reference`): no traced span carries a reference."""
         custom = [name for name, d in self.definitions.items()
-                  if name not in RUBRICS and (d.checks or (self.llm is not None and self.mode != JudgeMode.OFF))]
+                  if name not in RUBRICS and not d.reference
+                  and (d.checks or (self.llm is not None and self.mode != JudgeMode.OFF))]
         return (*RUBRICS, *custom)
 
     def _check_rubrics(self, rubrics: Sequence[str]) -> tuple[str, ...]:

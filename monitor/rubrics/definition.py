@@ -7,9 +7,10 @@
 
 A definition holds what a team may change: the question, the verdicts and which pass, the failure modes
 (the calibration buckets) with one line each, the grading criteria, the unit judged, few-shot examples,
-deterministic checks and a model. What is not theirs to change stays in code (:mod:`.prompts`,
-:mod:`.llm`): source and summary arrive as tagged data, never instructions; the JSON answer shape; quotes
-checked against the text they claim to come from.
+deterministic checks and a model. ``reference = true`` has the judge also read a reference summary (an
+experiment's dataset item, see :mod:`.reference`; the sampler never runs such a rubric). What is not theirs to
+change stays in code (:mod:`.prompts`, :mod:`.llm`): source, summary and reference arrive as tagged data, never
+instructions; the JSON answer shape; quotes checked against the text they claim to come from.
 
 A file's shape (its tables, keys and their types) is read first, by :class:`.definition_schema.DefinitionFile`,
 which also writes the JSON Schema shipped beside the built-in files for editors; the reader here checks what the
@@ -34,13 +35,19 @@ from pydantic import ValidationError
 from ..contract.values import RUBRIC_NAME
 from ..settings.patterns import PatternError, user_pattern
 from ..settings.user_files import UserFileError, parse_toml, read_user_text
+from .definition_schema import QUOTE_SOURCES, TAG_PATTERN, DefinitionFile, shape_problem
 from .definition_schema import ROLL_UPS as ROLL_UPS
-from .definition_schema import TAG_PATTERN, DefinitionFile, shape_problem
 from .definition_schema import UNITS as UNITS
 from .definition_schema import Unit as Unit
 
 DEFINITIONS_DIR = Path(__file__).parent / "definitions"
 BUILTIN_NAMES: tuple[str, ...] = ("groundedness", "completeness", "factuality", "conciseness")
+# The reference rubrics of experiments (:mod:`.reference`) own the names that start with ``ref_``: the ones computed
+# in code are no definition's, and a definition named ref_... reads the reference (``reference = true``), so a
+# team's rubric never lands on a reference rubric's row.
+REFERENCE_PREFIX = "ref_"
+COMPUTED_REFERENCE_RUBRICS: tuple[str, ...] = ("ref_length", "ref_format", "ref_drift", "ref_tri_gate",
+                                               "ref_coverage")
 
 
 _BUILTIN_ROLL_UPS = {"grounded": "groundedness", "details": "factuality"}
@@ -126,6 +133,7 @@ class JudgeDefinition:
     unquoted: str  # what an item needing a quote becomes without a real one ("" when none need one)
     quote_from: str  # "source" or "summary": where an evidence quote must be found
     length_note: bool = False
+    reference: bool = False  # the judge also reads the case's reference summary (experiments only)
     examples: tuple[Example, ...] = ()
     checks: tuple[Check, ...] = ()
     model: str = ""
@@ -179,6 +187,8 @@ class JudgeDefinition:
         parts = [self.name, self.version, self.question, self.unit, self.roll_up, self.criteria, str(self.length_note),
                  repr(self.verdicts), repr(self.failure_modes), repr(sorted(self.evidence_required_for)),
                  self.unquoted, self.quote_from, repr(examples), repr(self.checks), self.model]
+        if self.reference:  # only when set, so every definition without it keeps the hash it had
+            parts.append("reference")
         return hashlib.sha256("\x1e".join(parts).encode()).hexdigest()[:8]
 
     @property
@@ -248,6 +258,13 @@ class _Reader:
         if not _NAME.fullmatch(name):
             raise self.fail("name", f"{name!r} must be lower-case letters, digits and _ (starting with a letter, "
                                     f"at most 40)")
+        reference = bool(d.get("reference", False))
+        if name in COMPUTED_REFERENCE_RUBRICS:
+            raise self.fail("name", f"{name!r} is a reference rubric computed in code, not a definition; choose "
+                                    f"another name")
+        if name.startswith(REFERENCE_PREFIX) and not reference:
+            raise self.fail("name", f"names starting {REFERENCE_PREFIX} are the reference rubrics'; set reference = "
+                                    f"true for a judge that reads the reference, or choose another name")
         version = self.text(d, "version", "version")
         if not _TAG.fullmatch(version):
             raise self.fail("version", f"{version!r} must be letters, digits, '.', '_' or '-' (at most 40)")
@@ -269,7 +286,7 @@ class _Reader:
         modes = self.failure_modes()
         verdicts = self.verdicts(modes)
         by_name = {v.name: v for v in verdicts}
-        required_for, unquoted, quote_from = self.evidence(verdicts, unit)
+        required_for, unquoted, quote_from = self.evidence(verdicts, unit, reference)
         length_note = bool(d.get("length_note", False))
         examples = self.examples(by_name, dict(modes))
         checks = self.checks(by_name, dict(modes))
@@ -277,8 +294,8 @@ class _Reader:
         definition = JudgeDefinition(
             name=name, version=version, question=question, unit=unit, roll_up=roll_up, criteria=criteria,
             verdicts=verdicts, failure_modes=modes, evidence_required_for=required_for, unquoted=unquoted,
-            quote_from=quote_from, length_note=length_note, examples=examples, checks=checks, model=model,
-            description=self.text(d, "description", "description", required=False), text=source_text,
+            quote_from=quote_from, length_note=length_note, reference=reference, examples=examples, checks=checks,
+            model=model, description=self.text(d, "description", "description", required=False), text=source_text,
             origin=self.origin)
         _check_builtin(definition, self)
         return definition
@@ -323,13 +340,17 @@ class _Reader:
                                                            "first; the first is what a clean summary gets)")
         return tuple(out)
 
-    def evidence(self, verdicts: tuple[VerdictDef, ...], unit: str) -> tuple[frozenset[str], str, str]:
+    def evidence(self, verdicts: tuple[VerdictDef, ...], unit: str,
+                 reference: bool) -> tuple[frozenset[str], str, str]:
         table: dict[str, Any] = self.data.get("evidence", {})
         names = [v.name for v in verdicts]
         quote_from = self.text(table, "quote_from", "evidence.quote_from", required=False) or (
             "source" if unit in (Unit.CLAIM, Unit.FACT) else "summary")
-        if quote_from not in ("source", "summary"):
-            raise self.fail("evidence.quote_from", f"{quote_from!r} must be source or summary")
+        if quote_from not in QUOTE_SOURCES:
+            raise self.fail("evidence.quote_from", f"{quote_from!r} must be {', '.join(QUOTE_SOURCES[:-1])} or "
+                                                   f"{QUOTE_SOURCES[-1]}")
+        if quote_from == "reference" and not reference:
+            raise self.fail("evidence.quote_from", "a quote from the reference needs reference = true")
         required = table.get("required_for")
         if required is None:
             required = [v.name for v in verdicts if v.passes]

@@ -52,7 +52,7 @@ ROLL_UPS: dict[str, str] = {
     "grounded": "groundedness: all supported, any contradicted, all missing, else partial",
     "details": "factuality: the most common error, an unverified detail classed by its kind",
 }
-QUOTE_SOURCES: tuple[str, ...] = ("source", "summary")
+QUOTE_SOURCES: tuple[str, ...] = ("source", "summary", "reference")
 TAG_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}"  # a version tag
 
 _NAMED: JsonDict = {"propertyNames": {"pattern": RUBRIC_PATTERN}}  # a verdict's or a failure mode's name
@@ -87,8 +87,8 @@ class EvidenceTable(_Table):
                           "not pass when left out.")
     quote_from: str | None = Field(
         None, json_schema_extra={"enum": list(QUOTE_SOURCES)},
-        description="Where an evidence quote must be found: the source (the default for claims and facts) or the "
-                    "summary.")
+        description="Where an evidence quote must be found: the source (the default for claims and facts), the "
+                    "summary, or the reference summary (a definition with reference = true).")
 
 
 class ExampleTable(_Table):
@@ -154,6 +154,11 @@ class DefinitionFile(_Table):
     evidence: EvidenceTable | None = Field(None, description="Which verdicts stand only with a quote.")
     length_note: bool = Field(False, description="Tell the judge the summary's length against the source's and "
                                                  "its length band.")
+    reference: bool = Field(
+        False, description="The judge also reads a reference (gold) summary of the source, as data between "
+                           "<reference> tags: a rubric for experiments on a dataset whose items carry one. It is "
+                           "judged only where a case has a reference, never by the sampler; a rubric named ref_... "
+                           "must set it.")
     examples: list[ExampleTable] = Field(default_factory=list, description="Few-shot hard cases shown to the judge.")
     checks: list[CheckTable] = Field(default_factory=list,
                                      description="Deterministic tests that fail a summary before any LLM is asked.")

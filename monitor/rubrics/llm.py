@@ -170,6 +170,15 @@ def _quoted_from(quote: str, texts: tuple[str, ...]) -> bool:
     return all(any(p in text for text in texts) for p in pieces)
 
 
+def quoted_in(quote: str, text: str) -> bool:
+    """Whether ``quote`` is really in ``text``, as the judge's evidence is checked: case, quote marks, dashes,
+    widths and whitespace aside, pieces joined by an ellipsis allowed, at least four letters or digits.
+
+        quoted_in("revenue rose 12%", "Quarterly revenue rose 12% to $4.2 million.")  # True
+    """
+    return _quoted_from(quote, (_canon(text), _canon(as_data(text))))
+
+
 def _detail_kind(claim: str) -> tuple[str, str]:
     """The factuality verdict and failure mode for a claim whose detail the source never states."""
     try:
@@ -212,7 +221,8 @@ def _check(definition: JudgeDefinition, case: SummaryCase, reply: dict[str, Any]
     """Verify each item's evidence, then roll the items up to the rubric's verdict."""
     schema = JudgeSchema.of(definition)
     summaries = (_canon(case.summary), _canon(as_data(case.summary)))
-    sources = (_canon(case.source), _canon(as_data(case.source))) if definition.quote_from == "source" else summaries
+    quoted = {"source": case.source, "reference": case.reference}.get(definition.quote_from)
+    sources = (_canon(quoted), _canon(as_data(quoted))) if quoted is not None else summaries
     items, notes = [], []
     for n, raw in enumerate(reply["claims"], 1):
         item = {name: raw.get(name, "") for name in schema.item_fields}

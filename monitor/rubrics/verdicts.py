@@ -79,6 +79,8 @@ class SummaryCase:
     domain: str | None = None
     # what a cheaper tier suspects, handed to the LLM judge as a lead to check (never as a verdict)
     hint: str = field(default="", compare=False)
+    # a reference (gold) summary of the source, from a dataset item: read only by a definition with reference = true
+    reference: str = ""
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,8 @@ class RubricResult:
 
     @classmethod
     def failed_judge(cls, rubric: str, error: str, **kw: Any) -> RubricResult:
-        return cls.make(rubric, ERROR, error=error, confident=True, **kw)
+        """A judge that could not answer, on any rubric (built-in or a team's own): verdict ``error``, never a pass."""
+        return cls(rubric, ERROR, 0.0, False, error=error, confident=True, **kw)
 
     def with_(self, **changes: Any) -> RubricResult:
         return replace(self, **changes)

@@ -74,7 +74,7 @@ def test_the_schema_flags_what_the_reader_refuses(change, where):
      "verdict, why)"),
     (('name = "tone"', 'zeta = 1\nalpha = 2\nname = "tone"'),
      "tone.toml: alpha: is not a definition key (keys: checks, criteria, description, evidence, examples, "
-     "failure_modes, length_note, model, name, question, roll_up, unit, verdicts, version)"),
+     "failure_modes, length_note, model, name, question, reference, roll_up, unit, verdicts, version)"),
 ])
 def test_a_file_of_the_wrong_shape_is_the_readers_one_line(change, message):
     old, new = change

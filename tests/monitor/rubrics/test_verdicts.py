@@ -19,6 +19,13 @@ def test_passed_follows_the_passing_set_for_every_verdict():
         assert RubricResult.failed_judge(rubric, "timeout").verdict == ERROR
 
 
+def test_a_failed_judge_of_a_teams_own_rubric_is_an_error_too():
+    # an LLM judge of a custom definition that cannot answer returns this, never raises
+    result = RubricResult.failed_judge("tone", "timeout", tier="llm")
+    assert (result.rubric, result.verdict, result.passed, result.error, result.score) == (
+        "tone", ERROR, False, "timeout", 0.0)
+
+
 def test_the_clean_verdict_of_each_rubric_passes_with_full_score():
     assert CLEAN == {"groundedness": "supported", "completeness": "present", "factuality": "correct",
                      "conciseness": "concise"}
