@@ -94,6 +94,15 @@ def migrated_template(sw_home: Path):
 TEMPLATE_DATABASE = "t_migrated_template"
 
 
+def _copy_template(st, template) -> None:
+    """Make ``st``'s database a copy of the migrated template: tables first, then the views that write into them."""
+    database = st.database
+    for name, view, query, rows in template:
+        st.command(query.replace(f"{TEMPLATE_DATABASE}.", f"{database}."))
+        if rows and not view:
+            st.command(f"INSERT INTO `{database}`.`{name}` SELECT * FROM `{TEMPLATE_DATABASE}`.`{name}`")
+
+
 @pytest.fixture
 def store(settings, migrated_template):
     """The test's own database, at the latest schema (a copy of the session's migrated template)."""
@@ -101,15 +110,52 @@ def store(settings, migrated_template):
 
     st = Store.open(settings)
     database = settings.store.database
-    for name, view, query, rows in migrated_template:  # tables first, then the views that write into them
-        st.command(query.replace(f"{TEMPLATE_DATABASE}.", f"{database}."))
-        if rows and not view:
-            st.command(f"INSERT INTO `{database}`.`{name}` SELECT * FROM `{TEMPLATE_DATABASE}`.`{name}`")
+    _copy_template(st, migrated_template)
     yield st
     try:
         st.command(f"DROP DATABASE IF EXISTS `{database}`")
     finally:
         st.close()
+
+
+SEEDED_DATABASE = "t_seeded"
+
+
+def _fingerprint(st, tables: list[str]) -> dict[str, tuple[int, int]]:
+    """Each table's row count and a hash of its rows, in any order."""
+    return {name: tuple(st.query_rows(f"SELECT count(), sum(cityHash64(*)) FROM `{name}`")[0]) for name in tables}
+
+
+@pytest.fixture(scope="session")
+def seeded_store(sw_home, migrated_template):
+    """One database per session, in the session's folder, holding tests/seeded.py's workload: written once through
+    the store's own write functions, then only read by the tests that take it. The handle's client runs with
+    ClickHouse's ``readonly`` setting, so a write through it fails in the test that tries; and the session's
+    end fails if any table's rows changed all the same (through another connection). Merges are stopped on its
+    tables, so copies of a span stay as they were stored, however long the session runs."""
+    from seeded import seed
+
+    from sumwatch.monitor.settings import Settings
+    from sumwatch.monitor.store.connection import Store
+
+    settings = Settings.from_env(env={}, home=sw_home, database=SEEDED_DATABASE, port=0)
+    tables = [name for name, view, _, _ in migrated_template if not view]
+    merging = [name for name, view, query, _ in migrated_template if not view and "MergeTree" in query]
+    with Store.open(settings) as st:
+        _copy_template(st, migrated_template)
+        for name in merging:
+            st.command(f"SYSTEM STOP MERGES `{SEEDED_DATABASE}`.`{name}`")
+        seed(st)
+        before = _fingerprint(st, tables)
+    reader = Store.open(settings, create_database=False)
+    reader.client.set_client_setting("readonly", "2")  # reads, and settings of a read; no write of any kind
+    yield reader
+    try:
+        after = _fingerprint(reader, tables)
+    finally:
+        reader.close()
+    changed = sorted(name for name in tables if after[name] != before[name])
+    assert not changed, f"tests wrote to the shared seeded store (tables {changed}): give them the `store` fixture"
 
 
 @pytest.fixture
