@@ -1,127 +1,92 @@
 """The dashboard's readers on real chDB: spans written into otel_traces reach the span facts through the
 view, and volume, pass rates, judge cost, comparisons and sparklines count what was stored."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 import pytest
+from seeded import HOURS_END, HOURS_T0, seed_hours, span_row
 
-from sumwatch.monitor.rubrics.verdicts import RubricResult
 from sumwatch.monitor.store import stats
-from sumwatch.monitor.store.issues import ISSUE_COLUMNS, ISSUES_TABLE
 from sumwatch.monitor.store.migrations import migrate
-from sumwatch.monitor.store.runs import RunRow, save_run
-from sumwatch.monitor.store.scores import ScoredSpan, SpanRef, write_scores
 from sumwatch.monitor.store.span_facts import FILTER_OPTIONS_PROJECTION, SPAN_FACTS_TABLE
-from sumwatch.tracer import semconv
 
-T0 = datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc)
-
-
-def span_row(i: int, at: datetime, service: str = "digest", model: str = "gpt-4o-mini", prompt: str = "v3",
-             task: str = semconv.TASK_SUMMARIZATION) -> tuple:
-    attrs = {semconv.TASK: task, semconv.INPUT_VALUE: f"source {i}", semconv.OUTPUT_VALUE: f"summary {i}",
-             semconv.GEN_AI_REQUEST_MODEL: model, semconv.PROMPT_VERSION: prompt}
-    ns = int(at.timestamp() * 1e9)
-    return (ns, f"{i:032x}", f"{i:016x}", "", "", semconv.SPAN_NAME, "Internal", service,
-            {"service.name": service}, semconv.INSTRUMENTATION_NAME, "", attrs, 1_000_000, "Unset", "",
-            (), (), (), (), (), (), ())
-
-
-def score(store, i: int, at: datetime, passed: dict[str, bool], service: str = "digest", tier: str = "rules",
-          judge: str = "cascade-1", cost: float = 0.0, confident: bool = True) -> None:
-    results = {}
-    for rubric, ok in passed.items():
-        verdict = {"factuality": "correct" if ok else "numerically_wrong",
-                   "conciseness": "concise" if ok else "padded"}[rubric]
-        r = RubricResult.make(rubric, verdict, tier=tier, confident=confident)
-        if cost:
-            r = r.with_(cost_usd=cost, input_tokens=100, output_tokens=20, model="judge-mini")
-        results[rubric] = r
-    ref = SpanRef(f"{i:032x}", f"{i:016x}", int(at.timestamp() * 1e9), service)
-    write_scores(store, [ScoredSpan(ref, results)], judge_version=judge)
+T0 = HOURS_T0
+DAY0 = T0.replace(hour=0)
+HOURS = stats.Filters(start=HOURS_T0, end=HOURS_END)  # the shared store's part of the dashboard's four hours
 
 
 @pytest.fixture
 def workload(store):
-    """40 spans over 4 hours: prompt v3 (gpt-4o-mini, service digest) then v4 (gpt-4.1, service alerts);
-    one span stored twice and one span of another task."""
-    rows = []
-    for i in range(40):
-        at = T0 + timedelta(minutes=6 * i)
-        v4 = i >= 20
-        rows.append(span_row(i, at, "alerts" if v4 else "digest", "gpt-4.1" if v4 else "gpt-4o-mini",
-                             "v4" if v4 else "v3"))
-    store.insert_spans(rows)
-    store.insert_spans(rows[5:6])  # an exporter's retry
-    store.insert_spans([span_row(99, T0, task="chat")])
-    for i in range(40):
-        at = T0 + timedelta(minutes=6 * i)
-        v4 = i >= 20
-        # v3 fails factuality on every other span, v4 on every fifth; conciseness always passes
-        fails = (i % 2 == 0) if not v4 else (i % 5 == 0)
-        score(store, i, at, {"factuality": not fails, "conciseness": True}, "alerts" if v4 else "digest")
+    """The seeded store's hours (40 spans, cascade-1's verdicts) in the test's own database, for a test that
+    changes them."""
+    seed_hours(store)
     return store
 
 
-def test_span_facts_hold_each_summarization_span_with_its_model_and_prompt_version(workload):
-    opts = stats.filter_options(workload)
-    assert opts.services == ["alerts", "digest"]
-    assert opts.models == ["gpt-4.1", "gpt-4o-mini"]
-    assert opts.prompt_versions == ["v3", "v4"]
-    # the retried span is stored twice in the facts too, and counted once
-    assert workload.query_rows(f"SELECT count() FROM {SPAN_FACTS_TABLE}")[0][0] == 41
-    assert sum(n for _, n in stats.volume_series(workload, stats.Filters(), 3600)) == 40
+def test_span_facts_hold_each_summarization_span_with_its_model_and_prompt_version(seeded_store):
+    opts = stats.filter_options(seeded_store)
+    assert opts.services == ["alerts", "archive", "briefs", "desk", "digest", "feed", "gateway", "legacy",
+                             "newsroom", "relay", "wire"]
+    assert opts.models == ["claude-3-5-haiku", "gpt-4.1", "gpt-4o-mini", "gpt-4o-mini-2024-07-18", "m0", "m1"]
+    assert opts.prompt_versions == ["v0", "v1", "v2", "v3", "v4"]
+    # the retried span is stored twice in the facts too, and counted once; the chat span is in neither
+    facts = seeded_store.query_rows(f"SELECT count() FROM {SPAN_FACTS_TABLE} WHERE Timestamp >= {{s:DateTime64(9)}} "
+                                    "AND Timestamp < {e:DateTime64(9)}", {"s": HOURS_T0, "e": HOURS_END})
+    assert facts[0][0] == 41
+    assert sum(n for _, n in stats.volume_series(seeded_store, HOURS, 3600)) == 40
 
 
-def test_volume_buckets_by_span_time_and_follows_every_filter(workload):
-    series = stats.volume_series(workload, stats.Filters(), 3600)
+def test_volume_buckets_by_span_time_and_follows_every_filter(seeded_store):
+    series = stats.volume_series(seeded_store, HOURS, 3600)
     assert series == [(T0 + timedelta(hours=h), 10) for h in range(4)]
     f = stats.Filters(start=T0 + timedelta(hours=1), end=T0 + timedelta(hours=3))
-    assert stats.volume_series(workload, f, 3600) == [(T0 + timedelta(hours=1), 10), (T0 + timedelta(hours=2), 10)]
-    assert sum(n for _, n in stats.volume_series(workload, stats.Filters(model="gpt-4.1"), 60)) == 20
-    assert sum(n for _, n in stats.volume_series(workload, stats.Filters(prompt_version="v3", service="digest"),
+    assert stats.volume_series(seeded_store, f, 3600) == [(T0 + timedelta(hours=1), 10),
+                                                          (T0 + timedelta(hours=2), 10)]
+    everything = stats.volume_series(seeded_store, stats.Filters(), 86400)  # a bucket a day, one day a part
+    assert everything == [(DAY0, 40), (DAY0 + timedelta(days=1), 30), (DAY0 + timedelta(days=2), 200),
+                          (DAY0 + timedelta(days=3), 12), (DAY0 + timedelta(days=4), 82)]
+    assert sum(n for _, n in stats.volume_series(seeded_store, stats.Filters(model="gpt-4.1"), 60)) == 20
+    assert sum(n for _, n in stats.volume_series(seeded_store, stats.Filters(prompt_version="v3", service="digest"),
                                                  600)) == 20
-    assert stats.volume_series(workload, stats.Filters(prompt_version="v3", service="alerts"), 600) == []
+    assert stats.volume_series(seeded_store, stats.Filters(prompt_version="v3", service="alerts"), 600) == []
     with pytest.raises(ValueError):
-        stats.volume_series(workload, stats.Filters(), 0)
+        stats.volume_series(seeded_store, stats.Filters(), 0)
 
 
-def test_pass_rates_per_rubric_use_the_latest_judgement_and_count_unsure_as_passed(workload):
-    series = stats.pass_rate_series(workload, stats.Filters(), 3600)
+def test_pass_rates_per_rubric_use_the_latest_judgement_and_count_unsure_as_passed(seeded_store):
+    series = stats.pass_rate_series(seeded_store, HOURS, 3600)
     assert sorted(series) == ["conciseness", "factuality"]
-    # hours 0-1 are v3 (5 of 10 fail), hours 2-3 are v4 (2 of 10 fail)
-    assert series["factuality"] == [(T0, 5, 10), (T0 + timedelta(hours=1), 5, 10),
+    # cascade-1: hours 0-1 are v3 (5 of 10 fail), hours 2-3 are v4 (2 of 10 fail); then a later judge passed
+    # span 0 unsure (passed, not confident: 6 of 10)
+    assert series["factuality"] == [(T0, 6, 10), (T0 + timedelta(hours=1), 5, 10),
                                     (T0 + timedelta(hours=2), 8, 10), (T0 + timedelta(hours=3), 8, 10)]
     assert all(p == t == 10 for _, p, t in series["conciseness"])
-    # a later judge passes span 0 (unsure: passed, not confident), an error verdict is no judgement
-    score(workload, 0, T0, {"factuality": True}, judge="cascade-2", confident=False)
-    err = RubricResult.make("factuality", "error", tier="llm", error="timeout")
-    write_scores(workload, [ScoredSpan(SpanRef(f"{2:032x}", f"{2:016x}", int(T0.timestamp() * 1e9), "digest"),
-                                       {"factuality": err})], judge_version="cascade-3")
-    first = stats.pass_rate_series(workload, stats.Filters(), 3600)["factuality"][0]
-    assert first == (T0, 6, 10)
-    only_v4 = stats.pass_rate_series(workload, stats.Filters(prompt_version="v4"), 7200)["factuality"]
+    only_v4 = stats.pass_rate_series(seeded_store, stats.Filters(prompt_version="v4"), 7200)["factuality"]
     assert only_v4 == [(T0 + timedelta(hours=2), 16, 20)]
-    assert stats.pass_rate_series(workload, stats.Filters(model="none"), 3600) == {}
+    assert stats.pass_rate_series(seeded_store, stats.Filters(model="none"), 3600) == {}
+    # of the briefs' groundedness, span 11 failed and span 13's judge timed out: an error is no judgement
+    briefs = stats.pass_rate_series(seeded_store, stats.Filters(service="briefs"), 86400)
+    assert briefs["groundedness"] == [(DAY0 + timedelta(days=1), 0, 1)]
 
 
-def test_compare_gives_counts_rates_and_wilson_intervals_per_group(workload):
-    rows = {(r.group, r.rubric): r for r in stats.compare(workload, stats.Filters(), by="prompt_version")}
+def test_compare_gives_counts_rates_and_wilson_intervals_per_group(seeded_store):
+    rows = {(r.group, r.rubric): r for r in stats.compare(seeded_store, stats.Filters(), by="prompt_version")}
     v3, v4 = rows[("v3", "factuality")], rows[("v4", "factuality")]
-    assert (v3.passed, v3.total, v3.rate) == (10, 20, 0.5)
+    assert (v3.passed, v3.total, v3.rate) == (11, 20, 0.55)  # span 0 passed by the later judge
     assert (v4.passed, v4.total, v4.rate) == (16, 20, 0.8)
-    low, high = stats.wilson(16, 20)
-    assert (v4.low, v4.high) == (round(low, 4), round(high, 4))
-    assert v3.low < v3.rate < v3.high and v3.high < 0.72 and v4.low > 0.58
-    by_model = stats.compare(workload, stats.Filters(service="alerts"), by="model")
+    for row, (passed, total) in ((v3, (11, 20)), (v4, (16, 20))):
+        low, high = stats.wilson(passed, total)
+        assert (row.low, row.high) == (round(low, 4), round(high, 4))
+    assert 0.34 < v3.low < v3.rate < v3.high < 0.75 and 0.58 < v4.low < v4.high < 0.92
+    by_model = stats.compare(seeded_store, stats.Filters(service="alerts"), by="model")
     assert {(r.group, r.rubric, r.total) for r in by_model} == {("gpt-4.1", "factuality", 20),
                                                                 ("gpt-4.1", "conciseness", 20)}
-    both = stats.compare_all(workload, stats.Filters(service="alerts"))
+    both = stats.compare_all(seeded_store, stats.Filters(service="alerts"))
     assert both["model"] == by_model
-    assert both["prompt_version"] == stats.compare(workload, stats.Filters(service="alerts"), by="prompt_version")
+    assert both["prompt_version"] == stats.compare(seeded_store, stats.Filters(service="alerts"), by="prompt_version")
     assert [(r.group, r.total) for r in both["prompt_version"]] == [("v4", 20), ("v4", 20)]
     with pytest.raises(ValueError):
-        stats.compare(workload, stats.Filters(), by="service")  # type: ignore[arg-type]
+        stats.compare(seeded_store, stats.Filters(), by="service")  # type: ignore[arg-type]
 
 
 def test_wilson_interval_matches_the_textbook_values():
@@ -132,31 +97,28 @@ def test_wilson_interval_matches_the_textbook_values():
     assert low == 0.0 and 0.06 < high < 0.08
 
 
-def test_judge_cost_counts_llm_calls_tokens_and_cost_per_tier_and_model(workload):
-    for i in range(3):
-        score(workload, i, T0, {"factuality": True}, tier="llm", judge="cascade-2", cost=0.002)
-    cost = stats.judge_cost(workload, stats.Filters())
+def test_judge_cost_counts_llm_calls_tokens_and_cost_per_tier_and_model(seeded_store):
+    # cascade-1's rules judged two rubrics of 40 spans; later cascade-2's rules once, its LLM three times
+    cost = stats.judge_cost(seeded_store, HOURS)
     assert cost.llm_calls == 3
     assert (cost.input_tokens, cost.output_tokens) == (300, 60)
     assert cost.cost_usd == pytest.approx(0.006)
     tiers = {(r.tier, r.model): r.calls for r in cost.rows}
-    assert tiers == {("llm", "judge-mini"): 3, ("rules", ""): 80}
-    assert stats.judge_cost(workload, stats.Filters(prompt_version="v4")).llm_calls == 0
+    assert tiers == {("llm", "judge-mini"): 3, ("rules", ""): 81}
+    assert stats.judge_cost(seeded_store, stats.Filters(prompt_version="v4")).llm_calls == 3
+    assert stats.judge_cost(seeded_store, stats.Filters(prompt_version="v3")).llm_calls == 0
+    # the briefs' rules judged eleven times; an LLM call that timed out is a call too, and cost nothing
+    briefs = stats.judge_cost(seeded_store, stats.Filters(service="briefs"))
+    assert {(r.tier, r.model): r.calls for r in briefs.rows} == {("llm", ""): 1, ("rules", ""): 11}
+    assert (briefs.llm_calls, briefs.cost_usd) == (1, 0.0)
 
 
-def test_issue_sparklines_give_traces_per_run_oldest_first(store):
-    runs = [("r1", T0), ("r2", T0 + timedelta(hours=1)), ("r3", T0 + timedelta(hours=2))]
-    traces = {"r1": {1: 4}, "r2": {1: 6, 2: 3}, "r3": {2: 9}}
-    for run, at in runs:
-        rows = [(n, run, at, f"SW-{n}", "t", "", "", "", "low", "factuality", "", [], "ongoing", t, t, 0.1, 0,
-                 T0, at, [0.0], "m", "keywords") for n, t in traces[run].items()]
-        store.insert(ISSUES_TABLE, rows, ISSUE_COLUMNS)
-        save_run(store, RunRow(run, at, at, 0, 0, failures=1, clustered=1, noise=0, issues=1, new_issues=0,
-                               embedded=0, promoted=0, namer="keywords", embedding_model="m", seconds=1.0))
-    assert stats.issue_sparklines(store, ["SW-1", "SW-2", "SW-7"]) == {
-        "SW-1": [4, 6, 0], "SW-2": [0, 3, 9], "SW-7": [0, 0, 0]}
-    assert stats.issue_sparklines(store, ["SW-2"], runs=2) == {"SW-2": [3, 9]}
-    assert stats.issue_sparklines(store, []) == {}
+def test_issue_sparklines_give_traces_per_run_oldest_first(seeded_store):
+    # three runs: SW-1 in the first two, SW-2 in the last two, SW-4 in the first and the last
+    assert stats.issue_sparklines(seeded_store, ["SW-1", "SW-2", "SW-4", "SW-7"]) == {
+        "SW-1": [4, 6, 0], "SW-2": [0, 3, 9], "SW-4": [1, 0, 2], "SW-7": [0, 0, 0]}
+    assert stats.issue_sparklines(seeded_store, ["SW-2"], runs=2) == {"SW-2": [3, 9]}
+    assert stats.issue_sparklines(seeded_store, []) == {}
 
 
 def test_span_keys_follow_inserts_and_the_backfill_rebuilds_them_from_the_span_facts(workload):
