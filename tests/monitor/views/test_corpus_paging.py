@@ -3,24 +3,16 @@
 
 import httpx
 
-from sumwatch.monitor.contract.calibration import CorpusItem
 from sumwatch.monitor.runtime import Runtime
-from sumwatch.monitor.store.corpus import save_items
 from sumwatch.monitor.views.app import create_app
 from sumwatch.monitor.views.client import ApiClient
 
 TOKEN = "s3cret-token"
 
 
-def _items(store, n=7):
-    save_items(store, [CorpusItem("factuality", f"Revenue rose {q}% in quarter {q}.", f"Revenue rose {q + 1}%.",
-                                  status="needs_label", proposed_verdict="numerically_wrong", origin="promoted")
-                       for q in range(n)])
-
-
-def test_the_corpus_is_walked_page_by_page_each_item_once(store, settings):
-    _items(store)
-    app = create_app(Runtime.build(settings.with_(api_token=TOKEN), store))
+def test_the_corpus_is_walked_page_by_page_each_item_once(seeded_store):
+    # the seeded store's corpus: seven factuality items that need a label
+    app = create_app(Runtime.build(seeded_store.settings.with_(api_token=TOKEN), seeded_store))
     with ApiClient.in_process(app, TOKEN) as client:
         first = client.corpus(rubric="factuality", status="needs_label", limit=3)
         assert (first.total, len(first.items)) == (7, 3) and first.next_cursor
