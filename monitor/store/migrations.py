@@ -18,6 +18,7 @@ from .baselines import BASELINES
 from .connection import Store, StoreError
 from .corpus import CORPUS, corpus_example_ddl
 from .corpus_labels import CORPUS_LABELS, corpus_span_ddl
+from .datasets import DATASET_ITEMS, DATASET_VERSIONS
 from .ddl import MIGRATIONS_TABLE, Table, Target, migrations_table_ddl, tables_ddl
 from .embeddings import EMBEDDINGS
 from .event_sends import EVENT_SENDS
@@ -93,6 +94,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _tables(EVENT_SENDS)),
     Migration(19, "otel_traces: when each span arrived, so the sampler scores a backfill of old spans",
               traces_arrival_ddl),
+    Migration(20, "datasets: versioned items to run a summarizer on (each version's row, and its items)",
+              _tables(DATASET_VERSIONS, DATASET_ITEMS)),
 )
 
 

@@ -24,6 +24,7 @@ TRACES_CURSOR = "traces.1"  # (span timestamp in ns, trace id, span id)
 SCORES_CURSOR = "scores.1"  # (scored-at in µs, trace id, rubric, span id, judge version)
 SCORES_KEY_CURSOR = "scores-by-key.1"  # (trace id, span id, rubric, judge version)
 CORPUS_CURSOR = "corpus.1"  # (rubric, bucket, item id)
+DATASET_ITEMS_CURSOR = "dataset-items.1"  # (dataset name, version, position)
 
 MAX_CURSOR_CHARS = 2048  # far above any key this module writes; a longer string is not one of ours
 _CHECK_BYTES = 6
