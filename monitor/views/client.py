@@ -42,6 +42,7 @@ from ..contract.calibration import (
     LabellerAgreement,
     PromotionReport,
 )
+from ..contract.datasets import CONTENT_TYPES, DatasetAnswer, DatasetItemsPage, DatasetVersion
 from ..contract.exports import (
     AlertAnswer,
     ExportAnswer,
@@ -457,6 +458,33 @@ class ApiClient:
     def import_corpus(self, lines: bytes) -> ImportAnswer:
         return parse(ImportAnswer, self._call("POST", "/api/corpus/import", content=lines,
                                               headers={"content-type": "application/x-ndjson"}))
+
+    def datasets(self) -> list[DatasetVersion]:
+        """Every dataset at its latest version."""
+        return self._get(list[DatasetVersion], "/api/datasets")
+
+    def dataset_versions(self, name: str) -> list[DatasetVersion]:
+        """A dataset's versions, newest first (a 404 ClientError for no such dataset)."""
+        return self._get(list[DatasetVersion], f"/api/datasets/{quote(name, safe='')}")
+
+    def dataset_items(self, name: str, version: int | None = None, *, limit: int = 100,
+                      cursor: str | None = None) -> DatasetItemsPage:
+        """One page of a version's items (the latest version without ``version``)."""
+        return self._get(DatasetItemsPage, f"/api/datasets/{quote(name, safe='')}/items",
+                         {"version": version, "limit": limit, "cursor": cursor})
+
+    def import_dataset(self, name: str, content: bytes, fmt: str, *, description: str | None = None,
+                       filename: str | None = None) -> DatasetAnswer:
+        """A version made from a file's bytes (the server reads them as ``fmt``: jsonl, csv or parquet)."""
+        params = {k: v for k, v in {"format": fmt, "description": description, "filename": filename}.items() if v}
+        kind = next((k for k, v in CONTENT_TYPES.items() if v == fmt), "application/octet-stream")
+        return parse(DatasetAnswer, self._call("POST", f"/api/datasets/{quote(name, safe='')}/import", params=params,
+                                               content=content, headers={"content-type": kind}))
+
+    def dataset_from(self, name: str, what: str, body: dict[str, Any]) -> DatasetAnswer:
+        """A version made from ``what`` (issue, traces or corpus) with its request ``body``, as
+        ``POST /api/datasets/{name}/from-{what}`` takes it."""
+        return self._post(DatasetAnswer, f"/api/datasets/{quote(name, safe='')}/from-{what}", body)
 
     def download(self, what: str, fmt: str, out: IO[bytes], on_progress: Callable[[int], None] | None = None,
                  **filters: Any) -> int:

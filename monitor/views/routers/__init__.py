@@ -7,6 +7,7 @@ from . import (
     alerts,
     calibration,
     corpus,
+    datasets,
     exports,
     issues,
     judge_definitions,
@@ -24,4 +25,4 @@ from . import (
 # the rescore router's POST before it is GET /api/actions/{action}
 ROUTERS = [traces.router, scores.router, runs.router, issues.router, triage.router, exports.router, corpus.router,
            calibration.router, judge_definitions.router, rescore.router, actions.router, status.router,
-           score_sends.router, alerts.router, unsure.router]
+           score_sends.router, alerts.router, unsure.router, datasets.router]

@@ -29,12 +29,16 @@ TOKEN = "s3cret-token"  # the api fixture's
 # Schema cannot state. A shard i/N needs i < N; a judge definition is TOML for the rubric it names; a label's or a
 # resolution's verdict is one of the item's own rubric; a triage action's value is what that action takes (an
 # issue to merge into other than itself, a duration to mute for, text to comment); a listing's cursor is one the
-# server gave (it carries a checksum). 400 is never among them: a request the document allows is never refused as
+# server gave (it carries a checksum); a dataset's edit holds at least one item (a file of its format, an issue,
+# traces or a corpus with recorded text). 400 is never among them: a request the document allows is never refused as
 # malformed.
 UNUSABLE_CONTENT = ["POST /api/actions/score", "POST /api/actions/score/estimate", "POST /api/actions/judge_test",
                     "POST /api/actions/judge_promote", "POST /api/corpus/{item_id}/label",
                     "POST /api/corpus/{item_id}/resolve", "POST /api/corpus/from-trace",
-                    "POST /api/issues/{issue_id}/triage", "GET /api/traces", "GET /api/scores", "GET /api/corpus"]
+                    "POST /api/issues/{issue_id}/triage", "GET /api/traces", "GET /api/scores", "GET /api/corpus",
+                    "GET /api/datasets/{name}/items", "POST /api/datasets/{name}/import",
+                    "POST /api/datasets/{name}/from-issue", "POST /api/datasets/{name}/from-traces",
+                    "POST /api/datasets/{name}/from-corpus"]
 LONG_ACTIONS = ["POST /api/actions/score", "POST /api/actions/cluster", "POST /api/actions/calibrate",
                 "POST /api/ingest", "POST /api/actions/judge_test", "POST /api/actions/judge_promote"]
 CASES_PER_OPERATION = 20
