@@ -12,6 +12,7 @@ from . import (
     alerts,
     calibration,
     config,
+    datasets,
     db,
     demo,
     doctor,
@@ -41,6 +42,7 @@ def options(token: str | None = typer.Option(
 app.add_typer(db.db_app, name="db")
 app.add_typer(traces.traces_app, name="traces")
 app.add_typer(calibration.corpus_app, name="corpus")
+app.add_typer(datasets.dataset_app, name="dataset")
 app.command()(serve.up)
 app.command()(serve.worker)
 app.command()(ingest.ingest)

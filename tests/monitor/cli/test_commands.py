@@ -7,9 +7,10 @@ from typer.testing import CliRunner
 from sumwatch.monitor.cli import app
 
 COMMANDS = ["up", "worker", "ingest", "sample", "rescore", "scores", "cluster", "calibrate", "demo", "doctor", "config",
-            "judges", "export", "send-scores", "db", "traces", "corpus", "issues", "judge", "alerts"]
+            "judges", "export", "send-scores", "db", "traces", "corpus", "dataset", "issues", "judge", "alerts"]
 SUBCOMMANDS = {"db": ["migrate", "ddl"], "traces": ["unsure", "show"],
                "corpus": ["list", "label", "add", "agreement", "resolve", "export", "import"],
+               "dataset": ["import", "list", "show", "export", "from-issue", "from-traces", "from-corpus"],
                "issues": ["show", "resolve", "reopen", "ignore", "unignore", "mute", "unmute", "merge", "assign",
                           "comment"], "judge": ["list", "show", "diff", "history", "test", "promote"],
                "alerts": ["check"]}
