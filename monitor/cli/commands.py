@@ -16,6 +16,7 @@ from . import (
     db,
     demo,
     doctor,
+    experiments,
     export,
     ingest,
     issues,
@@ -60,3 +61,4 @@ app.command()(judges.judges)
 app.command()(export.export)
 app.command(name="send-scores")(send_scores.send_scores)
 app.add_typer(alerts.alerts_app, name="alerts")
+app.add_typer(experiments.experiment_app, name="experiment")

@@ -101,4 +101,4 @@ def mcnemar_exact(regressed: int, fixed: int) -> float:
         return 1.0
     smaller = min(regressed, fixed)
     tail = sum(math.comb(discordant, k) for k in range(smaller + 1)) / 2 ** discordant
-    return min(1.0, 2 * tail)
+    return float(min(1.0, 2 * tail))

@@ -30,6 +30,7 @@ from sumwatch.clustering.name import clip
 from ..rubrics.verdicts import COMPLETENESS, CONCISENESS, ERROR, FACTUALITY, GROUNDEDNESS, LLM, PASSING_ANY, RULES
 from ..store.connection import Store, quote_ident
 from ..store.embeddings import cached_vectors, save_vectors, text_hash
+from ..store.experiments import NOT_EXPERIMENT
 from ..store.judges import active_definitions
 from ..store.scores import SCORES_TABLE
 from ..store.traces import source_digests
@@ -130,7 +131,7 @@ def load_failures(store: Store, start_ns: int, end_ns: int, *, limit: int | None
                argMax(Evidence, ScoredAt), argMax(Explanation, ScoredAt), argMax(Details, ScoredAt)
         FROM {quote_ident(SCORES_TABLE)} FINAL
         WHERE SpanTimestamp >= fromUnixTimestamp64Nano({{start:Int64}})
-          AND SpanTimestamp < fromUnixTimestamp64Nano({{end:Int64}})
+          AND SpanTimestamp < fromUnixTimestamp64Nano({{end:Int64}}) AND {NOT_EXPERIMENT}
         GROUP BY TraceId, SpanId, Rubric
         HAVING passed = 0 AND verdict != {{err:String}}
         ORDER BY ts, TraceId, SpanId, Rubric""", params)

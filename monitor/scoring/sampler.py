@@ -54,6 +54,7 @@ from ..rubrics.verdicts import ERROR, SummaryCase
 from ..settings import Settings, parse_span_filter
 from ..settings.selectors import read_selectors
 from ..store.connection import Store, StoreError, quote_ident
+from ..store.experiments import EXPERIMENT_ATTR, NOT_EXPERIMENT
 from ..store.genai_events import genai_events, spans_with_records_arrived
 from ..store.judges import active_definitions
 from ..store.recognised import RECOGNISED_TABLE, write_recognised
@@ -409,12 +410,13 @@ class Sampler:
             f"SELECT TraceId, SpanId, argMax(Timestamp, RecognisedAt) AS T, argMax(ServiceName, RecognisedAt) AS Svc, "
             f"argMax(Source, RecognisedAt) AS Src, argMax(Summary, RecognisedAt) AS Sum, "
             f"argMax(Band, RecognisedAt) AS B FROM {quote_ident(RECOGNISED_TABLE)} WHERE {rec_when} "
-            f"GROUP BY TraceId, SpanId) WHERE {sampled} AND {pending}") if self.selector.candidates({}) else ""
+            f"GROUP BY TraceId, SpanId) WHERE {sampled} AND {pending} AND {NOT_EXPERIMENT}"
+        ) if self.selector.candidates({}) else ""
         own = f"""SELECT TraceId, SpanId, toUnixTimestamp64Nano(Timestamp) AS ts, ServiceName, StatusCode,
                    {a}[{{src:String}}], {a}[{{sum:String}}], {a}['{semconv.SUMMARIZATION_BAND}'],
                    {a}['{semconv.EXPECTED_FACTS}'], {a}['{semconv.DOMAIN}']
             FROM {TRACES_TABLE}
-            WHERE {tagged} AND {sampled} AND {own_when} AND {pending}"""
+            WHERE {tagged} AND {sampled} AND {own_when} AND {pending} AND {a}['{EXPERIMENT_ATTR}'] = ''"""
         return (f"{own} UNION ALL {recognised}" if recognised else own), params
 
     def _standing(self, pending: Sequence[_Pending]) -> dict[tuple[str, str, str], Standing]:

@@ -22,6 +22,7 @@ from .datasets import DATASET_ITEMS, DATASET_VERSIONS
 from .ddl import MIGRATIONS_TABLE, Table, Target, migrations_table_ddl, tables_ddl
 from .embeddings import EMBEDDINGS
 from .event_sends import EVENT_SENDS
+from .experiments import EXPERIMENT_ITEMS, EXPERIMENTS
 from .exports import EXPORTS
 from .genai_events import GENAI_EVENTS, genai_events_arrival_ddl
 from .issue_events import ISSUE_EVENTS
@@ -96,6 +97,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               traces_arrival_ddl),
     Migration(20, "datasets: versioned items to run a summarizer on (each version's row, and its items)",
               _tables(DATASET_VERSIONS, DATASET_ITEMS)),
+    Migration(21, "experiments: a summarizer's run on a dataset version, and each item's call (its span or error)",
+              _tables(EXPERIMENTS, EXPERIMENT_ITEMS)),
 )
 
 

@@ -58,6 +58,7 @@ from ..contract.listing import TraceFilters
 from ..contract.scores import Agreement, PassEstimate, PassReport, RecognitionReport, ScoreRecord
 from ..contract.status import StoreStatus
 from ..contract.traces import SpanDetail, TraceRow, UnsureKind, normalize_trace_id
+from .experiment_calls import ExperimentCalls
 
 T = TypeVar("T")
 OnProgress = Callable[[ActionProgress], None]
@@ -211,7 +212,7 @@ class _QueueStream(httpx.SyncByteStream):
             yield chunk
 
 
-class ApiClient:
+class ApiClient(ExperimentCalls):
     def __init__(self, http: httpx.Client, where: str, *, poll_s: float = 0.5, stall_s: float = 60.0) -> None:
         self._http, self.where = http, where
         self._poll_s, self._stall_s = poll_s, stall_s

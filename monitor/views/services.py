@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["ACTION_LOCKS", "ActionRunner", "Judges", "Progress", "Services", "ServicesDep", "services"]
 # the store-wide job lock each action holds while it runs (the scheduled jobs hold the same ones)
 ACTION_LOCKS = {"score": SCORING, "rescore": SCORING, "cluster": CLUSTERING, "calibrate": CALIBRATION, "ingest": INGEST,
-                "judge_test": CALIBRATION, "judge_promote": CALIBRATION}
+                "judge_test": CALIBRATION, "judge_promote": CALIBRATION, "experiment_score": SCORING}
 
 
 class ActionRunner:

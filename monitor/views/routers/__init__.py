@@ -8,6 +8,7 @@ from . import (
     calibration,
     corpus,
     datasets,
+    experiments,
     exports,
     issues,
     judge_definitions,
@@ -25,4 +26,5 @@ from . import (
 # the rescore router's POST before it is GET /api/actions/{action}
 ROUTERS = [traces.router, scores.router, runs.router, issues.router, triage.router, exports.router, corpus.router,
            calibration.router, judge_definitions.router, rescore.router, actions.router, status.router,
-           score_sends.router, alerts.router, unsure.router, datasets.router]
+           score_sends.router, alerts.router, unsure.router, datasets.router,
+           experiments.router]

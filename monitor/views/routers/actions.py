@@ -28,7 +28,7 @@ from ...ingest.backfill import ingest_file
 from ...scoring.sampler import Sampler
 from ...settings.values import MAX_WORKERS
 from ..errors import ApiError, error_responses
-from ..services import Progress, Services, ServicesDep
+from ..services import ACTION_LOCKS, Progress, Services, ServicesDep
 from .params import DURATION_PATTERN, WHOLE, JudgeModeName, Rubric, capped_duration, known_rubric
 from .uploads import NDJSON_BODY, as_file, read_upload
 
@@ -36,6 +36,7 @@ router = APIRouter(prefix="/api", tags=["actions"], responses=error_responses(40
 Wait = Annotated[bool, Query(description="Answer when the action is done (true), or at once with its state (202), "
                                          "to poll GET /api/actions/{action} for progress")]
 _ACCEPTED: dict[int | str, dict[str, Any]] = {202: {"model": ActionState, "description": "Started (wait=false)"}}
+ACTION_PATTERN = f"^({'|'.join(ACTION_LOCKS)})$"  # every action the server runs, from the one list of them
 
 
 class ScoreBody(BaseModel):
@@ -166,7 +167,7 @@ async def actions(s: ServicesDep) -> ActionList:
 @router.get("/actions/{action}", summary="One action's last or current run, with its progress",
             responses=error_responses(404))
 async def action(s: ServicesDep, action: Annotated[
-        str, Path(pattern="^(score|rescore|cluster|calibrate|ingest|judge_test|judge_promote)$")]) -> ActionState:
+        str, Path(pattern=ACTION_PATTERN)]) -> ActionState:
     found = s.actions.last.get(action)
     if found is None:
         raise ApiError(404, f"{action} has not run since the server started")

@@ -7,13 +7,14 @@ from typer.testing import CliRunner
 from sumwatch.monitor.cli import app
 
 COMMANDS = ["up", "worker", "ingest", "sample", "rescore", "scores", "cluster", "calibrate", "demo", "doctor", "config",
-            "judges", "export", "send-scores", "db", "traces", "corpus", "dataset", "issues", "judge", "alerts"]
+            "judges", "export", "send-scores", "db", "traces", "corpus", "dataset", "issues", "judge", "alerts",
+            "experiment"]
 SUBCOMMANDS = {"db": ["migrate", "ddl"], "traces": ["unsure", "show"],
                "corpus": ["list", "label", "add", "agreement", "resolve", "export", "import"],
                "dataset": ["import", "list", "show", "export", "from-issue", "from-traces", "from-corpus"],
                "issues": ["show", "resolve", "reopen", "ignore", "unignore", "mute", "unmute", "merge", "assign",
                           "comment"], "judge": ["list", "show", "diff", "history", "test", "promote"],
-               "alerts": ["check"]}
+               "alerts": ["check"], "experiment": ["run", "score", "list", "show", "compare", "compare-live"]}
 
 
 def test_the_command_tree():
