@@ -19,6 +19,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
+from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, FastAPI, Query
 from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -28,14 +29,17 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.staticfiles import StaticFiles
 
 from ...contract.values import one_of
+from ...experiments.report import ComparisonRefused
 from ...exports.alerts import rule_statuses
 from ...issues.triage import MAX_NAME, UnknownIssue
 from ...store.judges import known_rubrics
 from ..auth import csrf_token, form_fields
 from ..errors import ApiError, PageRoute
+from ..routers.datasets import NamePath as DatasetNamePath
+from ..routers.experiments import Key as ExperimentKey
 from ..routers.params import IssueIdPath, TraceIdPath
 from ..services import ServicesDep
-from . import explorer, judges, pages, triage
+from . import datasets, experiments, explorer, judges, pages, triage
 from .figures import figure_json
 from .labelling import QueueQuery, label, label_from_trace, queue_page, refuse_unknown, resolve, trace_label_context
 from .query import FilterBarQuery, IssueQuery, MapQuery
@@ -46,7 +50,8 @@ PLOTLY_PATH = "/static/plotly.min.js"  # revalidated by ETag; pages load the ver
 IMMUTABLE = "public, max-age=31536000, immutable"
 NAV = (("/", "Overview"), ("/issues", "Issues"), ("/traces", "Traces"), ("/unsure", "Unsure"),
        ("/map", "Cluster map"), ("/labelling", "Labelling"),
-       ("/compare", "Compare"), ("/judges", "Judges"), ("/alerts", "Alerts"))
+       ("/compare", "Compare"), ("/datasets", "Datasets"), ("/experiments", "Experiments"), ("/judges", "Judges"),
+       ("/alerts", "Alerts"))
 
 
 def plotly_js() -> Path:
@@ -177,7 +182,7 @@ def render(request: Request, template: str, code: int = 200, **context: Any) -> 
     return HTMLResponse(body, status_code=code, headers=headers)
 
 
-TITLES = {400: "Bad request", 404: "Not found", 405: "Method not allowed"}
+TITLES = {400: "Bad request", 404: "Not found", 405: "Method not allowed", 409: "Conflict", 422: "Cannot be used"}
 
 
 def problem_page(request: Request, status: int, message: str) -> Response:
@@ -326,6 +331,59 @@ def compare(request: Request, s: ServicesDep, bar: FilterBarQuery) -> HTMLRespon
     return render(request, "compare.html", **pages.compare_page(s.store, bar.choice()))
 
 
+@_get("/datasets")
+def datasets_list(request: Request, s: ServicesDep) -> HTMLResponse:
+    return render(request, "datasets.html", **datasets.datasets_index(s.store))
+
+
+@_get("/datasets/{name}")
+def dataset_detail(request: Request, s: ServicesDep, name: DatasetNamePath,
+                   q: Annotated[datasets.DatasetQuery, Query()]) -> HTMLResponse:
+    context = _found(datasets.dataset_page(s.store, name, q), f"There is no dataset {name}.")
+    return render(request, "dataset.html", **context)
+
+
+@router.post("/issues/{issue_id}/dataset")
+async def issue_dataset_action(request: Request, s: ServicesDep, issue_id: IssueIdPath) -> Response:
+    """The issue page's Make a dataset form (the CSRF check ran in the auth middleware): a version of the named
+    dataset made of the issue's members, then that dataset's page saying whether a version was made."""
+    fields = await form_fields(request)
+    answer = await run_in_threadpool(datasets.dataset_from_issue, s.store, issue_id, fields.get("name", ""))
+    made = "new" if answer.created else "same"
+    return RedirectResponse(f"/datasets/{answer.dataset.name}?version={answer.dataset.version}&made={made}",
+                            status_code=303)
+
+
+@_get("/experiments")
+def experiments_list(request: Request, s: ServicesDep,
+                     q: Annotated[experiments.ExperimentsQuery, Query()]) -> HTMLResponse:
+    return render(request, "experiments.html", **experiments.experiments_index(s.store, q.dataset))
+
+
+@_get("/experiments/{key}")
+def experiment_detail(request: Request, s: ServicesDep, key: ExperimentKey,
+                      q: Annotated[experiments.ExperimentQuery, Query()]) -> HTMLResponse:
+    context = _found(experiments.experiment_page(s.store, key, q.page), f"There is no experiment {key}.")
+    return render(request, "experiment.html", **context)
+
+
+@_get("/experiments/{key}/compare")
+def experiment_compare_form(key: ExperimentKey, q: Annotated[experiments.CompareWith, Query()]) -> Response:
+    """The experiment page's compare form: on to the comparison's own address."""
+    return RedirectResponse(f"/experiments/{quote(key, safe='')}/compare/{quote(q.candidate, safe='')}",
+                            status_code=303)
+
+
+@_get("/experiments/{base}/compare/{candidate}")
+def experiment_compare(request: Request, s: ServicesDep, base: ExperimentKey, candidate: ExperimentKey
+                       ) -> HTMLResponse:
+    try:
+        context = experiments.comparison_page(s.store, base, candidate)
+    except ComparisonRefused as exc:  # as the API answers it: other datasets, or other judge versions
+        raise ApiError(409, str(exc)) from None
+    return render(request, "experiment_compare.html", **context)
+
+
 @_get("/alerts")
 def alerts(request: Request, s: ServicesDep) -> HTMLResponse:
     # what `sumwatch alerts` and GET /api/alerts read: the rates now, nothing sent
@@ -362,9 +420,10 @@ def plotly_unversioned(request: Request) -> Response:
 
 def include_dashboard(app: FastAPI) -> None:
     """The pages (``/``, ``/issues``, ``/issues/{issue_id}``, ``/map``, ``/traces``, ``/traces/{trace_id}``,
-    ``/unsure``, ``/labelling``, ``/compare``, ``/judges``, ``/judges/{rubric}``, ``/judges/{rubric}/diff``,
-    ``/alerts``), the forms they post to, plotly.js and the static assets, on ``app``; the pages stay out of its
-    OpenAPI document, which is the API's."""
+    ``/unsure``, ``/labelling``, ``/compare``, ``/datasets``, ``/datasets/{name}``, ``/experiments``,
+    ``/experiments/{key}``, ``/experiments/{base}/compare/{candidate}``, ``/judges``, ``/judges/{rubric}``,
+    ``/judges/{rubric}/diff``, ``/alerts``), the forms they post to, plotly.js and the static assets, on ``app``;
+    the pages stay out of its OpenAPI document, which is the API's."""
     app.state.map_cache = pages.MapCache()  # the latest run's map, drawn once per app
     plotly_asset_file()  # read (and compressed, in the background) at start-up, not on a page's first request
     app.include_router(router, include_in_schema=False)
