@@ -19,6 +19,7 @@ from ._shared import (
     HomeOption,
     JsonOption,
     action_progress,
+    engine_errors,
     err,
     fail,
     flag,
@@ -45,10 +46,16 @@ def _rate(value: float | None) -> str:
 
 @experiment_app.command("run")
 def experiment_run(dataset: str = typer.Argument(..., help="The dataset to run on (`sumwatch dataset list`)."),
-                   task: str = typer.Option(..., "--task", help="Your summarizer: module:function (imported from "
-                                                                "the working directory) or path/to/file.py:function; "
-                                                                "called with the item's source, and by keyword the "
-                                                                "item's fields it declares."),
+                   task: str | None = typer.Option(None, "--task", help="Your summarizer: module:function (imported "
+                                                                       "from the working directory) or "
+                                                                       "path/to/file.py:function; called with the "
+                                                                       "item's source, and by keyword the item's "
+                                                                       "fields it declares."),
+                   prompt: Path | None = typer.Option(None, "--prompt", help="Instead of --task: a prompt template "
+                                                                            "file ({source} for the item's text), "
+                                                                            "run on --model through litellm."),
+                   model: str | None = typer.Option(None, "--model", help="The model --prompt runs on, like "
+                                                                          "openai/gpt-4o-mini."),
                    name: str | None = typer.Option(None, "--name", help="A name to find it by; the same name again "
                                                                         "resumes it (default: its id)."),
                    version: int | None = typer.Option(None, "--version", min=1, help="The dataset version (default: "
@@ -61,11 +68,22 @@ def experiment_run(dataset: str = typer.Argument(..., help="The dataset to run o
     and the reference rubrics. A killed run resumes where it stopped (same --name)."""
     from ..views.experiment_runner import TaskError, load_task, run_experiment  # noqa: PLC0415 - start-up: a command imports what it runs
 
-    try:
-        function = load_task(task)
-    except TaskError as exc:
-        fail(str(exc))
-    with open_client(load_settings(db, home), note="running the experiment through it") as client:
+    settings = load_settings(db, home)
+    if (task is None) == (prompt is None):
+        fail("give --task module:function, or --prompt FILE with --model (one of them)")
+    if task is not None:
+        try:
+            function = load_task(task)
+        except TaskError as exc:
+            fail(str(exc))
+    else:
+        if model is None or prompt is None:
+            fail("--prompt needs --model, the model the prompt runs on (like openai/gpt-4o-mini)")
+        with engine_errors():
+            from ..engine.prompt_task import prompt_task  # noqa: PLC0415 - start-up: litellm only for a prompt
+
+            function, task = prompt_task(settings, prompt, model)
+    with open_client(settings, note="running the experiment through it") as client:
         started = time.perf_counter()
         with progress_bars() as bars:
             bar = bars.add_task(f"running {task}", total=None)

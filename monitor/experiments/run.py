@@ -55,9 +55,11 @@ ReferenceJudge = Callable[[Sequence[tuple[DatasetItem, str]]], list[dict[str, An
 
 
 class ExperimentError(ValueError):
-    """A request about an experiment that cannot be done; ``status`` is the HTTP answer (400, 404, 409)."""
+    """A request about an experiment that cannot be done; ``status`` is the HTTP answer: 404 a dataset, version or
+    experiment the server does not have, 409 a name taken by another run, 422 content it cannot use (an item the
+    dataset lacks, spans that are not OTLP or not this experiment's)."""
 
-    def __init__(self, message: str, status: int = 400) -> None:
+    def __init__(self, message: str, status: int = 422) -> None:
         super().__init__(message)
         self.status = status
 

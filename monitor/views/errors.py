@@ -18,6 +18,7 @@ dashboard's error page with the same status and message, or the JSON to a reques
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -116,6 +117,9 @@ def install_error_handlers(app: FastAPI, page: PageProblem | None = None) -> Non
         assert isinstance(exc, HTTPException)
         detail = exc.detail if isinstance(exc.detail, str) else "refused"
         headers = getattr(exc, "headers", None)
+        if exc.status_code == 405:  # every method the path takes, not only the first route's that matched it
+            allow = allowed_methods(request, (headers or {}).get("Allow"))
+            headers = {**(headers or {}), **({"Allow": allow} if allow else {})}
         if page is not None and wants_page(request):
             return answer(request, exc.status_code, _page_detail(request, exc.status_code, detail), headers)
         return answer(request, exc.status_code, detail.lower() if detail == "Not Found" else detail, headers)
@@ -132,3 +136,22 @@ def _page_detail(request: Request, status: int, detail: str) -> str:
     if status == 405 and detail == "Method Not Allowed":
         return f"{request.url.path} does not take {request.method}."
     return detail
+
+
+_METHODS = ("delete", "get", "head", "patch", "post", "put")
+
+
+def allowed_methods(request: Request, given: str | None) -> str | None:
+    """The methods the API's document gives the request's path, as a 405's Allow header lists them: the path's
+    own entry (``/api/experiments``: GET and POST) before one with parameters that also matches it
+    (``/api/actions/{action}`` does not speak for ``/api/actions/score``). Starlette names only the first
+    matching route's methods, and a path may have a GET and a POST route. A path the document lacks (a page)
+    keeps ``given``."""
+    best: tuple[int, dict[str, Any]] | None = None
+    for template, operations in request.app.openapi().get("paths", {}).items():
+        pattern = re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template))
+        if re.fullmatch(pattern, request.url.path) and (best is None or template.count("{") < best[0]):
+            best = (template.count("{"), operations)
+    if best is None:
+        return given
+    return ", ".join(m.upper() for m in _METHODS if m in best[1])

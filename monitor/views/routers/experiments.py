@@ -47,7 +47,7 @@ from ..services import Progress, ServicesDep
 from .actions import _ACCEPTED, Wait, _run
 from .params import DURATION_PATTERN, JudgeModeName, Rubric, capped_duration
 
-router = APIRouter(prefix="/api", tags=["experiments"], responses=error_responses(400, 401, 403, 404, 409))
+router = APIRouter(prefix="/api", tags=["experiments"], responses=error_responses(400, 401, 403, 404, 409, 422))
 Key = Annotated[str, Path(max_length=200, description="an experiment's id or name")]
 MAX_ITEMS_PER_REQUEST = 500
 
@@ -57,7 +57,7 @@ class ItemsBody(BaseModel):
     items: list[ItemOutcome] = Field(max_length=MAX_ITEMS_PER_REQUEST)
 
 
-class ScoreBody(BaseModel):
+class ExperimentScoreBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     mode: JudgeModeName | None = Field(None, description="judge mode (default: the server's)")
 
@@ -91,7 +91,7 @@ def items(s: ServicesDep, key: Key, body: ItemsBody) -> ItemsAnswer:
 
 @router.post("/experiments/{key}/score", summary="Judge every item not judged yet; the experiment's report",
              responses=_ACCEPTED)
-def score(s: ServicesDep, key: Key, body: ScoreBody | None = None, wait: Wait = True) -> ExperimentReport:
+def score(s: ServicesDep, key: Key, body: ExperimentScoreBody | None = None, wait: Wait = True) -> ExperimentReport:
     try:
         row = experiment(s.store, key)
     except ExperimentError as exc:
@@ -140,4 +140,4 @@ def comparison_live(s: ServicesDep, key: Key,
     except ExperimentError as exc:
         raise _refused(exc) from None
     except ValueError as exc:
-        raise ApiError(400, f"since: {exc}") from None
+        raise ApiError(422, f"since: {exc}") from None

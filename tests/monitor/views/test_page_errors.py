@@ -63,3 +63,15 @@ def test_the_apis_refusals_stay_json_and_a_page_answers_json_to_who_asks_for_it(
     assert client.get("/v1/elsewhere").json() == {"error": "not found"}
     asked = client.get("/things/0", headers={"accept": "application/json"})
     assert (asked.status_code, asked.json()) == (404, {"error": "There is no thing 0."})
+
+
+def test_a_405_allows_every_method_the_path_takes_not_only_the_first_routes():
+    app = FastAPI()
+    install_error_handlers(app)
+    things = APIRouter()
+    things.add_api_route("/api/stack", lambda: "pushed", methods=["POST"])
+    things.add_api_route("/api/stack", lambda: "listed", methods=["GET"])
+    app.include_router(things)
+    answer = TestClient(app).put("/api/stack")
+    assert (answer.status_code, answer.headers["allow"]) == (405, "GET, POST")
+    assert answer.json() == {"error": "Method Not Allowed"}

@@ -30,17 +30,20 @@ TOKEN = "s3cret-token"  # the api fixture's
 # resolution's verdict is one of the item's own rubric; a triage action's value is what that action takes (an
 # issue to merge into other than itself, a duration to mute for, text to comment); a listing's cursor is one the
 # server gave (it carries a checksum); a dataset's edit holds at least one item (a file of its format, an issue,
-# traces or a corpus with recorded text). 400 is never among them: a request the document allows is never refused as
-# malformed.
+# traces or a corpus with recorded text); an experiment's items are of its dataset, with spans that are its own
+# (OTLP protobuf, base64); a window is at most what the server reads. 400 is never among them: a request the
+# document allows is never refused as malformed.
 UNUSABLE_CONTENT = ["POST /api/actions/score", "POST /api/actions/score/estimate", "POST /api/actions/judge_test",
                     "POST /api/actions/judge_promote", "POST /api/corpus/{item_id}/label",
                     "POST /api/corpus/{item_id}/resolve", "POST /api/corpus/from-trace",
                     "POST /api/issues/{issue_id}/triage", "GET /api/traces", "GET /api/scores", "GET /api/corpus",
                     "GET /api/datasets/{name}/items", "POST /api/datasets/{name}/import",
                     "POST /api/datasets/{name}/from-issue", "POST /api/datasets/{name}/from-traces",
-                    "POST /api/datasets/{name}/from-corpus"]
+                    "POST /api/datasets/{name}/from-corpus", "POST /api/experiments/{key}/items",
+                    "GET /api/experiments/{key}/compare-live"]
 LONG_ACTIONS = ["POST /api/actions/score", "POST /api/actions/cluster", "POST /api/actions/calibrate",
-                "POST /api/ingest", "POST /api/actions/judge_test", "POST /api/actions/judge_promote"]
+                "POST /api/ingest", "POST /api/actions/judge_test", "POST /api/actions/judge_promote",
+                "POST /api/experiments/{key}/score"]
 CASES_PER_OPERATION = 20
 STATEFUL_SCENARIOS, STATEFUL_STEPS = 20, 6
 CONFIG = f"""
