@@ -108,8 +108,8 @@ def compare(store: Store, base: ExperimentRow, candidate: ExperimentRow, *, rubr
         if mine != theirs:
             raise ComparisonRefused(
                 f"{rubric} was judged by {', '.join(sorted(mine))} in {base.name} and by "
-                f"{', '.join(sorted(theirs))} in {candidate.name}: judge both with one version (`sumwatch experiment "
-                f"score NAME --rejudge`) or leave it out (--rubric to name the others)")
+                f"{', '.join(sorted(theirs))} in {candidate.name}: run the older one again under a new --name, so both "
+                f"are judged by the active version, or leave the rubric out (--rubric names the others)")
     items = {i.item_id: i for i in dataset_items(store, candidate.dataset, candidate.dataset_version) or ()}
     results, diffs = [], []
     for rubric in chosen:

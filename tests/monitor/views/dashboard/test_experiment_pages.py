@@ -180,8 +180,8 @@ def test_the_comparison_gives_each_rubrics_verdict_and_the_changed_items_side_by
 
 
 @pytest.mark.parametrize("other, says", [
-    ("rejudged", "factuality was judged by factuality@v1 in base and by factuality@v2 in rejudged: judge both with "
-                 "one version"),
+    ("rejudged", "factuality was judged by factuality@v1 in base and by factuality@v2 in rejudged: run the older "
+                 "one again under a new --name"),
     ("elsewhere", "base ran dataset 'buses' and elsewhere ran 'letters': an experiment compares with one on the "
                   "same dataset"),
 ])
