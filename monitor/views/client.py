@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, suppress
 from dataclasses import dataclass
 from datetime import datetime
-from typing import IO, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
 import anyio
@@ -42,7 +42,6 @@ from ..contract.calibration import (
     LabellerAgreement,
     PromotionReport,
 )
-from ..contract.datasets import CONTENT_TYPES, DatasetAnswer, DatasetItemsPage, DatasetVersion
 from ..contract.exports import (
     AlertAnswer,
     ExportAnswer,
@@ -59,6 +58,9 @@ from ..contract.scores import Agreement, PassEstimate, PassReport, RecognitionRe
 from ..contract.status import StoreStatus
 from ..contract.traces import SpanDetail, TraceRow, UnsureKind, normalize_trace_id
 from .experiment_calls import ExperimentCalls
+
+if TYPE_CHECKING:  # the dataset and experiment records load with the first request that needs them
+    from ..contract.datasets import DatasetAnswer, DatasetItemsPage, DatasetVersion
 
 T = TypeVar("T")
 OnProgress = Callable[[ActionProgress], None]
@@ -462,21 +464,29 @@ class ApiClient(ExperimentCalls):
 
     def datasets(self) -> list[DatasetVersion]:
         """Every dataset at its latest version."""
+        from ..contract.datasets import DatasetVersion  # noqa: PLC0415 - start-up: see the import at the top
+
         return self._get(list[DatasetVersion], "/api/datasets")
 
     def dataset_versions(self, name: str) -> list[DatasetVersion]:
         """A dataset's versions, newest first (a 404 ClientError for no such dataset)."""
+        from ..contract.datasets import DatasetVersion  # noqa: PLC0415 - start-up: see the import at the top
+
         return self._get(list[DatasetVersion], f"/api/datasets/{quote(name, safe='')}")
 
     def dataset_items(self, name: str, version: int | None = None, *, limit: int = 100,
                       cursor: str | None = None) -> DatasetItemsPage:
         """One page of a version's items (the latest version without ``version``)."""
+        from ..contract.datasets import DatasetItemsPage  # noqa: PLC0415 - start-up: see the import at the top
+
         return self._get(DatasetItemsPage, f"/api/datasets/{quote(name, safe='')}/items",
                          {"version": version, "limit": limit, "cursor": cursor})
 
     def import_dataset(self, name: str, content: bytes, fmt: str, *, description: str | None = None,
                        filename: str | None = None) -> DatasetAnswer:
         """A version made from a file's bytes (the server reads them as ``fmt``: jsonl, csv or parquet)."""
+        from ..contract.datasets import CONTENT_TYPES, DatasetAnswer  # noqa: PLC0415 - start-up: as above
+
         params = {k: v for k, v in {"format": fmt, "description": description, "filename": filename}.items() if v}
         kind = next((k for k, v in CONTENT_TYPES.items() if v == fmt), "application/octet-stream")
         return parse(DatasetAnswer, self._call("POST", f"/api/datasets/{quote(name, safe='')}/import", params=params,
@@ -485,6 +495,8 @@ class ApiClient(ExperimentCalls):
     def dataset_from(self, name: str, what: str, body: dict[str, Any]) -> DatasetAnswer:
         """A version made from ``what`` (issue, traces or corpus) with its request ``body``, as
         ``POST /api/datasets/{name}/from-{what}`` takes it."""
+        from ..contract.datasets import DatasetAnswer  # noqa: PLC0415 - start-up: see the import at the top
+
         return self._post(DatasetAnswer, f"/api/datasets/{quote(name, safe='')}/from-{what}", body)
 
     def download(self, what: str, fmt: str, out: IO[bytes], on_progress: Callable[[int], None] | None = None,
