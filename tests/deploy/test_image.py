@@ -91,11 +91,18 @@ def _distributions_installed() -> set[str]:
     return seen
 
 
+# loaded only by pytest itself, in a team's own test run (`-p sumwatch.monitor.testing.pytest_plugin`): it may
+# import pytest, which the image leaves out
+PYTEST_PLUGINS = {"monitor/testing/pytest_plugin.py"}
+
+
 def _imported_modules() -> dict[str, str]:
     """Top-level third-party modules imported anywhere in the three packages -> a file importing it."""
     found: dict[str, str] = {}
     for folder in ("tracer", "monitor", "clustering"):
         for file in sorted((ROOT / folder).rglob("*.py")):
+            if file.relative_to(ROOT).as_posix() in PYTEST_PLUGINS:
+                continue
             for node in ast.walk(ast.parse(file.read_text())):
                 names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
                          [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else [])
