@@ -183,6 +183,7 @@ def test_bad_export_arguments_are_refused_in_one_line(store, tmp_path):
         assert "\n" not in str(err.value)
 
 
+@pytest.mark.integration  # 25,000 spans written and streamed out (about 20 s): a scale check, beside the benchmarks
 def test_25k_spans_export_in_memory_a_whole_read_exceeds(store, tmp_path):
     rng = random.Random(7)
     base = 1_780_000_000 * NS
