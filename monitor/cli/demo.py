@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 import typer
 
@@ -11,6 +15,7 @@ from ._shared import (
     HomeOption,
     JsonOption,
     engine_errors,
+    err,
     flag,
     load_settings,
     out,
@@ -39,7 +44,7 @@ def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization c
     with engine_errors():
         from ..engine.demo import run_demo  # noqa: PLC0415 - start-up: a command imports what it runs
 
-        with stage_bars() as progress:
+        with demo_progress(n, stages=1 + score + (score and cluster)) as progress:
             run = run_demo(settings, n=n, seed=seed, mode=mode, score=score, cluster=cluster, progress=progress)
     result, scoring, clustering = run.result, run.scoring, run.clustering
     if json_:
@@ -82,6 +87,62 @@ def demo(n: int = typer.Option(200, "--n", min=1, help="How many summarization c
         out.print("next: `sumwatch traces`, `sumwatch scores --failing`, `sumwatch traces show TRACE_ID`")
     if serve:
         serve_dashboard(port, db, home)
+    else:
+        out.print(dashboard_hint(settings.receiver.host, settings.receiver.port, home), markup=False)
+
+
+def dashboard_hint(host: str, port: int, home: Path | None) -> str:
+    """The demo's last line: how to open the dashboard on what it stored (the demo's process has let go of the
+    database, so `sumwatch up` on the same home serves it)."""
+    where = f" --home {home}" if home is not None else ""
+    return (f"open the dashboard: `sumwatch up{where}` and browse http://{host}:{port}/ "
+            f"(or `sumwatch demo{where} --serve` to run the demo again and serve it)")
+
+
+@contextmanager
+def demo_progress(n: int, *, stages: int) -> Iterator[Callable[[str, int, int | None], None]]:
+    """Progress bars on a terminal; elsewhere (a log, CI, a pipe) one line per stage on stderr, started when the
+    stage reports first and finished with its time, so a run that is not watched still shows where it is."""
+    if err.is_terminal:
+        with stage_bars() as bars:
+            yield bars
+        return
+    lines = StageLines(err.file, n, stages)
+    try:
+        yield lines
+    finally:
+        lines.finish()
+
+
+class StageLines:
+    """``[2/3] scoring 200 spans ... done in 12 s``: the demo's stages as lines. The clustering run reports
+    sub-stages (``clustering: embed``, ...); they fold into one ``clustering`` line."""
+
+    NOUNS = {"summarizing": "{n} calls", "scoring": "{n} spans", "clustering": "the failing spans"}
+
+    def __init__(self, stream: IO[str], n: int, stages: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.stream, self.n, self.stages, self.clock = stream, n, stages, clock
+        self.current: str | None = None
+        self.number = 0
+        self.since = clock()
+
+    def __call__(self, stage: str, done: int, total: int | None) -> None:
+        name = stage.split(":", 1)[0].strip()
+        if name == self.current:
+            return
+        self.finish()
+        self.current, self.number = name, self.number + 1
+        what = self.NOUNS.get(name, "").format(n=self.n)
+        self.stream.write(f"[{self.number}/{max(self.stages, self.number)}] {name} {what} ...".replace("  ", " "))
+        self.stream.flush()
+
+    def finish(self) -> None:
+        """End the open stage's line with its time (from the end of the stage before, so set-up counts too)."""
+        if self.current is not None:
+            now = self.clock()
+            self.stream.write(f" done in {now - self.since:.0f} s\n")
+            self.stream.flush()
+            self.current, self.since = None, now
 
 
 def serve_dashboard(port: int | None, db: str | None, home: Path | None) -> None:
