@@ -128,13 +128,14 @@ class StageLines:
 
     def __call__(self, stage: str, done: int, total: int | None) -> None:
         name = stage.split(":", 1)[0].strip()
-        if name == self.current:
-            return
-        self.finish()
-        self.current, self.number = name, self.number + 1
-        what = self.NOUNS.get(name, "").format(n=self.n)
-        self.stream.write(f"[{self.number}/{max(self.stages, self.number)}] {name} {what} ...".replace("  ", " "))
-        self.stream.flush()
+        if name != self.current:
+            self.finish()
+            self.current, self.number = name, self.number + 1
+            what = self.NOUNS.get(name, "").format(n=self.n)
+            self.stream.write(f"[{self.number}/{max(self.stages, self.number)}] {name} {what} ...".replace("  ", " "))
+            self.stream.flush()
+        if name != "clustering" and total and done >= total:  # clustering's sub-stages each count to their own end
+            self.finish()
 
     def finish(self) -> None:
         """End the open stage's line with its time (from the end of the stage before, so set-up counts too)."""

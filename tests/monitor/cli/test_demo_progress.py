@@ -16,9 +16,10 @@ def test_each_stage_is_one_line_with_its_count_and_time_and_sub_stages_fold_into
     ticks = iter([0.0, 2.4, 14.6, 35.0])
     stream = io.StringIO()
     lines = StageLines(stream, 400, 3, clock=lambda: next(ticks))
-    for done in (1, 200, 400):
+    for done in (1, 200):
         lines("summarizing", done, 400)
     assert stream.getvalue() == "[1/3] summarizing 400 calls ..."  # started, visible before the stage ends
+    lines("summarizing", 400, 400)  # ends with its last call, not when the next stage first reports
     lines("scoring", 10, 400)
     lines("scoring", 400, 400)
     for stage in ("clustering: embed", "clustering: reduce", "clustering"):
