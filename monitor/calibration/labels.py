@@ -146,8 +146,26 @@ def _check_verdict(item: CorpusItem, verdict: str, definition: JudgeDefinition |
                          f"or {REJECTED})")
 
 
+def verdict_bucket(definition: JudgeDefinition | None, verdict: str, bucket: str) -> str:
+    """The failure-mode bucket of an item labelled ``verdict`` whose bucket was ``bucket``: ``pass`` for a passing
+    verdict; for a failing one ``bucket`` while it is a failure bucket, else the verdict's own failure mode (what
+    the rubric's file names for it) or the verdict itself. A resolution never leaves a failing item in ``pass``.
+
+        verdict_bucket(BUILTIN["factuality"], "entity_wrong", "pass")   # "entity_swap"
+    """
+    if definition is None:
+        return bucket
+    if verdict in definition.passing:
+        return PASS_BUCKET
+    if bucket and bucket != PASS_BUCKET:
+        return bucket
+    found = definition.verdict(verdict)
+    return (found.failure_mode if found is not None else "") or verdict
+
+
 def _settle(store: Store, item: CorpusItem, labels: ItemLabels, **changes: object) -> CorpusItem:
-    """Store ``item`` with the status and verdict its labels give it."""
+    """Store ``item`` with the status and verdict its labels give it, and the bucket that verdict has (a failure
+    bucket changes only with a new verdict, or when a label named one)."""
     verdict = labels.verdict
     if verdict is None:
         status, human = DISPUTED, ""
@@ -155,6 +173,11 @@ def _settle(store: Store, item: CorpusItem, labels: ItemLabels, **changes: objec
         status, human = REJECTED, item.human_verdict
     else:
         status, human = LABELLED, verdict
+        bucket = str(changes.get("bucket") or item.bucket)
+        if human != item.human_verdict and not changes.get("named_bucket"):
+            bucket = PASS_BUCKET  # the old verdict's bucket does not describe the new one
+        changes["bucket"] = verdict_bucket(active_definitions(store).get(item.rubric), human, bucket)
+    changes.pop("named_bucket", None)
     data = {**item.to_json(), "expected_facts": item.expected_facts, **changes, "status": status,
             "human_verdict": human}
     if status != LABELLED:
@@ -198,7 +221,8 @@ def record_label(store: Store, item_id: str, verdict: str, *, by: str = "", buck
         raise LabelError("a rejected item cannot be a few-shot example: give it a verdict")
     save_label(store, CorpusLabel(item.item_id, item.rubric, labeller, verdict, LABEL, note or ""))
     labels = fold(labels_of(store, [item.item_id]).get(item.item_id, []))
-    changes: dict[str, object] = {"bucket": bucket or item.bucket, "note": note or item.note}
+    changes: dict[str, object] = {"bucket": bucket or item.bucket, "named_bucket": bool(bucket),
+                                  "note": note or item.note}
     if example is not None:
         changes["example"] = example
     return _settle(store, item, labels, **changes)
@@ -225,24 +249,52 @@ def _latest_score(store: Store, trace_id: str, span_id: str, rubric: str) -> Sco
                  if s.span_id == span_id and s.tier != HUMAN), None)
 
 
-def _pick_verdict(verdict: str, definition: JudgeDefinition, judged: ScoreRecord | None) -> str:
+def _failing_choice(definition: JudgeDefinition, failure_mode: str) -> tuple[str, str]:
+    """(verdict, bucket) a named failure gives: a failing verdict (its bucket is the verdict's failure mode) or
+    one of the rubric's failure modes (its verdict is the one failing verdict that names it, if exactly one)."""
     failing = [v for v in definition.overall if v not in definition.passing]
-    if verdict == PASS:
-        return definition.overall[0]
-    if verdict == FAIL:
-        # the failing verdict the judge gave, else the rubric's first: as the queue's f key
-        return judged.verdict if judged is not None and judged.verdict in failing else failing[0]
-    if verdict not in definition.overall:
+    if failure_mode in failing:
+        return failure_mode, verdict_bucket(definition, failure_mode, "")
+    if failure_mode not in definition.mode_names:
+        raise LabelError(f"failure mode must be one of {', '.join(definition.mode_names)} or a failing "
+                         f"{definition.name} verdict ({', '.join(failing)}), got {failure_mode[:40]!r}")
+    owners = [v for v in failing if (found := definition.verdict(v)) is not None and found.failure_mode == failure_mode]
+    return (owners[0] if len(owners) == 1 else ""), failure_mode
+
+
+def _pick_verdict(verdict: str, definition: JudgeDefinition, failure_mode: str | None) -> tuple[str, str]:
+    """(verdict, bucket) of a person's label: ``pass``, ``fail`` or a verdict, and the failure they named. A bare
+    ``fail`` on a rubric with several failing verdicts is refused: a failure nobody named is never stored."""
+    failing = [v for v in definition.overall if v not in definition.passing]
+    if verdict == PASS or verdict in definition.passing:
+        if failure_mode:
+            raise LabelError(f"a passing label has no failure mode (got {failure_mode[:40]!r})")
+        return (definition.overall[0] if verdict == PASS else verdict), PASS_BUCKET
+    if verdict != FAIL and verdict not in definition.overall:
         raise LabelError(f"verdict must be pass, fail or a {definition.name} verdict "
                          f"({', '.join(definition.overall)}), got {verdict[:40]!r}")
-    return verdict
+    named, bucket = _failing_choice(definition, failure_mode) if failure_mode else ("", "")
+    if verdict != FAIL:
+        if named and named != verdict and failure_mode in failing:
+            raise LabelError(f"{verdict} and {failure_mode} are two different verdicts: give one")
+        return verdict, bucket or verdict_bucket(definition, verdict, "")
+    if named:
+        return named, bucket
+    if failure_mode:
+        raise LabelError(f"failure mode {failure_mode} belongs to no single {definition.name} verdict: give the "
+                         f"verdict instead of fail ({', '.join(failing)})")
+    if len(failing) == 1:
+        return failing[0], verdict_bucket(definition, failing[0], "")
+    raise LabelError(f"fail does not say which {definition.name} failure: name its failure mode "
+                     f"({', '.join(definition.mode_names)}) or give a failing verdict ({', '.join(failing)})")
 
 
 def label_trace(store: Store, trace_id: str, rubric: str, verdict: str, *, by: str = "", span_id: str | None = None,
-                note: str | None = None) -> CorpusItem:
+                note: str | None = None, failure_mode: str | None = None) -> CorpusItem:
     """A trace's summarization span (the only one, or ``span_id``) becomes an item of ``rubric``'s corpus with
-    ``by``'s label; ``verdict`` is ``pass``, ``fail`` (the judge's failing verdict if it failed the span) or one
-    of the rubric's verdicts. Labelling the same span again adds a label to the same item."""
+    ``by``'s label; ``verdict`` is ``pass``, ``fail`` or one of the rubric's verdicts, and ``failure_mode`` names
+    the failure (one of the rubric's failure modes or failing verdicts; ``fail`` needs it when the rubric has
+    several failing verdicts). Labelling the same span again adds a label to the same item."""
     labeller = _labeller(by)
     try:
         tid = normalize_trace_id(trace_id)
@@ -266,13 +318,12 @@ def label_trace(store: Store, trace_id: str, rubric: str, verdict: str, *, by: s
     if texts is None:
         raise LabelError(f"span {span_id} of trace {tid} recorded no source or summary (text capture off)")
     source, summary, band, facts = texts
+    chosen, bucket = _pick_verdict(verdict, definition, failure_mode)
     judged = _latest_score(store, tid, span_id, rubric)
-    chosen = _pick_verdict(verdict, definition, judged)
-    bucket = PASS_BUCKET if chosen in definition.passing else ((judged.failure_mode if judged else "") or chosen)
     fresh = CorpusItem(rubric=rubric, source=source, summary=summary, status=LABELLED, human_verdict=chosen,
                        proposed_verdict=judged.verdict if judged and judged.verdict in definition.overall else "",
                        bucket=bucket, origin=TRACE_ORIGIN, band=band, expected_facts=facts, trace_id=tid,
                        span_id=span_id, note=note or "")
     if not load_items(store, item_id=fresh.item_id):
         save_items(store, [fresh])
-    return record_label(store, fresh.item_id, chosen, by=labeller, note=note)
+    return record_label(store, fresh.item_id, chosen, by=labeller, note=note, bucket=bucket if failure_mode else None)

@@ -148,8 +148,11 @@ def corpus_label(item_id: str = typer.Argument(..., help="Item id (from `corpus 
 def corpus_add(trace: str = typer.Option(..., "--trace", help="Trace id (32 hex characters)."),
                rubric: str = RubricOption,
                verdict: str = typer.Option(..., "--verdict",
-                                           help="pass, fail (the judge's failing verdict if it failed the span) or "
-                                                "one of the rubric's verdicts."),
+                                           help="pass, fail (with --failure-mode when the rubric has several failing "
+                                                "verdicts) or one of the rubric's verdicts."),
+               failure_mode: str | None = typer.Option(
+                   None, "--failure-mode", help="What failed: one of the rubric's failure modes (e.g. entity_swap) or "
+                                                "failing verdicts (e.g. entity_wrong)."),
                span: str | None = typer.Option(None, "--span", help="The summarization span, when the trace has "
                                                                      "several."),
                note: str | None = typer.Option(None, "--note", help="Free text kept with the label."),
@@ -159,15 +162,16 @@ def corpus_add(trace: str = typer.Option(..., "--trace", help="Trace id (32 hex 
     check_rubric_name(rubric)
     with open_client(load_settings(db, home), note="labelling through it") as client:
         try:
-            item = client.label_trace(trace, rubric, verdict, span_id=span, note=note, by=_labeller(by))
+            item = client.label_trace(trace, rubric, verdict, span_id=span, note=note, by=_labeller(by),
+                                      failure_mode=failure_mode)
         except (KeyError, ValueError) as exc:
             fail(str(exc.args[0] if exc.args else exc))
     if json_:
         print_json(item)
     else:
         out.print(f"{item.item_id}: {item.rubric} {item.status}"
-                  + (f" as {item.human_verdict}" if item.status == "labelled" else "")
-                  + f" (trace {item.trace_id}, span {item.span_id})", highlight=False)
+                  + (f" as {item.human_verdict}, bucket {item.bucket}" if item.status == "labelled" else "")
+                  + f" (trace {item.trace_id}, span {item.span_id})", markup=False, highlight=False)
 
 
 @corpus_app.command("agreement")

@@ -364,12 +364,12 @@ class ApiClient(ExperimentCalls):
                                  {"verdict": verdict, "bucket": bucket, "note": note, "example": example, "by": by})
 
     def label_trace(self, trace_id: str, rubric: str, verdict: str, *, span_id: str | None = None,
-                    note: str | None = None, by: str | None = None) -> CorpusItem:
+                    note: str | None = None, by: str | None = None, failure_mode: str | None = None) -> CorpusItem:
         """A trace's summarization span labelled into ``rubric``'s corpus: KeyError for an unknown trace or span,
-        ValueError for a bad rubric or verdict."""
+        ValueError for a bad rubric, verdict or failure mode."""
         return self._corpus_post("/api/corpus/from-trace", {"trace_id": trace_id, "span_id": span_id,
                                                             "rubric": rubric, "verdict": verdict, "note": note,
-                                                            "by": by})
+                                                            "by": by, "failure_mode": failure_mode})
 
     def resolve_label(self, item_id: str, verdict: str, *, by: str | None = None) -> CorpusItem:
         """The final verdict of an item its labellers disagree on: KeyError, ValueError as :meth:`label`."""

@@ -193,7 +193,8 @@ def label_from_trace(store: Store, trace_id: str, fields: dict[str, str], by: st
     such trace or span; BadRequest: a bad rubric or verdict."""
     try:
         return label_trace(store, trace_id, fields.get("rubric", ""), fields.get("verdict", ""), by=by,
-                           span_id=fields.get("span_id") or None, note=fields.get("note") or None)
+                           span_id=fields.get("span_id") or None, note=fields.get("note") or None,
+                           failure_mode=fields.get("failure_mode") or None)
     except LabelError as exc:
         raise BadRequest(str(exc)) from None
 

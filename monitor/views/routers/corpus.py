@@ -63,8 +63,11 @@ class TraceLabelBody(BaseModel):
     rubric: Rubric = Field(description="the corpus the span goes into (404 for a rubric the database does not "
                                        "know)")
     verdict: str = Field(min_length=1, max_length=100,
-                         description="pass, fail (the judge's failing verdict when it failed the span) or one of "
-                                     "the rubric's verdicts")
+                         description="pass, fail (with failure_mode when the rubric has several failing verdicts) "
+                                     "or one of the rubric's verdicts")
+    failure_mode: str | None = Field(None, max_length=100,
+                                     description="what failed: one of the rubric's failure modes or failing verdicts "
+                                                 "(stored as the item's bucket); never guessed")
     note: str | None = Field(None, max_length=10_000, description="kept with the label")
     by: str | None = Field(None, max_length=MAX_LABELLER, description="who labels (default: the API token, 'api')")
 
@@ -110,7 +113,7 @@ def from_trace(s: ServicesDep, body: TraceLabelBody) -> CorpusItem:
     known_rubric(s.store, body.rubric)
     try:
         return label_trace(s.store, body.trace_id, body.rubric, body.verdict, by=body.by or API_LABELLER,
-                           span_id=body.span_id, note=body.note)
+                           span_id=body.span_id, note=body.note, failure_mode=body.failure_mode)
     except UnknownItem as exc:
         raise ApiError(404, str(exc.args[0])) from None
     except LabelError as exc:

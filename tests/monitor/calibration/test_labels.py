@@ -20,7 +20,8 @@ from sumwatch.monitor.store.corpus_labels import labels_of
 
 def test_a_trace_is_labelled_into_a_corpus_with_its_provenance_and_labeller(store):
     trace_id, span_id = store_trace(store)
-    item = label_trace(store, trace_id, "factuality", "fail", by="ana", note="wrong figure")
+    item = label_trace(store, trace_id, "factuality", "fail", by="ana", note="wrong figure",
+                       failure_mode="number_mismatch")
     assert (item.trace_id, item.span_id, item.origin, item.status) == (trace_id, span_id, "trace", "labelled")
     assert item.source == SOURCE and item.summary == "The council raised the parks budget by 21%."
     assert item.human_verdict != "correct" and item.note == "wrong figure"
@@ -46,6 +47,42 @@ def test_labelling_a_trace_refuses_in_one_line(store):
     with pytest.raises(LabelError, match="trace id must be 32 hex characters"):
         label_trace(store, "nope", "factuality", "fail", by="ana")
     assert load_items(store, status="labelled") == []
+
+
+def test_fail_stores_only_the_failure_a_person_named(store):
+    trace_id, _ = store_trace(store)
+    # factuality has four failing verdicts: a bare fail does not say which, so nothing is guessed or stored
+    with pytest.raises(LabelError, match="fail does not say which factuality failure: name its failure mode "
+                                         r"\(number_mismatch, .*entity_swap.*\) or give a failing verdict"):
+        label_trace(store, trace_id, "factuality", "fail", by="ana")
+    with pytest.raises(LabelError, match="failure mode must be one of number_mismatch.* got 'name_swap'"):
+        label_trace(store, trace_id, "factuality", "fail", by="ana", failure_mode="name_swap")
+    with pytest.raises(LabelError, match="percentage_mismatch belongs to no single factuality verdict"):
+        label_trace(store, trace_id, "factuality", "fail", by="ana", failure_mode="percentage_mismatch")
+    with pytest.raises(LabelError, match="a passing label has no failure mode"):
+        label_trace(store, trace_id, "factuality", "pass", by="ana", failure_mode="entity_swap")
+    assert load_items(store, rubric="factuality") == []
+
+    item = label_trace(store, trace_id, "factuality", "fail", by="ana", failure_mode="entity_swap")
+    assert (item.human_verdict, item.bucket) == ("entity_wrong", "entity_swap")
+    by_verdict = label_trace(store, trace_id, "factuality", "fail", by="ben", failure_mode="entity_wrong")
+    assert (by_verdict.status, by_verdict.human_verdict, by_verdict.bucket) == ("labelled", "entity_wrong",
+                                                                                "entity_swap")
+    finer = label_trace(store, trace_id, "factuality", "numerically_wrong", by="cy", failure_mode="percentage_mismatch")
+    assert (finer.status, finer.bucket) == ("disputed", "percentage_mismatch")
+
+
+def test_a_disputed_item_resolved_as_a_failure_takes_that_failures_bucket(store):
+    trace_id, _ = store_trace(store)
+    passed = label_trace(store, trace_id, "factuality", "pass", by="ana")
+    assert passed.bucket == "pass"
+    assert label_trace(store, trace_id, "factuality", "entity_wrong", by="ben").status == "disputed"
+    resolved = resolve_item(store, passed.item_id, "entity_wrong", by="lead")
+    assert (resolved.status, resolved.human_verdict, resolved.bucket) == ("labelled", "entity_wrong", "entity_swap")
+    (stored,) = load_items(store, item_id=passed.item_id)
+    assert (stored.human_verdict, stored.bucket) == ("entity_wrong", "entity_swap")
+    # and resolved back to a pass, it leaves the failure bucket
+    assert resolve_item(store, passed.item_id, "correct", by="lead").bucket == "pass"
 
 
 def _items(store, n: int) -> list[CorpusItem]:

@@ -18,7 +18,7 @@ def run(env, *args):
 def test_label_a_trace_from_the_cli_by_two_people_then_agree_and_resolve(cli_env, store):
     trace_id, span_id = store_trace(store)
     added = run(cli_env, "corpus", "add", "--trace", trace_id, "--rubric", "factuality", "--verdict", "fail",
-                "--by", "ana", "--json")
+                "--failure-mode", "number_mismatch", "--by", "ana", "--json")
     assert added.exit_code == 0, added.output
     item = json.loads(added.stdout)
     assert (item["trace_id"], item["span_id"], item["status"], item["origin"]) == (trace_id, span_id, "labelled",
@@ -39,6 +39,29 @@ def test_label_a_trace_from_the_cli_by_two_people_then_agree_and_resolve(cli_env
     assert (d["resolved"], d["resolved_by"]) == ("correct", "lead")
 
 
+def test_add_fail_stores_and_prints_the_failure_named_and_a_resolution_moves_the_bucket(cli_env, store):
+    trace_id, _ = store_trace(store)
+    bare = run(cli_env, "corpus", "add", "--trace", trace_id, "--rubric", "factuality", "--verdict", "fail")
+    assert bare.exit_code == 2 and bare.stderr.count("\n") == 1, bare.output
+    assert "fail does not say which factuality failure: name its failure mode (number_mismatch" in bare.stderr
+    bad = run(cli_env, "corpus", "add", "--trace", trace_id, "--rubric", "factuality", "--verdict", "fail",
+              "--failure-mode", "name_swap")
+    assert bad.exit_code == 2 and bad.stderr.count("\n") == 1 and "entity_swap" in bad.stderr, bad.output
+
+    passed = run(cli_env, "corpus", "add", "--trace", trace_id, "--rubric", "factuality", "--verdict", "pass",
+                 "--by", "ana")
+    assert passed.exit_code == 0 and "labelled as correct, bucket pass" in passed.stdout, passed.output
+    swapped = run(cli_env, "corpus", "add", "--trace", trace_id, "--rubric", "factuality", "--verdict", "fail",
+                  "--failure-mode", "entity_swap", "--by", "ben", "--json")
+    item = json.loads(swapped.stdout)
+    assert item["status"] == "disputed"
+    resolved = run(cli_env, "corpus", "resolve", item["item_id"], "entity_wrong", "--by", "lead")
+    assert resolved.exit_code == 0, resolved.output
+    listing = json.loads(run(cli_env, "corpus", "list", "--rubric", "factuality", "-n", "500", "--json").stdout)
+    (listed,) = [i for i in listing if i["item_id"] == item["item_id"]]
+    assert (listed["human_verdict"], listed["bucket"]) == ("entity_wrong", "entity_swap")
+
+
 def test_labelling_a_trace_refuses_in_one_line(cli_env, store):
     trace_id, _ = store_trace(store)
     cases = [(("--trace", "0" * 32), "no trace 00000000000000000000000000000000 with a summarization span"),
@@ -46,7 +69,7 @@ def test_labelling_a_trace_refuses_in_one_line(cli_env, store):
              (("--trace", trace_id, "--rubric", "tonality"), "rubric must be one of"),
              (("--trace", trace_id, "--span", "f" * 16), "has no summarization span")]
     for args, message in cases:
-        defaults = {"--rubric": "factuality", "--verdict": "fail"}
+        defaults = {"--rubric": "factuality", "--verdict": "numerically_wrong"}
         given = dict(zip(args[::2], args[1::2]))
         argv = [x for k, v in {**defaults, **given}.items() for x in (k, v)]
         result = run(cli_env, "corpus", "add", *argv)

@@ -209,7 +209,7 @@ def test_a_persons_label_of_a_span_is_its_verdict_and_no_judge_replaces_it(store
     Sampler(store, rules_cascade).run_pass()
     tid, sid = store.query_rows("SELECT TraceId, SpanId FROM sumwatch_scores FINAL WHERE Rubric = 'conciseness' "
                                 "AND Passed = 1 ORDER BY TraceId LIMIT 1")[0]
-    label_trace(store, tid, "conciseness", "fail", by="ana")
+    label_trace(store, tid, "conciseness", "fail", by="ana", failure_mode="padded")
     assert latest_verdicts(store, [(tid, sid)])[(tid, sid)]["conciseness"] == "fail"
     (tier, explanation), = store.query_rows(
         "SELECT Tier, Explanation FROM sumwatch_scores FINAL WHERE TraceId = {t:String} AND Rubric = 'conciseness' "

@@ -51,6 +51,7 @@ def test_label_a_trace_from_its_page_then_find_it_in_the_queue_with_the_labeller
     form = tab.locator(f"#span-{failed.span_id} form.label-trace")
     form.locator("select[name=rubric]").select_option("factuality")
     form.locator("select[name=verdict]").select_option("fail")
+    form.locator("input[name=failure_mode]").fill(failed.verdict)  # fail names what failed: nothing is guessed
     form.locator("input[name=note]").fill("the figure changed")
     form.locator("input[name=by]").fill("Ana Lopez")
     form.locator("button[type=submit]").click()
