@@ -190,7 +190,8 @@ def _triage(ctx: typer.Context, issue_id: str, action: str, by: str | None, valu
             if exc.status in (400, 404) and exc.reason:
                 fail(exc.reason, 2 if exc.status == 400 else 1)
             raise
-    what = {"merge": f"merged into SW-{answer.value}", "assign": f"assigned to {answer.value or 'nobody'}",
+    what = {"merge": f"merged into SW-{answer.value}", "unmerge": f"unmerged from SW-{answer.value}",
+            "assign": f"assigned to {answer.value or 'nobody'}",
             "mute": f"muted until {answer.value[:16]} UTC" if answer.value else "muted until it regresses",
             }.get(answer.action, _DONE.get(answer.action, answer.action))
     out.print(f"{answer.issue_id} {what} by {answer.by}; status {answer.status}"
@@ -258,6 +259,12 @@ def issues_merge(ctx: typer.Context, issue_id: str = _ID,
                  by: str | None = _BY) -> None:
     """Merge an issue into another: one id from now on, and later runs match either's failures to it."""
     _triage(ctx, issue_id, "merge", by, into)
+
+
+@issues_app.command("unmerge")
+def issues_unmerge(ctx: typer.Context, issue_id: str = _ID, by: str | None = _BY) -> None:
+    """Undo a merge: the issue is its own again, with its members; later runs match its failures to it."""
+    _triage(ctx, issue_id, "unmerge", by)
 
 
 @issues_app.command("assign")

@@ -1,5 +1,6 @@
-"""An issue's triage goes to its tickets: reopen, ignore, mute, merge, assign and comment each become a comment on
-every ticket of the issue (ignore also closes it with ``SUMWATCH_EXPORT_CLOSE_IGNORED``), sent once per ticket.
+"""An issue's triage goes to its tickets: reopen, ignore, mute, merge, unmerge, assign and comment each become a
+comment on every ticket of the issue (ignore also closes it with ``SUMWATCH_EXPORT_CLOSE_IGNORED``),
+sent once per ticket.
 
     ticket = send_triage(store, tracker, payload.issue_id, ticket, since=record.created_at)  # inside a sync
     results = triage_to_tickets(store, config)      # after a sampler pass: every ticket with events to send
@@ -25,7 +26,8 @@ from .tracker import CLOSED, Ticket, Tracker
 from .transport import ExportError, Uncertain, scrubber
 
 SENT_ACTIONS = (TriageAction.REOPEN, TriageAction.IGNORE, TriageAction.UNIGNORE, TriageAction.MUTE,
-                TriageAction.UNMUTE, TriageAction.MERGE, TriageAction.ASSIGN, TriageAction.COMMENT)
+                TriageAction.UNMUTE, TriageAction.MERGE, TriageAction.UNMERGE, TriageAction.ASSIGN,
+                TriageAction.COMMENT)
 
 
 def triage_text(event: IssueEvent, tracker_name: str, issue_url: str = "", account: str = "") -> str:
@@ -46,6 +48,9 @@ def triage_text(event: IssueEvent, tracker_name: str, issue_url: str = "", accou
     elif action == TriageAction.MERGE:
         into = issue_label(int(event.value))
         text = f"sumwatch: {issue} was merged into {into} by {who}; its failures count as {into}'s from now on."
+    elif action == TriageAction.UNMERGE:
+        left = issue_label(int(event.value)) if event.value.isdigit() else "the issue it was merged into"
+        text = f"sumwatch: {issue} was unmerged from {left} by {who}; it is its own issue again."
     elif action == TriageAction.ASSIGN and event.value and account:
         text = f"sumwatch: {issue} is assigned to {event.value} ({tracker_name} account {account}) by {who}."
     elif action == TriageAction.ASSIGN:

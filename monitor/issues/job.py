@@ -38,13 +38,13 @@ from ..store.connection import Store
 from ..store.corpus import existing_ids, save_items
 from ..store.issue_events import events_of
 from ..store.issue_members import BOUNDARY, MEMBER, REPRESENTATIVE, MemberRow, save_members
-from ..store.issues import IssueState, issue_states, last_centroids, run_time, save_states
+from ..store.issues import IssueState, last_centroids, run_time, save_states
 from ..store.judges import active_definitions
 from ..store.projections import ProjectionPoint, save_projection
 from ..store.runs import RunRow, latest_run_id, save_run
 from ..store.traces import span_texts
 from .failures import Failure, embed_failures, load_failures
-from .reads import list_issues
+from .reads import list_issues, run_states
 from .triage import fold, merged_numbers
 
 PROMOTED_ORIGIN = "promoted"
@@ -115,7 +115,8 @@ def run_clustering(store: Store, settings: Settings, *, window: str | None = Non
                                        on_progress=lambda d, t: progress("embed", d, t))
 
     previous_run = latest_run_id(store)
-    previous = issue_states(store, previous_run) if previous_run else []
+    # with the issues unmerged since their last snapshot (the runs after a merge keep none of the merged issue)
+    previous = run_states(store, previous_run, fold(events_of(store))) if previous_run else []
     previous = apply_triage(store, previous, previous_run)
     comparable = [p for p in previous if p.embedding_model == model_name and len(p.centroid)]
     merged_centroids = _merged_centroids(store, [p.number for p in comparable], model_name)

@@ -14,7 +14,7 @@ still going, or was killed, never shows half its issues.
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -38,7 +38,15 @@ from ..store.connection import Store
 from ..store.exports import ALERT_TARGETS, ExportRow, exports_of
 from ..store.issue_events import IssueEvent, events_of
 from ..store.issue_members import BOUNDARY, REPRESENTATIVE, kind_counts, members_of
-from ..store.issues import IssueState, issue_history, issue_states, member_counts, regressed_at, run_time
+from ..store.issues import (
+    IssueState,
+    issue_history,
+    issue_states,
+    last_states,
+    member_counts,
+    regressed_at,
+    run_time,
+)
 from ..store.runs import FINISHED_RUNS, last_run_ids, latest_run, latest_run_id
 from .triage import Triage, fold, merged_numbers, root
 
@@ -73,7 +81,8 @@ def triage_view(t: Triage | None, now: datetime, regressed: datetime | None) -> 
 def timeline_entry(e: IssueEvent) -> TimelineEntry:
     """A triage event as a line of the issue's history."""
     text = (f"{issue_label(e.number)} into {issue_label(int(e.value))}" if e.action == "merge" and e.value.isdigit()
-            else e.value)
+            else f"{issue_label(e.number)} out of {issue_label(int(e.value))}"
+            if e.action == "unmerge" and e.value.isdigit() else e.value)
     if e.action == "mute":
         text = f"until {e.value[:16].replace('T', ' ')} UTC" if e.value else "until it regresses"
     return TimelineEntry(e.at, e.action, e.by, text, e.source)
@@ -91,12 +100,27 @@ def _run_count(data: dict[str, Any]) -> IssueRunCount:
                          status=data["status"])
 
 
-def _trends(store: Store, numbers: list[int], runs: int) -> dict[int, list[int]]:
+def issue_trends(store: Store, triaged: dict[int, Triage], numbers: list[int], runs: int) -> dict[int, list[int]]:
+    """Each issue's members in each of the last ``runs`` finished runs (oldest first), the members of the issues
+    merged into it added run by run: the one trend the list, the issue page, ``issues show`` and tickets show."""
     if not numbers:
         return {}
+    parts = {n: [n, *merged_numbers(triaged, n)] for n in numbers}
     last_runs = last_run_ids(store, runs)
-    counts = member_counts(store, last_runs, numbers)
-    return {n: [counts.get((n, r), 0) for r in last_runs] for n in numbers}
+    counts = member_counts(store, last_runs, sorted({m for ms in parts.values() for m in ms}))
+    return {n: [sum(counts.get((m, r), 0) for m in ms) for r in last_runs] for n, ms in parts.items()}
+
+
+def run_states(store: Store, run_id: str, triaged: dict[int, Triage], number: int | None = None
+               ) -> list[IssueState]:
+    """The issues of a run, and those triage knows that the run has no snapshot of (merged into another before
+    it, or unmerged since): as their last snapshot left them, with no members of this run (its failures went
+    to the issue they were merged into)."""
+    states = issue_states(store, run_id, number)
+    present = {s.number for s in states}
+    missing = [n for n in triaged if n not in present and (number is None or n == number)]
+    return states + [replace(s, members=0, traces=0, share=0.0)
+                     for s in last_states(store, sorted(missing), FINISHED_RUNS)]
 
 
 def list_issues(store: Store, *, include_resolved: bool = True, include_hidden: bool = True, trend_runs: int = 8,
@@ -107,12 +131,12 @@ def list_issues(store: Store, *, include_resolved: bool = True, include_hidden: 
     run = latest_run(store)
     if run is None:
         return None, []
-    states = issue_states(store, run.run_id)
     triaged = fold(events_of(store))
+    states = run_states(store, run.run_id, triaged)
     snapshot_at = run_time(store, run.run_id)
     now = now or datetime.now(timezone.utc)
     regressed = regressed_at(store, [n for n, t in triaged.items() if t.muted_at is not None], FINISHED_RUNS)
-    trends = _trends(store, [s.number for s in states], trend_runs)
+    trends = issue_trends(store, triaged, [s.number for s in states], trend_runs)
     by_number = {s.number: s for s in states}
     parts: dict[int, list[int]] = {}
     for t in triaged.values():  # a merged issue still in this run: its counts go to the one it is part of
@@ -123,7 +147,6 @@ def list_issues(store: Store, *, include_resolved: bool = True, include_hidden: 
             merged = by_number[t.number]
             into.members, into.traces, into.share = (into.members + merged.members, into.traces + merged.traces,
                                                      into.share + merged.share)
-            trends[into.number] = [a + b for a, b in zip(trends.get(into.number, []), trends.get(t.number, []))]
             parts.setdefault(into.number, [into.number]).append(t.number)
     for number, part_of in parts.items():
         by_number[number].description = _described(store, run.run_id, by_number[number], part_of)
@@ -157,7 +180,7 @@ def get_issue(store: Store, issue_id: str, *, trend_runs: int = 8, max_traces: i
         return None
     triaged = fold(events_of(store))
     number = root(triaged, asked)
-    found = issue_states(store, run_id, number)
+    found = run_states(store, run_id, triaged, number)
     if not found:
         return None
     own = issue_history(store, number, FINISHED_RUNS)
@@ -169,9 +192,7 @@ def get_issue(store: Store, issue_id: str, *, trend_runs: int = 8, max_traces: i
     # the issues merged into it count in its history and trend, as they do in its counts
     history = [_run_count(h) for h in _summed_history(own, [issue_history(store, m, FINISHED_RUNS)
                                                             for m in part_of[1:]])]
-    trends = _trends(store, part_of, trend_runs)
-    trend = [sum(counts) for counts in zip(*(trends[n] for n in part_of))]
-    row = issue_row(found[0], trend)
+    row = issue_row(found[0], issue_trends(store, triaged, [number], trend_runs)[number])
     t = triaged.get(number)
     if t is not None:
         row.status = t.status(row.status, run_time(store, run_id))

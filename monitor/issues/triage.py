@@ -2,6 +2,7 @@
 
     event = act(store, "SW-3", "resolve", by="ana")                  # stored in sumwatch_issue_events
     act(store, "SW-5", "merge", by="ana", value="SW-3")              # SW-5's failures count as SW-3's
+    act(store, "SW-5", "unmerge", by="ana")                          # SW-5 is its own issue again
     act(store, "SW-4", "mute", by="ana", value="7d")                 # hidden for a week ("" = until it regresses)
     states = fold(events_of(store))                                   # {3: Triage(resolved_at=..., ...)}
 
@@ -40,6 +41,7 @@ class TriageAction(Choice):
     MUTE = "mute"
     UNMUTE = "unmute"
     MERGE = "merge"
+    UNMERGE = "unmerge"
     ASSIGN = "assign"
     COMMENT = "comment"
 
@@ -104,6 +106,8 @@ def fold(events: Iterable[IssueEvent]) -> dict[int, Triage]:
             t.muted_at = t.muted_until = None
         elif e.action == TriageAction.MERGE:
             t.merged_into = int(e.value)
+        elif e.action == TriageAction.UNMERGE:
+            t.merged_into = None
         elif e.action == TriageAction.ASSIGN:
             t.assignee = e.value
         elif e.action == TriageAction.COMMENT:
@@ -150,7 +154,10 @@ def act(store: Store, issue_id: str, action: str, *, by: str, value: str = "", s
         raise UnknownIssue(f"no issue {issue_label(number)} (see `sumwatch issues`)")
     states = fold(events_of(store))
     into = states[number].merged_into if number in states else None
-    if into is not None:
+    if verb == TriageAction.UNMERGE:
+        if into is None:
+            raise TriageError(f"{issue_label(number)} is not merged into another issue")
+    elif into is not None:
         raise TriageError(f"{issue_label(number)} was merged into {issue_label(root(states, number))}: "
                           f"triage that issue instead")
     who = (by or "").strip()[:MAX_NAME] or "unknown"
@@ -159,6 +166,8 @@ def act(store: Store, issue_id: str, action: str, *, by: str, value: str = "", s
         text = _mute_until(text, now)
     elif verb == TriageAction.MERGE:
         text = str(_merge_target(text, number, known, states))
+    elif verb == TriageAction.UNMERGE:
+        text = str(into)  # the issue it leaves, for its history and its tickets
     elif verb == TriageAction.ASSIGN:
         if len(text) > MAX_NAME:
             raise TriageError(f"an assignee is at most {MAX_NAME} characters")

@@ -105,9 +105,28 @@ def issue_states(store: Store, run_id: str, number: int | None = None) -> list[I
     if number is not None:
         params["n"], only = number, " AND Number = {n:UInt32}"
     rows = store.query_rows(
-        f"SELECT Number, IssueId, Title, Description, RootCause, Fix, Severity, Rubric, FailureMode, Keywords, "
-        f"Status, Members, Traces, Share, MissedRuns, FirstSeen, LastSeen, Centroid, EmbeddingModel, Namer "
-        f"FROM {quote_ident(ISSUES_TABLE)} FINAL WHERE RunId = {{run:String}}{only} ORDER BY Number", params)
+        f"SELECT {_STATE_COLUMNS} FROM {quote_ident(ISSUES_TABLE)} FINAL WHERE RunId = {{run:String}}{only} "
+        f"ORDER BY Number", params)
+    return _states(rows)
+
+
+def last_states(store: Store, numbers: list[int], finished_runs: str) -> list[IssueState]:
+    """Each of ``numbers`` as the last finished run that has a snapshot of it left it: an issue merged into
+    another has none in the runs after the merge, and is read (and unmerged) from this one."""
+    if not numbers:
+        return []
+    rows = store.query_rows(
+        f"SELECT {_STATE_COLUMNS} FROM {quote_ident(ISSUES_TABLE)} FINAL WHERE Number IN {{ns:Array(UInt32)}} "
+        f"AND RunId IN ({finished_runs}) ORDER BY Number, RunAt DESC, RunId DESC LIMIT 1 BY Number",
+        {"ns": numbers})
+    return _states(rows)
+
+
+_STATE_COLUMNS = ("Number, IssueId, Title, Description, RootCause, Fix, Severity, Rubric, FailureMode, Keywords, "
+                  "Status, Members, Traces, Share, MissedRuns, FirstSeen, LastSeen, Centroid, EmbeddingModel, Namer")
+
+
+def _states(rows: Any) -> list[IssueState]:
     return [IssueState(int(n), iid, title, desc, cause, fix, sev, rubric, mode, list(kw), status, int(members),
                        int(traces), float(share), int(missed), as_utc(first), as_utc(last),
                        np.asarray(centroid, dtype=np.float32), model, namer)
