@@ -32,6 +32,7 @@ are limited per client address (5 a minute, then 429 with Retry-After): the peer
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import html
@@ -43,9 +44,11 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
+from jinja2 import Environment, FileSystemLoader, Template, select_autoescape
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
@@ -61,8 +64,8 @@ CSRF_FIELD = "csrf_token"
 SESSION_MAX_AGE_S = 7 * 86400
 # OTLP ingest: the standard paths, and the one the Langfuse SDK exports to (the receiver checks the ingest token)
 INGEST_PREFIXES = ("/v1/", "/api/public/otel/v1/")
-# paths that never ask for the API token: ingest has its own, probes and static assets are public
-PUBLIC_PREFIXES = (*INGEST_PREFIXES, "/healthz", "/readyz", "/static/")
+# paths that never ask for the API token: ingest has its own, probes, static assets and the icon are public
+PUBLIC_PREFIXES = (*INGEST_PREFIXES, "/healthz", "/readyz", "/static/", "/favicon.ico")
 # what machines call from elsewhere: exporters name the collector's DNS name, probes the pod's address
 MACHINE_PREFIXES = (*INGEST_PREFIXES, "/healthz", "/readyz")
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
@@ -301,8 +304,8 @@ class AuthMiddleware:
         if path == "/login" and scope["method"] == "POST":
             wait = self.limiter.retry_after(client)
             if wait is not None:
-                limited = login_page(request, f'<p class="error">Too many failed sign-ins from this address: try '
-                                              f'again in {wait} s.</p>', 429)
+                limited = login_page(request, f"Too many failed sign-ins from this address: try again in {wait} s.",
+                                     429)
                 limited.headers["Retry-After"] = str(wait)
                 await limited(scope, receive, self._decorated(scope, request, send))  # a page's headers
                 return
@@ -470,32 +473,37 @@ def _cookie(name: str, value: str, *, http_only: bool, max_age: int | None = Non
 
 
 def _safe_next(target: str | None) -> str:
-    # only a path on this server: never //host or a scheme, which would send the browser elsewhere
-    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+    # only a path on this server: never //host or a scheme, which would send the browser elsewhere; a browser drops
+    # tabs and line breaks from a URL and reads \\ as /, so "/\t/evil.example" would be //evil.example to it
+    if (not target or not target.startswith("/") or target.startswith("//") or "\\" in target
+            or any(c.isspace() or not c.isprintable() for c in target)):
         return "/"
     return target
 
 
-_LOGIN_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>sumwatch: sign in</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>body{{font-family:system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem}}
-input{{width:100%;padding:.5rem;margin:.5rem 0;box-sizing:border-box}}.error{{color:#b00020}}</style></head>
-<body><h1>sumwatch</h1>{message}
-<form method="post" action="/login">
-<input type="hidden" name="csrf_token" value="{csrf}">
-<input type="hidden" name="next" value="{next}">
-<label for="token">API token (SUMWATCH_API_TOKEN)</label>
-<input id="token" name="token" type="password" autocomplete="current-password" autofocus required>
-<button type="submit">Sign in</button></form></body></html>
-"""
+# the dashboard's templates and assets, by path: the sign-in page is one of its pages (base template, stylesheet,
+# icon) without this module importing the dashboard, which imports it
+_TEMPLATES = Path(__file__).parent / "dashboard" / "templates"
+DASHBOARD_STATIC = "/static/dashboard"
+FAVICON = "favicon.svg"
 
 
-def login_page(request: Request, message: str = "", status: int = 200) -> HTMLResponse:
-    """The sign-in form, with ``message`` (HTML) above it: a wrong token, or the sign-in limit."""
-    target = _safe_next(request.query_params.get("next"))
-    return HTMLResponse(_LOGIN_PAGE.format(message=message, csrf=html.escape(csrf_token(request)),
-                                           next=html.escape(target)), status_code=status)
+@functools.cache
+def _login_template() -> Template:
+    env = Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(default=True),
+                      trim_blocks=True, lstrip_blocks=True)
+    # no navigation before signing in: every link would come back to this form
+    env.globals.update(csrf_token=csrf_token, nav=(), static=DASHBOARD_STATIC)
+    return env.get_template("login.html")
+
+
+def login_page(request: Request, message: str = "", status: int = 200, target: str | None = None) -> HTMLResponse:
+    """The sign-in form, with ``message`` (text) above it: a wrong token, or the sign-in limit. ``target`` is the
+    page asked for (a refused POST's form field; else the ``next`` query value), kept for the next attempt when
+    it is a path on this server."""
+    target = _safe_next(request.query_params.get("next") if target is None else target)
+    body = _login_template().render(request=request, path="/login", message=message, next=target)
+    return HTMLResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
 
 
 def auth_middleware(settings: Settings) -> Middleware:
@@ -519,8 +527,8 @@ def login_routes(settings: Settings) -> list[Route]:
         given = form.get("token", "")
         if token is None:
             return RedirectResponse(target, status_code=303)
-        if not hmac.compare_digest(given.encode(), token.encode()):
-            return login_page(request, '<p class="error">That is not the API token.</p>', 401)
+        if not hmac.compare_digest(given.encode(), token.encode()):  # the page asked for stays asked for
+            return login_page(request, "That is not the API token.", 401, target=target)
         answer = RedirectResponse(target, status_code=303)
         answer.headers.append("set-cookie", _cookie(SESSION_COOKIE, session_value(token), http_only=True,
                                                     max_age=SESSION_MAX_AGE_S))

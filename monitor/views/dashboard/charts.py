@@ -44,16 +44,16 @@ def _iso(value: datetime) -> str:
     return value.isoformat()
 
 
-def _time_axis(stamps: Sequence[datetime], bucket_s: int, **extra: Any) -> dict[str, Any]:
-    """A date axis; data in fewer than 8 buckets is shown inside an 8-bucket window, not stretched over
+def _time_axis(stamps: Sequence[datetime], bucket_s: int, now: datetime | None = None, **extra: Any) -> dict[str, Any]:
+    """A date axis that ends where the last bucket ends, or at ``now`` while that bucket is still filling: never
+    in the future. Data in fewer than 8 buckets is shown at the right of an 8-bucket window, not stretched over
     its few milliseconds."""
     axis: dict[str, Any] = {"type": "date", **extra}
     if stamps:
         first, last = min(stamps), max(stamps)
-        if (last - first).total_seconds() < 8 * bucket_s:
-            middle = first + (last - first) / 2 + timedelta(seconds=bucket_s / 2)
-            half = timedelta(seconds=4 * bucket_s)
-            axis["range"] = [_iso(middle - half), _iso(middle + half)]
+        bucket = timedelta(seconds=bucket_s)
+        end = last + bucket if now is None else max(last, min(last + bucket, now))
+        axis["range"] = [_iso(min(first, end - 8 * bucket)), _iso(end)]
     return axis
 
 
@@ -61,18 +61,21 @@ def color_of(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
 
 
-def volume_figure(series: Sequence[tuple[datetime, int]], bucket_s: int) -> Figure:
-    """Summarization spans per time bucket (bars start at their bucket and are one bucket wide)."""
+def volume_figure(series: Sequence[tuple[datetime, int]], bucket_s: int, now: datetime | None = None) -> Figure:
+    """Summarization spans per time bucket (bars start at their bucket and are one bucket wide); the axis ends at
+    ``now`` while the last bucket is still filling."""
     return {"data": [{"type": "bar", "name": "spans", "x": [_iso(b) for b, _ in series],
                       "y": [n for _, n in series], "marker": {"color": PALETTE[0]}, "offset": 0,
                       "width": [bucket_s * 1000 * 0.9] * len(series)}],
             "layout": _layout(yaxis={"title": {"text": "spans"}, "rangemode": "tozero"}, showlegend=False,
-                              xaxis=_time_axis([b for b, _ in series], bucket_s)),
+                              xaxis=_time_axis([b for b, _ in series], bucket_s, now)),
             "config": _config()}
 
 
-def pass_rate_figure(series: Mapping[str, Sequence[tuple[datetime, int, int]]], bucket_s: int) -> Figure:
-    """Pass rate per rubric per time bucket, one line each; hover gives passed of judged."""
+def pass_rate_figure(series: Mapping[str, Sequence[tuple[datetime, int, int]]], bucket_s: int,
+                     now: datetime | None = None) -> Figure:
+    """Pass rate per rubric per time bucket, one line each; hover gives passed of judged. The axis ends as the
+    volume chart's does."""
     data = []
     for i, (rubric, points) in enumerate(sorted(series.items())):
         data.append({"type": "scatter", "mode": "lines+markers", "name": rubric,
@@ -84,7 +87,7 @@ def pass_rate_figure(series: Mapping[str, Sequence[tuple[datetime, int, int]]], 
     stamps = [b for points in series.values() for b, _, _ in points]
     return {"data": data, "layout": _layout(yaxis={"title": {"text": "pass rate"}, "tickformat": ".0%",
                                                    "range": [0, 1.02]},
-                                            xaxis=_time_axis(stamps, bucket_s)),
+                                            xaxis=_time_axis(stamps, bucket_s, now)),
             "config": _config()}
 
 

@@ -131,12 +131,20 @@ def queue_page(store: Store, rubric: str | None, show: str = "waiting", page: in
     if page < 1 or page > pages:
         raise BadRequest(f"page must be between 1 and {pages}, got {page}")
     shown = items[(page - 1) * QUEUE_PAGE:page * QUEUE_PAGE]
-    waiting = len(items) if show == "waiting" else len(load_items(store, rubric=rubric, status=NEEDS_LABEL))
+    waiting = len(items) if show == "waiting" else waiting_count(store, rubric, definitions)
     return {"items": [_queue_item(store, i, definitions[i.rubric], labels.get(i.item_id)) for i in shown],
             "waiting": waiting, "total": len(items), "show": show, "views": tuple(VIEWS), "page": page,
             "pages": pages, "rubric": rubric or "", "rubrics": tuple(definitions),
             "calibration": calibration_rows(store, definitions), "agreement": labeller_agreement(store, rubric),
             "definitions": definitions}
+
+
+def waiting_count(store: Store, rubric: str | None, definitions: dict[str, JudgeDefinition] | None = None) -> int:
+    """The items the waiting view lists (of ``rubric``, or of every rubric): what the queue's header says, on the
+    page and after each label from the keyboard. An item of a rubric with no definition here is not offered, so
+    not counted."""
+    definitions = active_definitions(store) if definitions is None else definitions
+    return sum(i.rubric in definitions for i in load_items(store, rubric=rubric, status=NEEDS_LABEL))
 
 
 class QueueQuery(PageQuery):

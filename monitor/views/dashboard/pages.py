@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from markupsafe import Markup
@@ -76,6 +76,7 @@ def overview(store: Store, choice: FilterChoice, daily_cap_usd: float | None = N
     """Volume, pass rate per rubric over time, judge cost and today's spend against the daily LLM cap, and the
     open issues with sparklines."""
     f = choice.filters
+    now = datetime.now(timezone.utc)  # the time axes end here at the latest
     volume = volume_series(store, f, choice.read_bucket_s)
     rates = pass_rate_series(store, f, choice.read_bucket_s)
     stamps = [b for b, _ in volume] + [b for points in rates.values() for b, _, _ in points]
@@ -92,7 +93,8 @@ def overview(store: Store, choice: FilterChoice, daily_cap_usd: float | None = N
     return {"choice": choice, "options": filter_options(store), "bucket_s": bucket,
             "spans": sum(n for _, n in volume), "totals": totals, "cost": judge_cost(store, f),
             "spend": daily_spend(store, daily_cap_usd),
-            "volume_fig": charts.volume_figure(volume, bucket), "rates_fig": charts.pass_rate_figure(rates, bucket),
+            "volume_fig": charts.volume_figure(volume, bucket, now),
+            "rates_fig": charts.pass_rate_figure(rates, bucket, now),
             "run": run, "open_issues": shown, "open_count": len(states),
             "triaged": TriageCounts.of(rows),
             "sparks": {i: charts.sparkline_figure(v) for i, v in sparks.items()}}
@@ -235,7 +237,8 @@ class SpanView:
     summary: Markup | None
     scores: list[ScoreRecord]  # the latest judgement of each rubric
     earlier: list[ScoreRecord]  # judgements by other judge versions, newest first
-    attributes: list[tuple[str, str]] = field(default_factory=list)
+    attributes: list[tuple[str, str]] = field(default_factory=list)  # every attribute, as the trace tree lists them
+    beside: frozenset[str] = frozenset()  # attributes whose text is shown side by side above, not again
 
     def attr(self, key: str) -> str:
         return self.span.attributes.get(key, "")
@@ -276,8 +279,12 @@ def _tree_line(span: SpanDetail, begin: datetime, total_ms: float) -> TreeLine:
     start = (_at(span.timestamp) - begin).total_seconds() * 1000
     scale = 100 / total_ms if total_ms > 0 else 0.0
     bar = (round(start * scale, 2), round(max(span.duration_ms * scale, 0.5), 2)) if scale else (0.0, 100.0)
-    return TreeLine(span, kind, facts, round(start, 3), bar,
-                    [(k, _short(v)) for k, v in sorted(span.attributes.items())])
+    return TreeLine(span, kind, facts, round(start, 3), bar, _attributes(span))
+
+
+def _attributes(span: SpanDetail) -> list[tuple[str, str]]:
+    """A span's attributes as the trace page lists (and counts) them, in the tree and in the span's panel."""
+    return [(k, _short(v)) for k, v in sorted(span.attributes.items())]
 
 
 def _at(iso: str) -> datetime:
@@ -315,12 +322,13 @@ def trace_page(store: Store, trace_id: str) -> dict[str, Any] | None:
         source = r.source if r else span.attributes.get(semconv.INPUT_VALUE, "")
         summary = r.summary if r else span.attributes.get(semconv.OUTPUT_VALUE, "")
         phrases = evidence_phrases(*(s.evidence for s in ordered))
-        # a tagged span's texts are shown beside each other, not again among its attributes
-        text_keys = set() if r else {semconv.INPUT_VALUE, semconv.OUTPUT_VALUE}
+        # a tagged span's texts are shown beside each other, not again among its attributes (but counted there, as
+        # the tree counts them: one span, one number)
+        text_keys = frozenset() if r else frozenset({semconv.INPUT_VALUE, semconv.OUTPUT_VALUE})
         views.append(SpanView(
             span, span.summarization,
             highlight(source, phrases) if source else None, highlight(summary, phrases) if summary else None,
-            ordered, earlier, [(k, _short(v)) for k, v in sorted(span.attributes.items()) if k not in text_keys]))
+            ordered, earlier, _attributes(span), text_keys))
     return {"trace_id": spans[0].trace_id, "spans": views, "semconv": semconv,
             "tree": _tree(spans)}
 

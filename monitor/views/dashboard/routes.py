@@ -33,7 +33,7 @@ from ...experiments.report import ComparisonRefused
 from ...exports.alerts import rule_statuses
 from ...issues.triage import MAX_NAME, UnknownIssue
 from ...store.judges import known_rubrics
-from ..auth import csrf_token, form_fields
+from ..auth import DASHBOARD_STATIC, FAVICON, csrf_token, form_fields
 from ..errors import ApiError, PageRoute
 from ..routers.datasets import NamePath as DatasetNamePath
 from ..routers.experiments import Key as ExperimentKey
@@ -41,11 +41,21 @@ from ..routers.params import IssueIdPath, TraceIdPath
 from ..services import ServicesDep
 from . import datasets, experiments, explorer, judges, pages, triage
 from .figures import figure_json
-from .labelling import QueueQuery, label, label_from_trace, queue_page, refuse_unknown, resolve, trace_label_context
+from .labelling import (
+    QueueQuery,
+    calibration_rows,
+    label,
+    label_from_trace,
+    queue_page,
+    refuse_unknown,
+    resolve,
+    trace_label_context,
+    waiting_count,
+)
 from .query import FilterBarQuery, IssueQuery, MapQuery
 
 HERE = Path(__file__).parent
-STATIC_PREFIX = "/static/dashboard"
+STATIC_PREFIX = DASHBOARD_STATIC
 PLOTLY_PATH = "/static/plotly.min.js"  # revalidated by ETag; pages load the versioned URL below
 IMMUTABLE = "public, max-age=31536000, immutable"
 NAV = (("/", "Overview"), ("/issues", "Issues"), ("/traces", "Traces"), ("/unsure", "Unsure"),
@@ -296,7 +306,8 @@ def labelling(request: Request, s: ServicesDep, q: Annotated[QueueQuery, Query()
 
 @_get("/labelling/table")
 def calibration_table(request: Request, s: ServicesDep) -> HTMLResponse:
-    return render(request, "calibration.html", calibration=queue_page(s.store, None)["calibration"])
+    # a page like the others; the queue's script takes the table out of it after each label
+    return render(request, "calibration_page.html", calibration=calibration_rows(s.store))
 
 
 @router.post("/labelling/{item_id}")
@@ -315,12 +326,14 @@ async def label_action(request: Request, s: ServicesDep, item_id: str) -> Respon
         raise ApiError(404, f"no corpus item {item_id}" if wants_json
                        else f"There is no corpus item {item_id}.") from None
     answer: Response
-    if wants_json:
-        answer = JSONResponse({"item_id": item.item_id, "status": item.status, "verdict": item.human_verdict})
+    rubric = fields.get("rubric", "")
+    rubric = rubric if rubric in known_rubrics(s.store) else ""
+    if wants_json:  # the queue's count as the page would now say it, for the page's one count to show
+        waiting = await run_in_threadpool(waiting_count, s.store, rubric or None)
+        answer = JSONResponse({"item_id": item.item_id, "status": item.status, "verdict": item.human_verdict,
+                               "waiting": waiting})
     else:
-        rubric = fields.get("rubric", "")
-        answer = RedirectResponse("/labelling" + (f"?rubric={rubric}" if rubric in known_rubrics(s.store) else ""),
-                                  status_code=303)
+        answer = RedirectResponse("/labelling" + (f"?rubric={rubric}" if rubric else ""), status_code=303)
     if len(by) <= MAX_NAME:
         answer.headers.append("set-cookie", triage.name_cookie(by))
     return answer
@@ -406,6 +419,13 @@ def judge_diff(request: Request, s: ServicesDep, rubric: str, old: Annotated[str
 @_get("/judges/{rubric}")
 def judge(request: Request, s: ServicesDep, rubric: str) -> HTMLResponse:
     return render(request, "judge.html", **_found(judges.judge_page(s.store, rubric), f"There is no rubric {rubric}."))
+
+
+@_get("/favicon.ico")
+def favicon() -> Response:
+    """The icon where a browser looks for it unasked (an answer that is not a page: JSON, a plain refusal)."""
+    return Response((HERE / "static" / FAVICON).read_bytes(), media_type="image/svg+xml",
+                    headers={"Cache-Control": "public, max-age=86400"})
 
 
 @_get(plotly_url())

@@ -1,6 +1,10 @@
 """The API token and CSRF checks, over real HTTP on loopback: Bearer, the /login session, redirects and 403s;
 the Host allow-list against DNS rebinding, security headers, logout revoking the session, the sign-in limit."""
 
+import html
+import re
+from urllib.parse import quote
+
 import httpx
 import pytest
 from starlette.applications import Starlette
@@ -89,6 +93,28 @@ def test_login_sets_an_http_only_strict_session_and_the_page_sets_the_csrf_cooki
     out = client.post("/logout", headers={**origin, "X-CSRF-Token": csrf})
     assert out.status_code == 303 and "Max-Age=0" in out.headers["set-cookie"]
     assert client.get("/").status_code == 303
+
+
+def _next_field(page) -> str:
+    return html.unescape(re.search(r'<input type="hidden" name="next" value="([^"]*)">', page.text).group(1))
+
+
+def test_a_wrong_token_keeps_the_page_asked_for_and_only_a_path_on_this_server_is_followed(client):
+    asked = "/issues?status=open&sort=trend"
+    assert _next_field(client.get(f"/login?next={quote(asked, safe='')}")) == asked
+    origin = {"origin": "http://sumwatch.test"}
+    csrf = client.cookies[CSRF_COOKIE]
+    wrong = client.post("/login", data={"token": "nope", "csrf_token": csrf, "next": asked}, headers=origin)
+    assert wrong.status_code == 401 and "That is not the API token." in wrong.text
+    assert _next_field(wrong) == asked  # the second try goes where the first was going
+    ok = client.post("/login", data={"token": TOKEN, "csrf_token": csrf, "next": _next_field(wrong)}, headers=origin)
+    assert ok.status_code == 303 and ok.headers["location"] == asked
+    # a browser drops tabs and line breaks from a URL and reads a backslash as a slash: each of these is elsewhere
+    for elsewhere in ("//evil.example/", "https://evil.example/", "/\\evil.example", "/\t/evil.example",
+                      "/\n/evil.example", "javascript:alert(1)", "evil.example"):
+        assert _next_field(client.get(f"/login?next={quote(elsewhere, safe='')}")) == "/", elsewhere
+        answer = client.post("/login", data={"token": TOKEN, "csrf_token": csrf, "next": elsewhere}, headers=origin)
+        assert answer.headers["location"] == "/", elsewhere
 
 
 def test_with_no_token_reads_are_open_but_browser_writes_still_need_the_csrf_token(settings):

@@ -65,7 +65,8 @@
       var status = item.querySelector(".status");
       status.textContent = "saving…";
       var labeller = document.getElementById("labeller");  // who labels: kept in the session's cookie
-      var fields = {verdict: verdict};
+      var count = document.getElementById("queue-count");
+      var fields = {verdict: verdict, rubric: count ? count.dataset.rubric : ""};
       if (labeller && labeller.value.trim()) fields.by = labeller.value.trim();
       post("/labelling/" + encodeURIComponent(item.dataset.item), fields).then(function (r) {
         return r.json().catch(function () { return {error: "HTTP " + r.status}; }).then(function (body) {
@@ -73,8 +74,9 @@
           item.classList.add("done");
           item.classList.remove("current");
           status.textContent = body.status === "rejected" ? "rejected" : "labelled " + body.verdict;
-          var count = document.getElementById("queue-count");
-          count.textContent = Math.max(0, parseInt(count.textContent, 10) - 1) + " waiting";
+          // the server's count of what still waits (this rubric's, or every rubric's): one source, however many
+          // labels were given, changed or given by someone else meanwhile
+          if (count && typeof body.waiting === "number") count.textContent = body.waiting + " waiting";
           select(current);
           refreshTable();
         });
