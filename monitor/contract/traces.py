@@ -58,7 +58,9 @@ class RecognisedSpan:
     span_id: str
     service: str
     span_name: str
-    instrumentation: str  # openinference, gen_ai, gen_ai-events, openllmetry, logfire, langfuse, or a selector's name
+    # openinference, gen_ai(-events), openllmetry, logfire, langfuse, litellm, pydantic-ai, vercel-ai (the span's
+    # scope first, see scoring/instrumentation_names.py), or a selector's name
+    instrumentation: str
     source: str
     summary: str
     model: str = ""

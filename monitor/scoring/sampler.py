@@ -134,13 +134,13 @@ class SpanSelector:
                 f"AND ({' OR '.join(arms)})")
 
     def recognise(self, span_name: str, service: str, attributes: dict[str, str],
-                  events: Sequence[dict[str, str]]) -> Recognised | None:
+                  events: Sequence[dict[str, str]], scope: str = "") -> Recognised | None:
         """The case an untagged candidate holds (first matching selector, then the built-in rules), or None."""
         chosen = self.selectors.first(span_name, service, attributes)
         if chosen is not None:
             found = chosen.read(attributes)
         elif self.recognised:
-            found = self.selectors.recognise(span_name, service, attributes, events)
+            found = self.selectors.recognise(span_name, service, attributes, events, scope)
         else:
             return None
         return found if isinstance(found, Recognised) else None
@@ -307,7 +307,7 @@ class Sampler:
             rows = first_spans(
                 self.store,
                 f"""SELECT TraceId, SpanId, toUnixTimestamp64Nano(Timestamp) AS ts, ServiceName, SpanName, {a},
-                       Events.Name, Events.Attributes
+                       Events.Name, Events.Attributes, ScopeName
                 FROM {TRACES_TABLE}
                 WHERE {candidates} AND {shard}
                   AND (Timestamp > fromUnixTimestamp64Nano({{since:Int64}})
@@ -325,9 +325,9 @@ class Sampler:
             # the content the contrib instrumentations log instead of putting on the span (POST /v1/logs)
             logged = genai_events(self.store, [(row[0], row[1]) for row in rows])
             found = []
-            for tid, sid, ts, service, name, attrs, event_names, event_attrs in rows:
+            for tid, sid, ts, service, name, attrs, event_names, event_attrs, scope in rows:
                 events = [{**ea, "event.name": en} for en, ea in zip(event_names, event_attrs)]
-                call = self.selector.recognise(name, service, attrs, events + logged.get((tid, sid), []))
+                call = self.selector.recognise(name, service, attrs, events + logged.get((tid, sid), []), scope)
                 if call is not None:
                     found.append(RecognisedSpan(
                         int(ts), tid, sid, service, name, call.instrumentation, call.source, call.summary,

@@ -14,12 +14,13 @@ named group then cuts the document (or the summary) out of the text.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..settings import Settings
 from ..settings.patterns import PatternTimeout, user_pattern
 from ..settings.selectors import Condition, Match, SelectorEntry, glob_regex
+from .instrumentation_names import instrumentation_name
 from .recognise import Recognised, Refusal, recognise, request_text, response_text
 
 
@@ -174,9 +175,12 @@ class Selectors:
         return next((s for s in self.entries if s.matches(span_name, service, attributes)), None)
 
     def recognise(self, span_name: str, service: str, attributes: Mapping[str, str],
-                  events: Sequence[Mapping[str, str]] = ()) -> Recognised | Refusal:
-        """The first matching entry's reading of the span, else the built-in rules'."""
+                  events: Sequence[Mapping[str, str]] = (), scope: str = "") -> Recognised | Refusal:
+        """The first matching entry's reading of the span, else the built-in rules', named by the span's
+        instrumentation scope (``scope``) where the built-in rules read it (:mod:`.instrumentation_names`)."""
         chosen = self.first(span_name, service, attributes)
         if chosen is not None:
             return chosen.read(attributes)
-        return recognise(span_name, attributes, events)
+        found = recognise(span_name, attributes, events)
+        name = instrumentation_name(scope, attributes, found.instrumentation)
+        return found if name == found.instrumentation else replace(found, instrumentation=name)
