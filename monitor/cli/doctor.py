@@ -12,7 +12,7 @@ import typer
 from ._shared import DbOption, HomeOption, JsonOption, engine_errors, err, load_settings, open_client, out, print_json
 
 if TYPE_CHECKING:
-    from ..contract.scores import RecognitionReport
+    from ..contract.scores import InstrumentationCounts, RecognitionReport
     from ..contract.status import LlmSpend
 
 
@@ -75,14 +75,21 @@ def _print_recognition(report: RecognitionReport) -> None:
     hours = report.window_s / 3600
     window = "hour" if hours == 1 else f"{hours:g} hours"
     read = "" if report.read == report.candidates else f" (the newest {report.read} of {report.candidates} read)"
-    out.print(f"spans of the last {window} per instrumentation{read}:", highlight=False)
+    out.print(f"spans of the last {window} per service and instrumentation{read}:", highlight=False)
     if not report.rows or all(r.spans == 0 for r in report.rows):
         out.print("  none: no span stored in that time")
         return
+    services: dict[str, list[InstrumentationCounts]] = {}
     for row in report.rows:
-        if row.spans == 0 and row.instrumentation != "sumwatch":
+        services.setdefault(row.service, []).append(row)
+    for service, rows in services.items():
+        if all(r.spans == 0 for r in rows):
             continue
-        out.print(f"  {row.instrumentation}: {row.spans} spans, {row.recognised} recognised, "
-                  f"{row.not_recognised} not", highlight=False)
-        for reason in row.reasons:
-            out.print(f"    {reason.spans} × {reason.reason}", highlight=False)
+        out.print(f"  service {service or '(no service.name)'}:", highlight=False)
+        for row in rows:
+            if row.spans == 0 and (row.instrumentation != "sumwatch" or len(services) > 1):
+                continue
+            out.print(f"    {row.instrumentation}: {row.spans} spans, {row.recognised} recognised, "
+                      f"{row.not_recognised} not", highlight=False)
+            for reason in row.reasons:
+                out.print(f"      {reason.spans} × {reason.reason}", highlight=False)

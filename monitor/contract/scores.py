@@ -113,13 +113,15 @@ class ReasonCount:
 
 @dataclass(frozen=True)
 class InstrumentationCounts:
-    """One instrumentation (or selector) in the window: spans read, recognised, and why the rest are not."""
+    """One instrumentation (or selector) of one service in the window: spans read, recognised, and why the
+    rest are not."""
 
     instrumentation: str
     spans: int
     recognised: int
     not_recognised: int
     reasons: list[ReasonCount] = field(default_factory=list)
+    service: str = ""  # the spans' service.name
 
 
 @dataclass(frozen=True)

@@ -108,3 +108,54 @@ def test_it_reports_spans_per_instrumentation_recognised_or_not_with_the_reasons
     assert "openinference: 3 spans, 2 recognised, 1 not" in shown.stdout
     assert "1 × no text under doc (the selector's source)" in shown.stdout
     assert "other: 1 spans, 0 recognised, 1 not" in shown.stdout
+
+
+def _vercel_ai(call):
+    """The Vercel AI SDK's generateText call span (ai.generateText.doGenerate): its content under ai.* keys."""
+    from tests.monitor.scoring.chat_calls import MODEL
+
+    messages = [{"role": "user", "content": [{"type": "text", "text": u}]} for u in call.users]
+    # gen_ai.operation.name makes it a candidate of the built-in rules, which read no ai.* key of their own
+    return {"gen_ai.operation.name": "chat", "ai.operationId": "ai.generateText.doGenerate",
+            "operation.name": "ai.generateText.doGenerate", "ai.model.id": "gpt-4o-mini",
+            "ai.model.provider": "openai.chat", "ai.prompt.format": "messages",
+            "ai.prompt.messages": json.dumps(messages), "ai.response.text": call.answer,
+            "ai.response.finishReason": "stop", "gen_ai.system": "openai.chat", "gen_ai.request.model": "gpt-4o-mini",
+            "gen_ai.response.model": MODEL, "gen_ai.usage.input_tokens": "312", "gen_ai.usage.output_tokens": "41"}
+
+
+def test_it_reports_each_service_apart_names_instrumentations_by_scope_and_blames_capture_only_when_off(
+        cli_env, store):
+    import time
+
+    from tests.monitor.scoring.chat_calls import SUMMARIES, gen_ai_span_without_content, openllmetry, pydantic_ai_events
+
+    now = time.time_ns()
+
+    def span(i, service, scope, attributes):
+        return (now - i * 10**9, f"{i:032x}", f"{i:016x}", "", "", "chat gpt-4o-mini", "Client", service,
+                {"service.name": service}, scope, "1.0", attributes, 10, "Unset", "", (), (), (), (), (), (), ())
+
+    store.insert_spans([span(1, "proxy", "litellm", openllmetry(SUMMARIES[0])),
+                        span(2, "proxy", "litellm", openllmetry(SUMMARIES[1])),
+                        span(3, "agent", "pydantic-ai", pydantic_ai_events(SUMMARIES[2])),
+                        span(4, "web", "ai", _vercel_ai(SUMMARIES[3])),
+                        span(5, "bot", "opentelemetry.instrumentation.openai_v2",
+                             gen_ai_span_without_content(SUMMARIES[4]))])
+    shown = doctor(cli_env)
+    report = json.loads(doctor(cli_env, "--json").stdout)["recognition"]
+    assert shown.exit_code == 0, shown.output
+    rows = {(r["service"], r["instrumentation"]): r for r in report["rows"] if r["spans"]}
+    assert set(rows) == {("proxy", "litellm"), ("agent", "pydantic-ai"), ("web", "vercel-ai"), ("bot", "gen_ai")}
+    assert rows["proxy", "litellm"]["recognised"] == 2 and rows["agent", "pydantic-ai"]["recognised"] == 1
+    capture_off = rows["bot", "gen_ai"]["reasons"]
+    assert len(capture_off) == 1 and "content capture off" in capture_off[0]["reason"]
+    # the Vercel AI SDK's span carries its text: recognised, or said to be under its own keys, never capture off
+    web = rows["web", "vercel-ai"]
+    assert web["recognised"] == 1 or "ai.prompt.messages" in web["reasons"][0]["reason"]
+    assert all("capture off" not in r["reason"] for r in web["reasons"])
+    lines = shown.stdout.splitlines()
+    sections = [line.strip() for line in lines if line.startswith("  service ")]
+    assert sections == ["service agent:", "service bot:", "service proxy:", "service web:"]
+    proxy = lines.index("  service proxy:")
+    assert lines[proxy + 1].strip() == "litellm: 2 spans, 2 recognised, 0 not"
