@@ -39,8 +39,9 @@ def send_scores(to: list[str] = typer.Option(None, "--to", help="Target: otlp, l
                                             help="Also send once more the verdicts given up (refused for "
                                                  "themselves, or failing too often)."),
                 db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
-    """Send verdicts not sent yet: each one once per target; a failed send is tried again next time, up to a few
-    times (a verdict refused for itself, or failing too often, is given up)."""
+    """Send verdicts not sent yet: each one once per target, counted sent when the target acknowledges it; a failed
+    send is tried again next time, up to a few times (a verdict refused for itself, or failing too often, is given
+    up), and one whose span the target does not hold yet waits and is tried again on later sends."""
     from ..contract.exports import SCORE_TARGET_NAMES  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..contract.values import choice_error  # noqa: PLC0415 - start-up: a command imports what it runs
     from ..settings.values import parse_duration  # noqa: PLC0415 - start-up: a command imports what it runs
@@ -72,9 +73,13 @@ def send_scores(to: list[str] = typer.Option(None, "--to", help="Target: otlp, l
                       highlight=False)
             print_json(r.requests[0] if r.requests else None)
     else:
-        out.print(table("scores sent", ["target", "sent", "failed", "given up", "first error"],
-                        [(r.target, str(r.sent), str(r.failed), str(r.given_up),
+        out.print(table("scores sent", ["target", "sent", "failed", "waiting", "given up", "first error"],
+                        [(r.target, str(r.sent), str(r.failed), str(r.waiting), str(r.given_up),
                           escape(r.errors[0] if r.errors else "-")) for r in results]))
+        waiting = sum(r.waiting for r in results)
+        if waiting:
+            out.print(f"{waiting} verdicts wait for their span to reach the target: each send tries them again "
+                      f"(the worker after a back-off, for up to 7 days)", highlight=False)
         given_up = sum(r.given_up for r in results)
         if given_up:
             out.print(f"{given_up} verdicts given up (refused for themselves, or failing too often): "

@@ -75,14 +75,16 @@ class RuleStatus:
 @dataclass
 class ScoreSendResult:
     """What one pass did for one target: verdicts ``sent`` and ``failed`` (with the first ``errors``; ``gave_up`` of
-    the failed ones will not be tried again unasked), ``given_up`` on the ledger after the pass, or, with
-    ``--dry-run``, ``would_send`` and the first ``requests``."""
+    the failed ones will not be tried again unasked), ``given_up`` on the ledger after the pass, ``waiting`` for their
+    span to reach the target (tried again later), or, with ``--dry-run``, ``would_send`` and the first
+    ``requests``."""
 
     target: str
     sent: int = 0
     failed: int = 0
     gave_up: int = 0
     given_up: int = 0
+    waiting: int = 0
     would_send: int = 0
     errors: list[str] = field(default_factory=list)
     requests: list[dict[str, Any]] | None = None

@@ -15,13 +15,23 @@
   ids the score names; the score's ``id`` is derived from the verdict's key, so a re-send updates it. Langfuse
   answers 207 with each event's result: an event in ``errors`` is that verdict's refusal, the others are taken.
   Batches stay under the documented 3.5 MB (by bytes) and 100 events.
-- ``phoenix``: ``POST {endpoint}/v1/span_annotations`` per batch, Bearer API key; ``identifier`` names sumwatch and
-  the judge version, so a re-send updates the annotation instead of adding one.
+- ``phoenix``: ``POST {endpoint}/v1/span_annotations?sync=true`` per batch, Bearer API key; ``identifier`` names
+  sumwatch and the judge version, so a re-send updates the annotation instead of adding one. With ``sync=true``
+  Phoenix answers the ids of the annotations it inserted, or 404 "Spans with IDs ... do not exist." inserting none
+  (without it, Phoenix answers 200 at once and drops the annotations of spans it does not hold). The verdicts of
+  the spans it names are waiting for their span (``ItemRefusal.waiting``) and the rest are posted again at once;
+  an answer that does not list an id for every annotation is no acknowledgement.
+
+The score sent (``sent_score``) orders pass above fail for every rubric: a passing verdict is sent as
+``0.55 + 0.45 * score`` (0.55 to 1), a failing one as ``0.45 * score`` (0 to 0.45), where ``score`` is the judge's
+own 0..1 (kept in the metadata as ``judge_score``). A threshold at 0.5 splits them, and within a band a verdict
+the judge scored higher still ranks higher.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,7 +50,7 @@ from sumwatch.tracer import semconv
 from ..settings.values import parse_headers
 from ..store.score_sends import Verdict
 from .config import ExportConfig, reveal
-from .transport import Http
+from .transport import Http, PermanentError
 
 # ids derived from a verdict's key: the same verdict always gets the same id in a target
 _ID_SPACE = uuid.UUID("6f1d3c1e-5b7a-4c1e-9b1f-2a7d0c9e8b41")
@@ -56,11 +66,26 @@ class ItemRefusal:
     key: tuple[str, str, str, str]
     status: int | None
     reason: str
+    waiting: bool = False  # the target does not hold the verdict's span yet: tried again when it may
 
     @property
     def permanent(self) -> bool:
         """Refused for what it is (a 4xx for that verdict): sending it again cannot help."""
-        return self.status is not None and 400 <= self.status < 500 and self.status not in (408, 429)
+        return (not self.waiting and self.status is not None and 400 <= self.status < 500
+                and self.status not in (408, 429))
+
+
+# the bands of the score sent: a pass never scores below PASS_FLOOR, a fail never above FAIL_CEILING
+PASS_FLOOR, FAIL_CEILING = 0.55, 0.45
+
+
+def sent_score(v: Verdict) -> float:
+    """The score a target gets: every pass above every fail, the judge's own score placing it within its band.
+
+        sent_score(passing verdict scored 0.39) == 0.7255 > sent_score(failing verdict scored 0.42) == 0.189
+    """
+    judged = max(0.0, min(1.0, float(v.score)))
+    return round(PASS_FLOOR + (1 - PASS_FLOOR) * judged if v.passed else FAIL_CEILING * judged, 4)
 
 
 def verdict_id(v: Verdict) -> str:
@@ -136,7 +161,7 @@ class Otlp(ScoreTarget):
 
 def _attributes(v: Verdict) -> list[KeyValue]:
     return [_kv(_LEGACY_EVENT_NAME, semconv.EVALUATION_EVENT), _kv(semconv.EVALUATION_NAME, v.rubric),
-            _kv(semconv.EVALUATION_SCORE_VALUE, float(v.score)), _kv(semconv.EVALUATION_SCORE_LABEL, v.verdict),
+            _kv(semconv.EVALUATION_SCORE_VALUE, sent_score(v)), _kv(semconv.EVALUATION_SCORE_LABEL, v.verdict),
             _kv(semconv.EVALUATION_EXPLANATION, v.explanation), _kv(semconv.EVALUATION_PASSED, v.passed),
             _kv(semconv.EVALUATION_FAILURE_MODE, v.failure_mode), _kv(semconv.EVALUATION_TIER, v.tier),
             _kv(semconv.JUDGE_VERSION, v.judge_version), _kv(EVALUATION_ID, verdict_id(v))]
@@ -181,7 +206,7 @@ class Langfuse(ScoreTarget):
     @staticmethod
     def body(v: Verdict) -> dict[str, Any]:
         return {"id": verdict_id(v), "traceId": v.trace_id, "observationId": v.span_id, "name": v.rubric,
-                "value": float(v.score), "dataType": "NUMERIC",
+                "value": sent_score(v), "dataType": "NUMERIC",
                 "comment": f"{v.verdict}: {v.explanation}" if v.explanation else v.verdict,
                 "metadata": _metadata(v)}
 
@@ -247,7 +272,7 @@ class Phoenix(ScoreTarget):
         super().__init__(config)
         key = reveal(config.phoenix_api_key)
         self.http = Http(self.name, config, headers={"authorization": f"Bearer {key}"} if key else {})
-        self.url = config.phoenix_endpoint + "/v1/span_annotations"
+        self.url = config.phoenix_endpoint + "/v1/span_annotations?sync=true"
 
     @classmethod
     def problems(cls, config: ExportConfig) -> list[str]:
@@ -256,7 +281,7 @@ class Phoenix(ScoreTarget):
     @staticmethod
     def annotation(v: Verdict) -> dict[str, Any]:
         return {"span_id": v.span_id, "name": v.rubric, "annotator_kind": "LLM" if v.tier == "llm" else "CODE",
-                "result": {"label": v.verdict, "score": float(v.score), "explanation": v.explanation or None},
+                "result": {"label": v.verdict, "score": sent_score(v), "explanation": v.explanation or None},
                 "identifier": f"sumwatch:{v.judge_version}", "metadata": {**_metadata(v), "trace_id": v.trace_id}}
 
     def requests(self, verdicts: Sequence[Verdict]) -> list[dict[str, Any]]:
@@ -264,13 +289,52 @@ class Phoenix(ScoreTarget):
 
     def send(self, verdicts: Sequence[Verdict]) -> list[ItemRefusal]:
         assert self.http is not None
-        self.http.request("POST", self.url, json=self.requests(verdicts)[0])
+        refused: list[ItemRefusal] = []
+        todo = list(verdicts)
+        while todo:
+            answer = self.http.request("POST", self.url, json=self.requests(todo)[0], ok=(404,))
+            if answer.status_code == 404:
+                missing = _missing_spans(answer)
+                if not missing:  # not the missing-spans answer: the endpoint itself is wrong
+                    raise PermanentError(f"phoenix POST /v1/span_annotations: 404 {answer.text[:300]}".rstrip(), 404)
+                waiting = [v for v in todo if v.span_id in missing]
+                if not waiting:  # names spans not asked about: no telling which were refused
+                    raise PermanentError(f"phoenix: 404 for spans not in the request: {answer.text[:300]}", 404)
+                refused += [ItemRefusal(v.key, 404, f"phoenix does not hold span {v.span_id} yet", waiting=True)
+                            for v in waiting]
+                todo = [v for v in todo if v.span_id not in missing]  # Phoenix inserted none: the rest again
+                continue
+            if len(_inserted_ids(answer)) != len(todo):
+                refused += [ItemRefusal(v.key, None, f"phoenix answered {answer.status_code} without the id of "
+                                                     f"every annotation (is it older than sync=true?)") for v in todo]
+            break
+        return refused
+
+
+_MISSING_SPANS = re.compile(r"Spans? with IDs? (.+?) (?:does|do) not exist")
+
+
+def _missing_spans(answer: httpx.Response) -> set[str]:
+    """The span ids of Phoenix's 404 "Spans with IDs a, b do not exist." (empty for any other 404)."""
+    try:
+        detail = answer.json().get("detail")
+    except (ValueError, AttributeError):
+        return set()
+    found = _MISSING_SPANS.search(detail) if isinstance(detail, str) else None
+    return {part.strip() for part in found.group(1).split(",") if part.strip()} if found else set()
+
+
+def _inserted_ids(answer: httpx.Response) -> list[str]:
+    try:
+        data = answer.json().get("data")
+    except (ValueError, AttributeError):
         return []
+    return [str(d["id"]) for d in data if isinstance(d, dict) and d.get("id")] if isinstance(data, list) else []
 
 
 def _metadata(v: Verdict) -> dict[str, Any]:
     return {"source": "sumwatch", "verdict": v.verdict, "passed": v.passed, "failure_mode": v.failure_mode,
-            "tier": v.tier, "judge_version": v.judge_version, "model": v.model}
+            "tier": v.tier, "judge_version": v.judge_version, "judge_score": float(v.score), "model": v.model}
 
 
 SCORE_TARGETS: dict[str, type[ScoreTarget]] = {t.name: t for t in (Otlp, Langfuse, Phoenix)}

@@ -24,6 +24,7 @@ from .values import (
     _issue_statuses,
     _pace,
     _public_url,
+    _score_services,
     _score_verdicts,
     _user_regex,
     _wait_s,
@@ -135,6 +136,12 @@ class ExportSettings(_Concern):
     scores_verdicts: str = _setting(
         "all", check=_score_verdicts,
         description="Which verdicts are sent: all or failing, or per target like failing,phoenix=all.")
+    scores_services: str = _setting(
+        "", check=_score_services,
+        description="Whose verdicts each target gets: services, comma-separated, for every target (checkout,search), "
+                    "or per target, entries separated by ; (phoenix=checkout,search;langfuse=*; * is every service, "
+                    "a target not named gets the entry without a target, else every service); empty: every "
+                    "service's verdicts go to every target.")
     scores_window: str = _setting("24h", check=_window,
                                   description="How far back the worker's pass looks for verdicts not sent yet.")
     scores_otlp_endpoint: str = _setting(

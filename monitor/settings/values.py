@@ -18,6 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from sumwatch.tracer.vocabulary import Choice
 
+from ..contract.exports import SCORE_TARGET_NAMES
 from .patterns import PatternError, user_pattern
 from .vocabulary import ISSUE_STATUSES
 
@@ -365,6 +366,25 @@ def parse_score_verdicts(text: str | None) -> dict[str, str]:
     return out
 
 
+def parse_score_services(text: str | None) -> dict[str, list[str] | None]:
+    """Which services' verdicts each score target gets: ``"checkout,search"`` -> ``{"": ["checkout", "search"]}``;
+    ``"phoenix=checkout;langfuse=*"`` -> ``{"phoenix": ["checkout"], "langfuse": None}`` (None: every service's;
+    "" is every target not named)."""
+    out: dict[str, list[str] | None] = {}
+    for part in filter(None, (p.strip() for p in (text or "").split(";"))):
+        name, sep, value = part.partition("=") if re.match(r"\s*[a-z]+\s*=", part) else ("", "", part)
+        name = name.strip()
+        if sep and name not in SCORE_TARGET_NAMES:
+            raise ValueError(f"entry {part!r} names {name!r}, not a score target ({', '.join(SCORE_TARGET_NAMES)})")
+        if name in out:
+            raise ValueError(f"names {name or 'the services of every target'!r} twice")
+        services = [s.strip() for s in value.split(",") if s.strip()]
+        if not services:
+            raise ValueError(f"entry {part!r} names no service: use target=service,service or *")
+        out[name] = None if "*" in services else services
+    return out
+
+
 def parse_headers(text: str | None) -> dict[str, str]:
     """HTTP headers as OTEL_EXPORTER_OTLP_HEADERS writes them: ``"authorization=Bearer abc,x-team=ml"``.
     An error names the entry's header, never its value (a value may be a token)."""
@@ -476,5 +496,7 @@ _trusted_proxies = Check("IP addresses or networks, comma-separated", parse_trus
 _pace = Check("target=requests per minute, comma-separated (like github=80)", parse_pace)
 _assignees = Check("name=account, comma-separated", parse_assignees)
 _score_verdicts = Check("all or failing, or target=all|failing, comma-separated", parse_score_verdicts)
+_score_services = Check("services, comma-separated, or per target like phoenix=svc-a,svc-b;langfuse=*",
+                        parse_score_services)
 _headers = Check("name=value HTTP headers, comma-separated", parse_headers)
 _window = Check("a duration with a unit s, m, h, d or w (like 24h or 7d), at most 100 years", parse_duration)

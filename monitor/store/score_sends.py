@@ -23,7 +23,10 @@ from .ddl import Table, Target
 from .scores import SCORES_TABLE
 
 SCORE_SENDS_TABLE = "sumwatch_score_sends"
-SENT, FAILED, GIVEN_UP = "sent", "failed", "given_up"
+SENT, FAILED, WAITING, GIVEN_UP = "sent", "failed", "waiting", "given_up"
+# a waiting verdict's next try in the worker's passes: 1 minute after the first, doubling to at most 1 hour
+WAIT_FIRST_S, WAIT_MOST_S = 60, 3600
+
 COLUMNS = ("Target", "TraceId", "SpanId", "Rubric", "JudgeVersion", "SpanTimestamp", "Phase", "Error", "Attempts",
            "UpdatedAt")
 
@@ -59,7 +62,7 @@ class SendRow:
     rubric: str
     judge_version: str
     span_ns: int
-    phase: str  # sent | failed | given_up
+    phase: str  # sent | failed | waiting | given_up
     error: str = ""
     attempts: int = 1
 
@@ -99,24 +102,34 @@ def save_sends(store: Store, rows: Sequence[SendRow]) -> None:
 
 
 def unsent_scores(store: Store, target: str, *, since: datetime, failing_only: bool = False,
-                  retry_given_up: bool = False, limit: int = 1000) -> list[Verdict]:
+                  retry_given_up: bool = False, services: Sequence[str] | None = None, due_only: bool = False,
+                  now: datetime | None = None, limit: int = 1000) -> list[Verdict]:
     """Verdicts not sent to ``target`` yet, oldest first: those scored since ``since``, and every one whose last
-    send failed (or was given up, with ``retry_given_up``). A judge error is no verdict (it is judged again later
-    under the same key), so it is left out."""
+    send failed or is waiting for its span (or was given up, with ``retry_given_up``); with ``due_only`` (the
+    worker's passes) a waiting one only once its back-off is over at ``now``. ``services``: only their verdicts
+    (None: every service's). A judge error is no verdict (it is judged again later under the same key), so it is
+    left out."""
     key = "(TraceId, SpanId, Rubric, JudgeVersion)"
     ledger = quote_ident(SCORE_SENDS_TABLE)
     again, done = ((FAILED, GIVEN_UP), (SENT,)) if retry_given_up else ((FAILED,), (SENT, GIVEN_UP))
     again_in, done_in = (", ".join(f"'{p}'" for p in phases) for phases in (again, done))
+    backoff = f"least({WAIT_MOST_S}, {WAIT_FIRST_S} * pow(2, greatest(0, least(Attempts, 7) - 1)))"
+    due = (f"(Phase = '{WAITING}' AND UpdatedAt <= {{now:DateTime64(6)}} - toIntervalSecond(toUInt32({backoff})))"
+           if due_only else f"Phase = '{WAITING}'")
     where = ["ScoredAt >= {since:DateTime64(6)} OR " + key + " IN failed", f"Verdict != '{ERROR}'"]
     if failing_only:
         where.append("Passed = 0")
+    if services is not None:
+        where.append("ServiceName IN {services:Array(String)}")
     params: dict[str, Any] = {"target": target, "since": since.astimezone(timezone.utc).replace(tzinfo=None),
-                              "limit": limit}
+                              "now": (now or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(tzinfo=None),
+                              "services": list(services or []), "limit": limit}
     rows = store.query_rows(
         f"""WITH failed AS (SELECT TraceId, SpanId, Rubric, JudgeVersion FROM {ledger} FINAL
-                            WHERE Target = {{target:String}} AND Phase IN ({again_in})),
+                            WHERE Target = {{target:String}} AND (Phase IN ({again_in}) OR {due})),
                  done AS (SELECT TraceId, SpanId, Rubric, JudgeVersion FROM {ledger} FINAL
-                          WHERE Target = {{target:String}} AND Phase IN ({done_in}))
+                          WHERE Target = {{target:String}}
+                            AND (Phase IN ({done_in}) OR (Phase = '{WAITING}' AND NOT {due})))
         SELECT TraceId, SpanId, Rubric, JudgeVersion, toUnixTimestamp64Nano(SpanTimestamp),
                toUnixTimestamp64Nano(ScoredAt), Verdict, Score, Passed, FailureMode, Tier, Explanation, Model,
                ServiceName
@@ -143,8 +156,14 @@ def _attempts(store: Store, target: str, verdicts: Sequence[Verdict]) -> dict[tu
 
 def count_given_up(store: Store, target: str) -> int:
     """How many verdicts ``target`` will not be sent again unless asked."""
+    return count_phase(store, target, GIVEN_UP)
+
+
+def count_phase(store: Store, target: str, phase: str) -> int:
+    """How many of ``target``'s verdicts are in ``phase`` now (``WAITING``: for their span to reach it)."""
     rows = store.query_rows(f"SELECT count() FROM {quote_ident(SCORE_SENDS_TABLE)} FINAL "
-                            f"WHERE Target = {{target:String}} AND Phase = '{GIVEN_UP}'", {"target": target})
+                            f"WHERE Target = {{target:String}} AND Phase = {{phase:String}}",
+                            {"target": target, "phase": phase})
     return int(rows[0][0]) if rows else 0
 
 

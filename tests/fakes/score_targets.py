@@ -8,6 +8,7 @@ Phoenix's span annotations API, each checking the request shape its documentatio
         fake.langfuse    # scores by id (a re-send with the same id updates, as Langfuse upserts)
         fake.langfuse_refuse = lambda score: (400, "...") if ... else None   # that event in the 207's errors
         fake.phoenix     # annotations by (span id, name, identifier), as Phoenix upserts
+        fake.phoenix_spans = {span_id, ...}   # the spans Phoenix holds (None: every span asked about)
         fake.problems    # requests the API would refuse (each also answered 400 or 422)
 
 - OTLP: ``POST /v1/logs``, ``content-type: application/x-protobuf``, the configured headers; the body must decode
@@ -19,7 +20,11 @@ Phoenix's span annotations API, each checking the request shape its documentatio
   optional. The answer is 207 ``{"successes": [{id, status}], "errors": [{id, status, message}]}``: a score body
   Langfuse would refuse, or one ``langfuse_refuse`` picks, is in ``errors`` and the rest are stored.
 - Phoenix: ``POST /v1/span_annotations``, ``{"data": [...]}`` with ``span_id`` (16 hex), ``name``,
-  ``annotator_kind`` (LLM, CODE, HUMAN) and ``result`` holding at least one of label, score, explanation.
+  ``annotator_kind`` (LLM, CODE, HUMAN) and ``result`` holding at least one of label, score, explanation. As
+  Phoenix's router does: without ``sync=true`` the answer is 200 ``{"data": []}`` and the annotations of spans it
+  does not hold are dropped (queued, never inserted); with ``sync=true`` a request naming any span it does not hold
+  is answered 404 ``{"detail": "Spans with IDs a, b do not exist."}`` inserting none, and otherwise with the id of
+  every annotation inserted.
 """
 
 from __future__ import annotations
@@ -81,6 +86,8 @@ class FakeScoreTargets(LoopbackServer):
     langfuse_events: int = 0
     langfuse_refuse: Callable[[dict[str, Any]], tuple[int, str] | None] | None = None
     phoenix: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
+    phoenix_spans: set[str] | None = None  # the spans Phoenix holds; None: every span asked about
+    phoenix_dropped: int = 0  # annotations taken without sync=true for spans Phoenix does not hold
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -222,10 +229,21 @@ class FakeScoreTargets(LoopbackServer):
                     or not any(result.get(k) is not None for k in ("label", "score", "explanation")):
                 return self._refuse(422, "phoenix: an annotation needs span_id (16 hex), name, annotator_kind "
                                          "and a result with label, score or explanation")
+        held = self.phoenix_spans
+        missing = sorted({item["span_id"] for item in data if held is not None and item["span_id"] not in held})
+        sync = request.query_params.get("sync", "false").lower() == "true"
+        if sync and missing:
+            return JSONResponse({"detail": f"Spans with IDs {', '.join(missing)} do not exist."}, status_code=404)
+        ids = []
         with self._lock:
             for item in data:
-                self.phoenix[(item["span_id"], item["name"], item.get("identifier", ""))] = item
-        return JSONResponse({"data": [{"id": f"{i}"} for i in range(len(data))]})
+                if item["span_id"] in missing:
+                    self.phoenix_dropped += 1
+                    continue
+                key = (item["span_id"], item["name"], item.get("identifier", ""))
+                self.phoenix[key] = item
+                ids.append({"id": "SpanAnnotation:" + str(list(self.phoenix).index(key) + 1)})
+        return JSONResponse({"data": ids if sync else []})
 
 
 
