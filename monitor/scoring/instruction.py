@@ -19,46 +19,25 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from . import instruction_words as words
+
 MIN_DOCUMENT_WORDS = 15  # shorter than this there is nothing a summary could be checked against
 MAX_INSTRUCTION_WORDS = 80  # text around a delimited block longer than this is not an instruction wrapper
+MAX_VERDICT_WORDS = 25  # a yes/no answer this short is a verdict on something, not a summary of it
 
 SUMMARY_OPERATION = re.compile(r"summar|tl;?dr|digest")
-_VERB = re.compile(r"\b(summari[sz]e|tl;?dr|condense|sum (?:it |this |that |these |them )?up|recap|boil (?:it |this )?"
-                   r"down)\b", re.I)
-_NOUN = re.compile(
-    r"\b(summary|summaries|summari[sz](?:ation|ed|ing)|synopsis|abstract|key (?:points|takeaways|findings|facts)"
-    r"|main (?:points|ideas|takeaways)|(?:brief|short|quick|high-level) overview|gist|highlights"
-    r"|in (?:\d+|one|two|three|four|five|six|seven|a few|a single|a couple of) (?:short |brief |concise )?"
-    r"(?:sentences?|bullets?|bullet points?|lines?|paragraphs?))\b", re.I)
-_OTHER_TASK = re.compile(
-    r"\b(translat\w*|classif\w*|sentiment|proofread\w*|grammar|spelling|typos?|paraphras\w*|rewrite|rephrase"
-    r"|judge|grade|evaluat\w*|assess\w*|score|rate|verify|fact-check\w*|critique|compare|answer the question"
-    r"|title for|headline for|sql|regex|code|accura\w*|faithful\w*|hallucinat\w*|consistent)\b", re.I)
+_VERB, _NOUN, _OTHER_TASK, _REQUEST_START = words.VERB, words.NOUN, words.OTHER_TASK, words.REQUEST_START
+_LABEL, _OUTPUT_LABEL, _LABELLED_ANSWER = words.LABEL, words.OUTPUT_LABEL, words.LABELLED_ANSWER
+_ANSWER_PREAMBLE = words.ANSWER_PREAMBLE
 
 _TAGGED = re.compile(r"<([A-Za-z][\w-]*)(?:\s[^>]*)?>(.*?)</\1\s*>", re.S)
 _FENCED = re.compile(r"```[\w-]*[ \t]*\n?(.*?)```", re.S)
 _TRIPLE_QUOTED = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'', re.S)
 _QUOTED = re.compile(r'"([^"]{80,})"|\u201c([^\u201d]{80,})\u201d', re.S)
 _SEPARATOR = re.compile(r"^[ \t]*(?:-{3,}|={3,}|\*{3,}|_{3,}|#{3,})[ \t]*$", re.M)
-_LABEL = re.compile(
-    r"^[ \t]*(?:the )?(article|text|document|passage|input|content|email|e-mail|transcript|story|report|source"
-    r"|news|essay|post|review|notes|meeting notes|conversation|dialogue|chat log|paper|abstract|thread|body)"
-    r"[ \t]*:[ \t]*", re.I | re.M)
-_OUTPUT_LABEL = re.compile(r"\n[ \t]*(?:summary|tl;?dr|key points|bullets?)[ \t]*:?[ \t]*$", re.I)
-_ANSWER_PREAMBLE = re.compile(
-    r"^\s*(?:(?:sure[,!.]?\s*)?here(?:'s| is) (?:a |the |your )?(?:brief |short |concise |quick |one-sentence )?"
-    r"(?:summary|tl;?dr|overview)[^:\n]{0,60}:\s*|summary\s*:\s*|tl;?dr\s*:?\s*)", re.I)
 _HEAD_END = re.compile(r":[ \t]*\n?|\n[ \t]*\n?")
 _SENTENCE_END = re.compile(r"[.!?][ \t]*\n?[ \t]*(?=\S)")
-_REQUEST_START = re.compile(
-    r"^\W*(?:(?:i|we)(?: need| want| would like|'d like)\b|(?:(?:please|now|kindly|then|ok|okay)[,]?\s+"
-    r"|(?:can|could|would|will) you\s+(?:please\s+)?|let's\s+|help me\s+)?"
-    r"(?:summari[sz]e|tl;?dr|condense|sum\b|recap|boil|give|write|provide|list|produce|create|make|generate"
-    r"|draft|prepare|return|read|outline|highlight|pull|in (?:\d+|one|two|three|four|five|a few)|what are"
-    r"|what's|key|main|summary|a summary|brief|short|quick|here is|here's|below is|the following|bullet"
-    r"|task|instructions?|explain|describe|tell me))\b", re.I)
-# "Summary: <text>" hands over a summary (to check, translate ...); only a bare "Summary:" asks for one
-_LABELLED_ANSWER = re.compile(r"^\W*(?:summary|tl;?dr|key points)\s*:\s*\S", re.I)
+_INSTRUCTION_REACH = 300  # how far into a message (from either end) its instruction is looked for
 _SUMMARY_FIELDS = ("summary", "tldr", "tl;dr", "text", "answer", "content")
 
 
@@ -70,21 +49,33 @@ class Request:
     how: str
 
 
-def find_request(system: Sequence[str], turns: Sequence[str], by_operation: bool) -> Request | str:
-    """The document a summarization request is about, or one line saying why this is not one."""
+def find_request(system: Sequence[str], turns: Sequence[str], by_operation: bool,
+                 tool_results: Sequence[str] = ()) -> Request | str:
+    """The document a summarization request is about, or one line saying why this is not one.
+
+    ``tool_results`` are the tool answers after the last user turn (an agent fetched the document it was asked
+    to summarize: "Summarize it" then a tool result); they are the document when the user's turn holds none."""
     system_text = "\n".join(system)
     system_says = _asks_for_summary(system_text)
     last = turns[-1]
+    if _judges_a_summary(system_text, last):
+        return "a summary handed over to be judged or checked, not a request for one"
     instruction, document, how = _split(last)
     # with no document apart, the whole message is the instruction: it must read as a request for a summary
     # (a translation of a text that mentions "summarize" is not one)
     user_asks = _asks_for_summary(instruction) if document else _is_instruction(last)
+    fetched = "\n\n".join(t.strip() for t in tool_results if t.strip())
+    if fetched and not document and _short(last):
+        # "Fetch https://... and summarize it": a short turn asking for a summary of what a tool brought back
+        user_asks = user_asks or _asks_for_summary(last)
     if system_says and not user_asks and _other_request(instruction if document else last):
         # an assistant that can summarize, asked here for something else
         system_says = False
     asked = by_operation or system_says or user_asks
     if not asked:
         return "not a summarization request"
+    if _words(document) < MIN_DOCUMENT_WORDS and _words(fetched) >= MIN_DOCUMENT_WORDS:
+        document, how = _clean(fetched), f"tool result{'s' if len(tool_results) > 1 else ''}"
     if not document and (system_says or by_operation):
         document, how = last.strip(), "the whole user message"
     if _words(document) < MIN_DOCUMENT_WORDS and len(turns) > 1:
@@ -115,7 +106,17 @@ def answer_text(parts: Sequence[str]) -> tuple[str, str]:
             text = field
         elif parsed is not None:
             return "", "the answer is JSON, not summary text"
+    if words.VERDICT_ANSWER.match(text) and _words(text) <= MAX_VERDICT_WORDS:
+        return "", "the answer is a yes/no verdict, not a summary"
     return _ANSWER_PREAMBLE.sub("", text, count=1).strip(), ""
+
+
+def _judges_a_summary(system_text: str, message: str) -> bool:
+    """Whether a summary is handed over to be graded ("Here is a summary I wrote: '...' Is it accurate compared
+    to this article?"): a supplied summary and a judging word, both in the instruction's reach (the system text,
+    the opening and the close of the message), never deep inside the document."""
+    reach = f"{system_text}\n{message[:_INSTRUCTION_REACH]}\n{message[-_INSTRUCTION_REACH:]}"
+    return bool(words.SUPPLIED_SUMMARY.search(reach)) and bool(words.JUDGING.search(reach))
 
 
 def _other_request(text: str) -> bool:
@@ -211,6 +212,10 @@ def _by_sentence(text: str) -> tuple[str, str, str]:
     for m in _HEAD_END.finditer(text[:800]):
         head = text[:m.end()]
         if _is_instruction(head) and _words(text[m.end():]) >= MIN_DOCUMENT_WORDS:
+            label = words.HEADER_LABEL.search(head.rstrip())
+            if label and m.group()[0] == ":" and _is_instruction(head[:label.start()]):
+                # "Summarize this email. From: alice@..." : the label opens the document, it is not instruction
+                return head[:label.start()].strip(), _clean(text[label.start():]), "text after the instruction sentence"
             return head.strip(), _clean(text[m.end():]), "text after the instruction sentence"
         if not _short(head) or m.group()[0] == ":" or m.group().count("\n") > 1:
             break  # a colon or a blank line ends a preamble: what follows is the document, not more instruction

@@ -49,6 +49,15 @@ LANGFUSE_INPUT = "langfuse.observation.input"
 LANGFUSE_OUTPUT = "langfuse.observation.output"
 LANGFUSE_MODEL = "langfuse.observation.model.name"
 LANGFUSE_USAGE = "langfuse.observation.usage_details"
+VERCEL_OPERATION = "ai.operationId"  # the Vercel AI SDK's telemetry (experimental_telemetry)
+VERCEL_MESSAGES = "ai.prompt.messages"  # on its provider call (ai.generateText.doGenerate, ai.streamText.doStream)
+VERCEL_PROMPT = "ai.prompt"  # on the outer call: {system, prompt | messages}
+VERCEL_ANSWERS = ("ai.response.text", "ai.response.object", "ai.result.text", "ai.result.object")
+VERCEL_MODELS = ("ai.response.model", "ai.model.id")
+VERCEL_FUNCTION = "ai.telemetry.functionId"
+VERCEL_INPUT_TOKENS = ("ai.usage.inputTokens", "ai.usage.promptTokens")
+VERCEL_OUTPUT_TOKENS = ("ai.usage.outputTokens", "ai.usage.completionTokens")
+VERCEL_OUTER = frozenset({"ai.generateText", "ai.streamText", "ai.generateObject", "ai.streamObject"})
 EVENT_NAME_KEYS = ("event.name", "EventName", "name")
 EVENT_BODY_KEYS = ("body", "Body")
 
@@ -58,11 +67,16 @@ CHAT_OPERATIONS = frozenset({"", "chat", "text_completion", "completion", "gener
 # a span ``recognise`` can read carries one of these keys (or is an OpenInference LLM span): the sampler's
 # cheap first cut in SQL, before the spans it keeps are read here
 CANDIDATE_KEYS = (semconv.GEN_AI_OPERATION_NAME, GEN_AI_INPUT_MESSAGES, f"{TRACELOOP_PROMPT}.0.content",
-                  TRACELOOP_REQUEST_TYPE, LOGFIRE_REQUEST, LOGFIRE_EVENTS, LANGFUSE_TYPE, LANGFUSE_INPUT)
+                  TRACELOOP_REQUEST_TYPE, LOGFIRE_REQUEST, LOGFIRE_EVENTS, LANGFUSE_TYPE, LANGFUSE_INPUT,
+                  VERCEL_MESSAGES)
 CANDIDATE_EQUALS = ((semconv.OPENINFERENCE_SPAN_KIND, OI_KIND_LLM),)
 
 OPENINFERENCE, GEN_AI, GEN_AI_EVENTS = "openinference", "gen_ai", "gen_ai-events"
-OPENLLMETRY, LOGFIRE, LANGFUSE = "openllmetry", "logfire", "langfuse"
+OPENLLMETRY, LOGFIRE, LANGFUSE, VERCEL_AI = "openllmetry", "logfire", "langfuse", "vercel-ai"
+# roles whose turns are not the user's; a tool's answer (an agent fetched the document) is read apart
+NOT_USER = frozenset({"system", "developer", "assistant", "model", "tool"})
+_TOOL_ROLES = {"function": "tool", "function_call_output": "tool", "ipython": "tool"}
+_TOOL_PARTS = frozenset({"tool_result", "tool-result", "tool_call_response", "function_call_output"})
 
 
 @dataclass(frozen=True)
@@ -138,6 +152,8 @@ def _instrumentation(attributes: Mapping[str, str], events: Sequence[Mapping[str
         return OPENINFERENCE
     if any(k in attributes for k in (LOGFIRE_REQUEST, LOGFIRE_RESPONSE, *LOGFIRE_MARKERS)):
         return LOGFIRE
+    if VERCEL_OPERATION in attributes or VERCEL_MESSAGES in attributes:
+        return VERCEL_AI
     if TRACELOOP_REQUEST_TYPE in attributes or any(
             k.startswith((f"{TRACELOOP_PROMPT}.", f"{TRACELOOP_COMPLETION}.")) for k in attributes):
         return OPENLLMETRY
@@ -162,6 +178,8 @@ def _read(instrumentation: str, attributes: Mapping[str, str],
         return _read_logfire(attributes)
     if instrumentation == OPENLLMETRY:
         return _read_openllmetry(attributes)
+    if instrumentation == VERCEL_AI:
+        return _read_vercel_ai(attributes)
     if instrumentation == GEN_AI:
         call = _read_gen_ai(attributes, GEN_AI)
         if not call.messages and not call.answer and events:
@@ -260,6 +278,35 @@ def _read_langfuse(attributes: Mapping[str, str]) -> _Call | Refusal:
     return call
 
 
+def _read_vercel_ai(attributes: Mapping[str, str]) -> _Call | Refusal:
+    """The Vercel AI SDK's provider call: ``ai.prompt.messages`` (its own message parts, tool results included)
+    and ``ai.response.text``. The outer ``ai.generateText`` span repeats the call's prompt and answer, so only
+    the provider call is read, once; the function id counts as the operation when it says summarize."""
+    operation = attributes.get(VERCEL_OPERATION, "")
+    if operation in VERCEL_OUTER:
+        return Refusal(VERCEL_AI, f"{operation} is the outer span; its provider call (.doGenerate/.doStream) is read")
+    if operation and not operation.endswith((".doGenerate", ".doStream")):
+        return Refusal(VERCEL_AI, f"operation {operation}, not a chat call")
+    function_id = attributes.get(VERCEL_FUNCTION, "")
+    call = _Call(VERCEL_AI, operation=function_id if SUMMARY_OPERATION.search(function_id.lower()) else "")
+    if VERCEL_MESSAGES in attributes:
+        call.messages = _request_messages(_json(attributes, VERCEL_MESSAGES))
+    elif VERCEL_PROMPT in attributes:
+        prompt = _json_or_text(attributes[VERCEL_PROMPT])
+        if isinstance(prompt, dict) and isinstance(prompt.get("system"), str):
+            call.system = [prompt["system"]]
+        call.messages = _request_messages(prompt)
+    # the text, or the object's JSON as written (answer_text takes its summary field)
+    call.answer = next(([attributes[k]] for k in VERCEL_ANSWERS if attributes.get(k, "").strip()), [])
+    call.model = next((attributes[k] for k in VERCEL_MODELS if attributes.get(k)), "")
+    call.input_tokens = next((v for v in (_int(attributes.get(k)) for k in VERCEL_INPUT_TOKENS) if v is not None),
+                             None)
+    call.output_tokens = next((v for v in (_int(attributes.get(k)) for k in VERCEL_OUTPUT_TOKENS)
+                               if v is not None), None)
+    _take_gen_ai_usage(call, attributes)
+    return call
+
+
 def _read_events(attributes: Mapping[str, str], events: Sequence[Mapping[str, str]]) -> _Call:
     decoded: list[dict[str, Any]] = []
     for event in events:
@@ -308,10 +355,12 @@ def _decide(span_name: str, call: _Call) -> Recognised | Refusal:
     if operation not in CHAT_OPERATIONS and not said_by_operation:
         return Refusal(call.instrumentation, f"operation {call.operation}, not a chat call")
     system = call.system + [m.text for m in call.messages if m.role in ("system", "developer")]
-    turns = [m.text for m in call.messages if m.role not in ("system", "developer", "assistant", "model", "tool")]
+    turns = [m.text for m in call.messages if m.role not in NOT_USER]
     if not turns:
         return Refusal(call.instrumentation, "no user message text (content capture off, or not yet joined)")
-    request = find_request(system, turns, bool(said_by_operation))
+    last_user = max(i for i, m in enumerate(call.messages) if m.role not in NOT_USER)
+    tool_results = [m.text for m in call.messages[last_user + 1:] if m.role == "tool"]
+    request = find_request(system, turns, bool(said_by_operation), tool_results)
     if isinstance(request, str):
         return Refusal(call.instrumentation, request)
     summary, problem = answer_text(call.answer)
@@ -330,7 +379,7 @@ def request_text(raw: str) -> str:
         messages = _request_messages(_json_or_text(raw))
     except _Unreadable:
         return raw
-    turns = [m.text for m in messages if m.role not in ("system", "developer", "assistant", "model", "tool")]
+    turns = [m.text for m in messages if m.role not in NOT_USER]
     return "\n\n".join(turns) if turns else raw
 
 
@@ -428,14 +477,35 @@ def _text(value: Any) -> str:
     return ""
 
 
-def _message(value: Any) -> _Message | None:
+def _messages(value: Any) -> list[_Message]:
+    """One message's turns: its text, and apart, as ``tool`` turns, the tool results it carries (Anthropic's
+    ``tool_result`` blocks in a user message, GenAI's ``tool_call_response`` parts, the AI SDK's ``tool-result``)."""
     if not isinstance(value, dict):
-        return _Message("user", value) if isinstance(value, str) and value.strip() else None
+        return [_Message("user", value)] if isinstance(value, str) and value.strip() else []
     role = str(value.get("role") or value.get("type") or "")
-    role = {"human": "user", "ai": "assistant", "model": "assistant"}.get(role, role)
+    role = {"human": "user", "ai": "assistant", "model": "assistant", **_TOOL_ROLES}.get(role, role)
+    if role == "tool" and "output" in value and "content" not in value:  # an OpenAI Responses function output
+        text = _tool_text(value["output"])
+        return [_Message("tool", text)] if text.strip() else []
     content = value.get("parts", value.get("content", value.get("text", "")))
+    parts = content if isinstance(content, list) else []
+    tools = [_tool_text(p) for p in parts if isinstance(p, dict) and p.get("type") in _TOOL_PARTS]
+    out = [_Message("tool", t) for t in tools if t.strip()]
     text = _text(content)
-    return _Message(role, text) if text.strip() else None
+    if text.strip():
+        out.insert(0, _Message(role, text))
+    return out
+
+
+def _tool_text(part: Any) -> str:
+    """The text a tool answered with: a string, text blocks, {type: text, value}, or JSON as written."""
+    if isinstance(part, dict) and (part.get("type") in _TOOL_PARTS or "value" in part):
+        body = next((part[k] for k in ("content", "response", "result", "output", "value") if k in part), "")
+        return _tool_text(body)
+    if isinstance(part, str):
+        return part
+    text = _text(part)
+    return text if text.strip() else ("" if part is None else json.dumps(part, ensure_ascii=False))
 
 
 def _request_messages(value: Any) -> list[_Message]:
@@ -445,12 +515,11 @@ def _request_messages(value: Any) -> list[_Message]:
         for key in ("messages", "input", "prompt", "inputs"):
             if key in value:
                 return _request_messages(value[key])
-        single = _message(value)
-        return [single] if single else []
+        return _messages(value)
     if isinstance(value, list):
         if value and all(isinstance(v, list) for v in value):  # LangChain: one list of messages per prompt
             value = value[0]
-        return [m for m in (_message(v) for v in value) if m]
+        return [m for v in value for m in _messages(v)]
     if isinstance(value, str) and value.strip():
         return [_Message("user", value)]
     return []
