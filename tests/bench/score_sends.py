@@ -4,9 +4,12 @@
 
 ``--verdicts`` verdicts (two rubrics per span) are written into a fresh embedded database, then each target
 (OTLP logs, Langfuse ingestion, Phoenix span annotations, on the loopback fakes in tests/fakes/score_targets.py,
-which check each request's shape) gets them all through ``send_scores``; a second pass follows. The last line is
-one JSON object: per target, verdicts/s of the first pass, requests, what the target holds, and the second pass's
-sent count.
+which check each request's shape) gets them all through ``send_scores``; a second pass follows. Then Phoenix again
+on a fresh fake and ledger, holding only 3 in 5 of the spans, as when spans reach
+it after their verdicts: the first pass must count only those sent and leave the rest waiting; once the rest of
+the spans arrive the next pass attaches the waiting ones (goal: all held, none left waiting). The last line is one
+JSON object: per target, verdicts/s of the first pass, requests, what the target holds, and the second pass's sent
+count; ``phoenix_late_spans``: sent and waiting after the first pass, sent after the spans arrive, held at the end.
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ from sumwatch.monitor.rubrics.verdicts import RubricResult  # noqa: E402
 from sumwatch.monitor.settings import Settings  # noqa: E402
 from sumwatch.monitor.store.connection import Store  # noqa: E402
 from sumwatch.monitor.store.migrations import migrate  # noqa: E402
-from sumwatch.monitor.store.scores import ScoredSpan, SpanRef, write_scores  # noqa: E402
+from sumwatch.monitor.store.score_sends import SCORE_SENDS_TABLE  # noqa: E402
+from sumwatch.monitor.store.scores import SCORES_TABLE, ScoredSpan, SpanRef, write_scores  # noqa: E402
 
 TARGETS = ("otlp", "langfuse", "phoenix")
 
@@ -72,8 +76,27 @@ def main() -> None:
             print(f"{target}: {first.sent} verdicts in {seconds:.2f}s ({first.sent / seconds:.0f}/s, "
                   f"{requests} requests); second pass sent {second.sent}", file=sys.stderr)
         assert not fake.problems, fake.problems
+        late = late_spans(store, args.verdicts)
         store.close()
-    print(json.dumps({"verdicts": args.verdicts, "targets": report}))
+    print(json.dumps({"verdicts": args.verdicts, "targets": report, "phoenix_late_spans": late}))
+
+
+def late_spans(store: Store, verdicts: int) -> dict[str, int]:
+    """Phoenix holding 3 in 5 spans at the first pass and all of them at the next: sent only when acknowledged."""
+    store.command(f"TRUNCATE TABLE {SCORE_SENDS_TABLE}")
+    spans = sorted({r[0] for r in store.query_rows(f"SELECT SpanId FROM {SCORES_TABLE}")})
+    with FakeScoreTargets() as fake:
+        fake.phoenix_spans = {s for i, s in enumerate(spans) if i % 5 < 3}
+        config = fake.config(export_backoff_s=0.01)
+        [first] = send_scores(store, config, ["phoenix"], limit=verdicts)
+        fake.phoenix_spans = set(spans)
+        [later] = send_scores(store, config, ["phoenix"], limit=verdicts)
+        assert not fake.problems and fake.phoenix_dropped == 0, fake.problems
+        out = {"first_sent": first.sent, "first_waiting": first.waiting, "later_sent": later.sent,
+               "left_waiting": later.waiting, "held": len(fake.phoenix)}
+    print(f"phoenix, spans arriving late: {first.sent} sent and {first.waiting} waiting, then {later.sent} sent "
+          f"once the spans arrived; {later.waiting} left waiting, {out['held']} held", file=sys.stderr)
+    return out
 
 
 if __name__ == "__main__":
