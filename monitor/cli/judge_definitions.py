@@ -226,7 +226,8 @@ def judge_test(rubric: str = RubricArgument, file: Path = FileOption, mode: str 
 def judge_promote(rubric: str = RubricArgument, file: Path = FileOption,
                   force: str | None = typer.Option(None, "--force", help="Promote even when the gate fails; the "
                                                                         "reason is recorded with the version."),
-                  by: str | None = typer.Option(None, "--by", help="Who promotes (recorded with the version)."),
+                  by: str | None = typer.Option(None, "--by", help="Who promotes, recorded with the version "
+                                                                    "(default: your OS user name)."),
                   mode: str | None = ModeOption,
                   db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Test a candidate definition and make it the rubric's active version for every process on the database;
@@ -234,12 +235,14 @@ def judge_promote(rubric: str = RubricArgument, file: Path = FileOption,
     text = _candidate(rubric, file)
     if force is not None and not force.strip():
         fail("--force needs a reason (it is recorded with the version)")
+    from .issues import _os_user  # noqa: PLC0415 - start-up: a command imports what it runs
+
     settings = load_settings(db, home)
     with open_client(settings, note="promoting through it") as client:
         carried = own_settings_for(client, settings, "calibrate")
         with action_progress("testing") as on_progress:
             report = client.judge_promote(rubric, text, origin=str(file), mode=mode or carried.get("mode"),
-                                          force=force, promoted_by=by, on_progress=on_progress)
+                                          force=force, promoted_by=by or _os_user(), on_progress=on_progress)
     if json_:
         print_json(report)
     else:
@@ -247,6 +250,7 @@ def judge_promote(rubric: str = RubricArgument, file: Path = FileOption,
     if not report.promoted:
         fail(f"not promoted: {report.refused}", 1)
     if not json_:
-        out.print(f"promoted {report.judge_version}: the active {rubric} judge for every process on this database"
+        out.print(f"promoted {report.judge_version} by {by or _os_user()}: the active {rubric} judge for every process "
+                  f"on this database"
                   + (" (promoted again: a rollback)" if report.again else "")
                   + (f"; gate overridden: {report.forced}" if report.forced else ""), highlight=False)

@@ -44,6 +44,7 @@ RUBRIC_PATTERN = "^[a-z][a-z0-9_]{0,39}$"
 RubricPath = Annotated[str, Path(pattern=RUBRIC_PATTERN, description="Rubric name (built in or custom)")]
 VersionQuery = Annotated[str | None, Query(max_length=40, description="A stored version tag, or 'shipped' for a "
                                                                       "built-in rubric's packaged file")]
+API_PROMOTER = "api"  # who a promotion is by when a request names nobody: the holder of the API token
 
 
 class CandidateBody(BaseModel):
@@ -56,7 +57,8 @@ class CandidateBody(BaseModel):
     mode: JudgeModeName | None = Field(None, description="judge mode (default: the server's)")
     force: str | None = Field(None, max_length=2_000, description="promote even when the gate fails, for this "
                                                                    "reason (recorded)")
-    promoted_by: str | None = Field(None, max_length=200, description="who promotes (recorded)")
+    promoted_by: str | None = Field(None, max_length=200, description="who promotes (recorded; default: the API "
+                                                                      "token, 'api')")
 
 
 def _summary(rubric: str, definition: JudgeDefinition, s: ServicesDep) -> dict[str, Any]:
@@ -90,14 +92,36 @@ def _version(s: ServicesDep, rubric: str, version: str | None) -> tuple[JudgeDef
         if rubric not in BUILTIN:
             raise ApiError(404, f"{rubric} is not a built-in rubric, so it has no shipped version")
         return BUILTIN[rubric], {}
-    record = stored_version(s.store, rubric, version)
+    record = None
+    for name in version_names(rubric, version):
+        record = stored_version(s.store, rubric, name)
+        if record is not None:
+            break
+        if rubric in BUILTIN and name == BUILTIN[rubric].version:
+            return BUILTIN[rubric], {}  # the version tag `judge list` shows for the shipped file
     if record is None:
-        tags = [r.version for r in judge_history(s.store, rubric)] + ([SHIPPED] if rubric in BUILTIN else [])
+        tags = [r.version for r in judge_history(s.store, rubric)]
+        if rubric in BUILTIN:
+            tags += [f"{SHIPPED} (version {BUILTIN[rubric].version})"]
         raise ApiError(404, f"no version {version!r} of {rubric} (versions: {', '.join(tags) or 'none'})")
     try:
         return record.parsed(), record.results
     except DefinitionError as exc:
         raise ApiError(409, str(exc)) from None
+
+
+def version_names(rubric: str, given: str) -> list[str]:
+    """The version tags ``given`` may mean, as `judge list` and the Judges page show them: the tag itself, the
+    tag without a leading ``v`` (``v1``), or the version in a judge version (``factuality@1~6c1f02aa``).
+
+        version_names("factuality", "v2")   # ["v2", "2"]
+    """
+    names = [given]
+    if given[:1] in "vV" and given[1:]:
+        names.append(given[1:])
+    if given.startswith(f"{rubric}@"):
+        names.append(given[len(rubric) + 1:].split("~", 1)[0])
+    return names
 
 
 def _view(s: ServicesDep, rubric: str, definition: JudgeDefinition, results: dict[str, Any]) -> JudgeDefinitionView:
@@ -190,7 +214,7 @@ def judge_promote(s: ServicesDep, body: CandidateBody, wait: Wait = True) -> Pro
     def work(progress: Progress) -> PromotionReport:
         seed_starter_corpora(s.store, [body.rubric])
         return promote(s.store, s.judges(body.mode), candidate, force_reason=body.force,
-                       promoted_by=body.promoted_by or "", on_progress=progress)
+                       promoted_by=body.promoted_by or API_PROMOTER, on_progress=progress)
 
     result: PromotionReport = _run(s, "judge_promote", work, wait)
     return result

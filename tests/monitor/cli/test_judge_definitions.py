@@ -55,11 +55,46 @@ def test_list_show_history_and_diff_of_a_promoted_version(cli_env, store):
 def test_unknown_versions_and_rubrics_are_one_line(cli_env, store):
     missing = run(cli_env, "judge", "show", "factuality", "--version", "9")
     assert missing.exit_code == 1 and missing.stderr.strip().splitlines() == [
-        "error: no version '9' of factuality (versions: shipped)"]
+        "error: no version '9' of factuality (versions: shipped (version 1))"]
     unknown = run(cli_env, "judge", "show", "tone")
     assert unknown.exit_code == 1 and "no rubric 'tone'" in unknown.stderr
     bad_name = run(cli_env, "judge", "history", "Tone!")
     assert bad_name.exit_code == 2 and "not a rubric name" in bad_name.stderr
+
+
+def test_diff_takes_the_version_names_list_shows(cli_env, store):
+    listed = {r["rubric"]: r for r in json.loads(run(cli_env, "judge", "list", "--json").stdout)}
+    shipped = listed["factuality"]
+    assert (shipped["version"], shipped["shipped"]) == ("1", True)
+    record_promotion(store, JudgeRecord.of(parse_definition(edited()), promoted_by="ana"))
+    listed = json.loads(run(cli_env, "judge", "list", "--json").stdout)
+    promoted = next(r for r in listed if r["rubric"] == "factuality")
+    for a, b in (("shipped", "1"), ("1", "2"), ("v1", "v2"), (shipped["judge_version"], promoted["judge_version"])):
+        diff = run(cli_env, "judge", "diff", "factuality", a, b)
+        assert diff.exit_code == 0, (a, b, diff.output)
+        if a == "shipped":
+            assert diff.stdout == "" and "are the same file" in diff.stderr
+        else:
+            assert '-version = "1"' in diff.stdout and "+Read every negation twice." in diff.stdout, (a, b)
+    shown = run(cli_env, "judge", "show", "factuality", "--version", "v1")
+    assert shown.exit_code == 0 and shown.stdout == BUILTIN["factuality"].text
+    unknown = run(cli_env, "judge", "diff", "factuality", "shipped", "v7")
+    assert unknown.exit_code == 1 and unknown.stderr.strip().splitlines() == [
+        "error: no version 'v7' of factuality (versions: 2, shipped (version 1))"]
+
+
+def test_a_promotion_records_who_made_it(cli_env, store, tmp_path):
+    candidate = tmp_path / "factuality.toml"
+    candidate.write_text(edited())
+    env = {**cli_env, "USER": "dana", "LOGNAME": "dana", "LNAME": "dana", "USERNAME": "dana"}
+    promoted = run(env, "judge", "promote", "factuality", "--file", str(candidate), "--mode", "off",
+                   "--force", "corpus too small")
+    assert promoted.exit_code == 0, promoted.output
+    assert "promoted factuality@2~" in promoted.stdout and " by dana:" in promoted.stdout
+    assert judge_history(store, "factuality")[0].promoted_by == "dana"
+    row = next(r for r in json.loads(run(cli_env, "judge", "list", "--json").stdout) if r["rubric"] == "factuality")
+    assert row["promoted_by"] == "dana"
+    assert "by dana" in run(cli_env, "judge", "show", "factuality").stderr
 
 
 def test_a_broken_candidate_file_is_one_line_naming_file_and_key(cli_env, store, tmp_path):
