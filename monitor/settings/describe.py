@@ -1,13 +1,13 @@
 """Every setting as a row a person reads: its variable and flag, the value in force, where that value came from,
 its default, the rule its value follows and what it does, read from the fields themselves (``sumwatch config``
-prints them; README's settings table is generated from the same fields).
+prints them; the docs site's settings reference is generated from the same fields at each build).
 
     rows = describe_settings(settings, flags={"home"})   # home came from --home
     rows[0].variable, rows[0].value, rows[0].source       # "SUMWATCH_HOME", "/srv/sumwatch", "flag --home"
-    print(settings_markdown())                            # README's table, one per concern
+    print(settings_markdown())                            # the reference's tables, one per concern
 
     python -m sumwatch.monitor.settings.describe --markdown                  # the table on stdout
-    python -m sumwatch.monitor.settings.describe --markdown --write README.md   # between README's markers
+    python -m sumwatch.monitor.settings.describe --markdown --write FILE.md     # between a file's markers
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from . import Settings, redact_url
 
 SET = "(set)"
 START, END = "<!-- settings:start -->", "<!-- settings:end -->"
-COMMAND = "python -m sumwatch.monitor.settings.describe --markdown --write README.md"
+COMMAND = "python -m sumwatch.monitor.settings.describe --markdown"
 
 Shown = str | float | int | bool | None
 
@@ -89,7 +89,7 @@ def describe_settings(settings: Settings, *, flags: set[str] = frozenset(),  # t
     return rows
 
 
-# -- README's table ---------------------------------------------------------------------------------------
+# -- the reference's table -----------------------------------------------------------------------------------
 
 def _cell(text: str) -> str:
     """Text for a markdown table cell: pipes, asterisks and angle brackets kept as written."""

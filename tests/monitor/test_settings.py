@@ -90,8 +90,9 @@ def test_crontab_weekdays_are_written_as_names_counting_from_sunday():
     assert crontab_fields("*/15 * * * *")[4] == "*"
 
 
-def test_every_variable_the_readme_documents_is_a_setting():
-    documented = set(re.findall(r"`(SUMWATCH_[A-Z_]+)`", (ROOT / "README.md").read_text()))
+def test_every_variable_the_readme_and_the_docs_document_is_a_setting():
+    texts = [(ROOT / "README.md").read_text(), *(p.read_text() for p in (ROOT / "docs").rglob("*.md"))]
+    documented = {name for text in texts for name in re.findall(r"`(SUMWATCH_[A-Z_]+)`", text)}
     known = {Settings.env_var(name) for name in Settings.names()}  # the tracker settings among them
     assert documented and documented <= known, f"documented but unknown: {sorted(documented - known)}"
 

@@ -124,9 +124,9 @@ def test_examples_reach_the_prompt_as_data():
     assert "verdict: loaded\nfailure_mode: emotive_wording\nwhy: cheers the result\n</example>" in prompt
 
 
-def test_the_definition_the_readme_shows_is_a_valid_one():
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
-    # the README has other TOML blocks (selectors): the judge definition is the one named "tone"
-    (block,) = [b.split("```")[0] for b in readme.split("```toml\n")[1:] if 'name = "tone"' in b.split("```")[0]]
-    tone = parse_definition(block, origin="README.md")
+def test_the_definition_the_judges_guide_shows_is_a_valid_one():
+    guide = (Path(__file__).resolve().parents[3] / "docs" / "guides" / "judges.md").read_text()
+    # the docs have other TOML blocks (selectors): the judge definition is the one named "tone"
+    (block,) = [b.split("```")[0] for b in guide.split("```toml\n")[1:] if 'name = "tone"' in b.split("```")[0]]
+    tone = parse_definition(block, origin="docs/guides/judges.md")
     assert tone.name == "tone" and tone.examples[0].resolved and tone.checks[0].phrases
