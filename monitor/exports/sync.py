@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from datetime import datetime
 
 from ..contract.exports import ExportResult
 from ..contract.issues import IssueRow, parse_issue_id
@@ -26,10 +25,10 @@ from ..store.exports import FAILED, PENDING, SYNCED, ExportRow, exports_of, load
 from ..store.issue_events import events_of
 from .config import ExportConfig, severity_rank
 from .payload import IssuePayload, build_payload
-from .registry import build_target
+from .registry import build_target, target_problems
 from .tracker import ALERT, CLOSED, OPEN, Ticket, Tracker
 from .transport import ExportError, PermanentError, Uncertain, scrubber
-from .triage_sends import send_triage, unsent
+from .triage_sends import resolved_text, send_triage, unsent
 
 _log = logging.getLogger("sumwatch.exports")
 ALERT_EVENTS = ("new", "regressed")
@@ -120,7 +119,15 @@ def _export_one(store: Store, tracker: Tracker, config: ExportConfig, payload: I
 
 def _sync_ticket(store: Store, tracker: Tracker, payload: IssuePayload, record: ExportRow) -> tuple[Ticket, str]:
     if not record.external_id:
-        return _create_once(store, tracker, payload, record), "created"
+        # triage from before the ticket existed (an assignment, comments, an ignore) follows it as comments
+        ticket = _create_once(store, tracker, payload, record)
+        try:
+            ticket, _ = send_triage(store, tracker, payload.issue_id, ticket, issue_url=payload.issue_url,
+                                    resolved=payload.status == "resolved")
+        except ExportError as exc:  # the ticket is made: the refused comment is on its row, sent with the next sync
+            _log.warning("triage of %s to its new %s ticket failed: %s", payload.issue_id, tracker.name,
+                         scrubber(tracker.config)(str(exc)))
+        return ticket, "created"
     ticket = tracker.fetch(Ticket(record.external_id, record.url, record.tracker_state))
     action = "updated"
     if (ticket.state == CLOSED and record.tracker_state != CLOSED and payload.status != "resolved"
@@ -137,13 +144,15 @@ def _sync_ticket(store: Store, tracker: Tracker, payload: IssuePayload, record: 
                                 f"{payload.issue_url}".strip())
         action = "reopened"
     elif payload.status == "resolved" and record.issue_status != "resolved":
-        tracker.comment(ticket, f"sumwatch: {payload.issue_id} is resolved: no failures of it in the last runs. "
-                                f"{payload.issue_url}".strip())
+        detail = get_issue(store, payload.issue_id)
+        said = (resolved_text(detail, events_of(store, [payload.number])) if detail is not None
+                else f"sumwatch: {payload.issue_id} is resolved.")
+        tracker.comment(ticket, f"{said} {payload.issue_url}".strip())
         action = "resolved"
         if tracker.config.export_close_resolved and ticket.state != CLOSED:
             ticket, action = tracker.set_open(ticket, False), "closed"
-    ticket, sent = send_triage(store, tracker, payload.issue_id, ticket, since=record.created_at,
-                               issue_url=payload.issue_url, resolved=payload.status == "resolved")
+    ticket, sent = send_triage(store, tracker, payload.issue_id, ticket, issue_url=payload.issue_url,
+                               resolved=payload.status == "resolved")
     if sent and action == "updated":
         action = "triage-sent"
     return tracker.update(ticket, payload), action
@@ -190,10 +199,14 @@ def after_clustering(store: Store, config: ExportConfig) -> list[ExportResult]:
 
 
 def triage_to_tickets(store: Store, config: ExportConfig) -> list[ExportResult]:
-    """Every export target's tickets get their issues' unsent triage events, without a full sync: after each
-    sampler pass, so a comment reaches the ticket within a pass. A failure is on the rows and in the log."""
+    """Every ticket gets its issue's unsent triage events, without a full sync: after each sampler pass, so a
+    comment reaches the ticket within a pass, whether the ticket came from ``SUMWATCH_EXPORT_TARGETS`` or an export
+    by hand. A tracker whose settings this process lacks is skipped (logged where it is an export target). A
+    failure is on the rows and in the log."""
     results: list[ExportResult] = []
-    for name in _names(config.export_targets):
+    targets = _names(config.export_targets)
+    ticketed = sorted({row.target for row in load_exports(store).values() if row.external_id} - set(targets))
+    for name in targets + [t for t in ticketed if not target_problems(t, config)]:
         try:
             tracker = build_target(name, config)
         except ValueError as exc:
@@ -210,18 +223,15 @@ def triage_to_tickets(store: Store, config: ExportConfig) -> list[ExportResult]:
 def _to_tickets(store: Store, tracker: Tracker) -> list[ExportResult]:
     results = []
     records = [r for r in load_exports(store, target=tracker.name).values() if r.external_id]
-    # one read for every ticket: most issues have no triage since their ticket was made, and are not read again
-    latest: dict[int, datetime] = {}
-    for e in events_of(store, [r.number for r in records]):
-        latest[e.number] = max(e.at, latest.get(e.number, e.at))
+    # one read for every ticket: most issues have no triage at all, and are not read again
+    triaged = {e.number for e in events_of(store, [r.number for r in records])}
     for record in records:
-        if (record.number not in latest or latest[record.number] <= record.created_at
-                or not unsent(store, tracker, record.number, record.created_at)):
+        if record.number not in triaged or not unsent(store, tracker, record.number):
             continue
         ticket = Ticket(record.external_id, record.url, record.tracker_state or OPEN)
         result = ExportResult(tracker.name, record.issue_id, "triage-sent", record.external_id, record.url)
         try:
-            ticket, _ = send_triage(store, tracker, record.issue_id, ticket, since=record.created_at,
+            ticket, _ = send_triage(store, tracker, record.issue_id, ticket,
                                     issue_url=tracker.config.dashboard_link(f"/issues/{record.issue_id}"),
                                     resolved=record.issue_status == "resolved")
             record.tracker_state, record.phase, record.error = ticket.state, SYNCED, ""

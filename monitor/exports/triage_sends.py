@@ -2,12 +2,13 @@
 comment on every ticket of the issue (ignore also closes it with ``SUMWATCH_EXPORT_CLOSE_IGNORED``),
 sent once per ticket.
 
-    ticket = send_triage(store, tracker, payload.issue_id, ticket, since=record.created_at)  # inside a sync
+    ticket = send_triage(store, tracker, payload.issue_id, ticket)  # inside a sync
     results = triage_to_tickets(store, config)      # after a sampler pass: every ticket with events to send
 
 Resolving is not sent from here: a resolved status, whether a person or a run resolved it, is what the ticket
-sync comments on (and closes with close-resolved). Events the tracker itself caused (a ticket closed there) are
-not echoed back, and events older than the ticket are already in what it was created with.
+sync comments on (``resolved_text``: who resolved it and what the runs saw; closed with close-resolved). Events the
+tracker itself caused (a ticket closed there) are not echoed back; triage from before a ticket existed follows its
+creation as comments, in time order.
 An assignee is a sumwatch name. Where ``SUMWATCH_<TRACKER>_ASSIGNEES`` maps it to an account of the tracker
 (``"ben=ben-gh"``), assigning sets the ticket's assignee to that account and unassigning clears it; a name it does
 not map, or a tracker with no map, gets the comment only, naming the person.
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ..contract.issues import issue_label, parse_issue_id
+from ..contract.issues import IssueDetail, issue_label, parse_issue_id
 from ..issues.triage import TriageAction
 from ..store.connection import Store
 from ..store.event_sends import FAILED, SENT, UNCERTAIN, EventSend, event_sends, save_event_send
@@ -61,13 +62,53 @@ def triage_text(event: IssueEvent, tracker_name: str, issue_url: str = "", accou
     return f"{text} {issue_url}".strip() if issue_url else text
 
 
-def unsent(store: Store, tracker: Tracker, number: int, since: datetime) -> list[IssueEvent]:
+def resolved_text(detail: IssueDetail, events: list[IssueEvent]) -> str:
+    """The ticket comment when ``detail`` became resolved (pure): who resolved it, and what the clustering runs saw of
+    it. A person's resolve that no run has contradicted since names them and the last run's count (which may still be
+    failures); otherwise the runs resolved it, and the comment counts the runs in a row that found none of it."""
+    issue, history = detail.issue_id, list(detail.history)
+    resolve = next((e for e in reversed(events) if e.action in (TriageAction.RESOLVE, TriageAction.REOPEN)), None)
+    if resolve is not None and resolve.action == TriageAction.RESOLVE:
+        since = [h for h in history if datetime.fromisoformat(h["run_at"]) > resolve.at]
+        if not any(h["members"] for h in since):  # no run found it again after the person resolved it
+            text = f"sumwatch: {issue} was resolved by {resolve.by or 'someone'} at {_when(resolve.at)}."
+            before = [h for h in history if h not in since]
+            if before:
+                last = before[-1]
+                text += (f" The last clustering run before that ({last['run_id']}, {_when(last['run_at'])}) "
+                         + (f"still counted {last['members']} failures in it." if last["members"]
+                            else "counted no failures of it."))
+            if since:
+                text += f" {_runs(len(since))} since found no failures of it."
+            return text + " A run that finds it again marks it regressed."
+    quiet = 0
+    for h in reversed(history):
+        if h["members"]:
+            break
+        quiet += 1
+    if not history:
+        return f"sumwatch: {issue} is resolved."
+    last = history[-1]
+    return (f"sumwatch: {issue} is resolved by the clustering runs: no failures of it in the last {_runs(quiet)}"
+            f" (the last {last['run_id']}, {_when(last['run_at'])}).")
+
+
+def _runs(n: int) -> str:
+    return f"{n} clustering run{'s' if n != 1 else ''}"
+
+
+def _when(at: datetime | str) -> str:
+    moment = datetime.fromisoformat(at) if isinstance(at, str) else at
+    return f"{moment:%Y-%m-%d %H:%M} UTC"
+
+
+def unsent(store: Store, tracker: Tracker, number: int) -> list[IssueEvent]:
     """The events of issue ``number`` still to go to ``tracker``'s ticket (never sent, or refused last time),
-    oldest first."""
+    oldest first: those from before the ticket existed too (the ledger, not the ticket's age, says what went)."""
     done = event_sends(store, numbers=[number], target=tracker.name)
     out = []
     for e in events_of(store, [number]):
-        if e.action not in SENT_ACTIONS or e.source == f"tracker:{tracker.name}" or e.at <= since:
+        if e.action not in SENT_ACTIONS or e.source == f"tracker:{tracker.name}":
             continue
         row = done.get((number, tracker.name, e.event_id))
         if row is None or row.phase == FAILED:
@@ -75,13 +116,13 @@ def unsent(store: Store, tracker: Tracker, number: int, since: datetime) -> list
     return out
 
 
-def send_triage(store: Store, tracker: Tracker, issue_id: str, ticket: Ticket, *, since: datetime,
-                issue_url: str = "", resolved: bool = False) -> tuple[Ticket, int]:
+def send_triage(store: Store, tracker: Tracker, issue_id: str, ticket: Ticket, *, issue_url: str = "",
+                resolved: bool = False) -> tuple[Ticket, int]:
     """Send ``issue_id``'s unsent triage events to ``ticket``, in time order: the ticket as it is after them and how
     many went. A refusal is recorded on the event's row and raised (later events wait, keeping the order)."""
     number, sent = parse_issue_id(issue_id), 0
     scrub = scrubber(tracker.config)
-    for event in unsent(store, tracker, number, since):
+    for event in unsent(store, tracker, number):
         action = TriageAction(event.action)
         try:
             if action == TriageAction.REOPEN and ticket.state == CLOSED:

@@ -23,22 +23,23 @@ def _comments(fake, target):
 @pytest.mark.parametrize("target", ("github", "jira", "linear"))
 def test_each_triage_event_becomes_one_comment_on_the_ticket_in_order(issues, fake, tmp_path, target):
     config = fake.config(markdown_dir=str(tmp_path))
-    act(issues, "SW-1", "comment", by="ana", value="before the ticket: already in what it was made with")
+    act(issues, "SW-1", "comment", by="ana", value="before the ticket: it follows the new ticket")
     export_issues(issues, config, target, ["SW-1"])
+    assert "before the ticket: it follows the new ticket" in _comments(fake, target)[0]
     act(issues, "SW-1", "assign", by="ana", value="bo")
     act(issues, "SW-1", "comment", by="bo", value="the prompt drops figures")
     act(issues, "SW-1", "mute", by="bo", value="7d")
     act(issues, "SW-1", "ignore", by="bo")
     result = export_issues(issues, config, target, ["SW-1"])[0]
     assert result.action == "triage-sent" and not fake.problems
-    said = _comments(fake, target)
+    said = _comments(fake, target)[1:]
     assert len(said) == 4, said
     assert "assigned to bo by ana" in said[0] and f"not a {target} account" in said[0]
     assert "bo commented on SW-1" in said[1] and "the prompt drops figures" in said[1]
     assert "muted by bo until" in said[2] and "ignored by bo" in said[3]
     assert "https://sumwatch.example.com/issues/SW-1" in said[3]  # the back-link
     assert export_issues(issues, config, target, ["SW-1"])[0].action == "updated"  # once, not on every sync
-    assert len(_comments(fake, target)) == 4
+    assert len(_comments(fake, target)) == 5
     assert {s.phase for s in event_sends(issues, target=target).values()} == {SENT}
 
 
