@@ -193,8 +193,6 @@ def score_rule_problems(config: ExportConfig) -> list[str]:
     """Problems with SUMWATCH_SCORES_TARGETS and SUMWATCH_SCORES_VERDICTS (checked when the worker starts)."""
     names = _names(config.scores_targets)
     lines = [p for name in dict.fromkeys(names) for p in score_target_problems(name, config)]
-    lines += [f"SUMWATCH_SCORES_SERVICES names {name!r}, not a score target ({', '.join(SCORE_TARGETS)})"
-              for name in parse_score_services(config.scores_services) if name and name not in SCORE_TARGETS]
     lines += [f"SUMWATCH_SCORES_VERDICTS names {name!r}, not a score target ({', '.join(SCORE_TARGETS)})"
               for name in parse_score_verdicts(config.scores_verdicts) if name and name not in SCORE_TARGETS]
     return lines

@@ -150,3 +150,15 @@ def test_every_target_gets_a_passing_verdict_scored_above_a_failing_one(store, t
         assert sent[passing.span_id] >= 0.55 > 0.45 >= sent[failing.span_id]
     judged = {s["observationId"]: s["metadata"]["judge_score"] for s in targets.langfuse.values()}
     assert judged == {failing.span_id: 0.42, passing.span_id: 0.39}  # the judge's own score is kept beside it
+
+
+def test_send_scores_prints_the_verdicts_waiting_for_their_span(store, targets, cli_env):
+    from typer.testing import CliRunner
+
+    from sumwatch.monitor.cli import app
+
+    _score(store)
+    targets.phoenix_spans = set()
+    result = CliRunner().invoke(app, ["send-scores", "--to", "phoenix"], env={**cli_env, **targets.env()})
+    assert result.exit_code == 0, result.output  # waiting is no failure
+    assert "waiting" in result.stdout and "2 verdicts wait for their span" in result.stdout
