@@ -31,8 +31,9 @@ class RulesJudge:
     """
 
     tier = RULES
-    version = "rules-4"  # 2: restatement per sentence, compression where meaningful; 3: day-first dates;
-    # 4: names and amounts checked for precision (aliases, surnames, roles, ages, counts, Unicode words)
+    version = "rules-5"  # 2: restatement per sentence, compression where meaningful; 3: day-first dates;
+    # 4: names and amounts checked for precision (aliases, surnames, roles, ages, counts, Unicode words);
+    # 5: a score line the source does not state fails factuality
 
     def __init__(self) -> None:
         self._judges = {FACTUALITY: factuality.judge, GROUNDEDNESS: groundedness.judge,

@@ -58,7 +58,7 @@ def test_unknown_rubric_is_rejected():
 
 
 def test_judge_names_its_tier():
-    assert judge.tier == "rules" and judge.version == "rules-4"
+    assert judge.tier == "rules" and judge.version == "rules-5"
 
 
 # ---------------------------------------------------------------- factuality
