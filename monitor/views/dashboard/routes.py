@@ -238,7 +238,7 @@ def issues(request: Request, s: ServicesDep, q: Annotated[IssueQuery, Query()]) 
 @_get("/issues/{issue_id}")
 def issue(request: Request, s: ServicesDep, issue_id: IssueIdPath) -> HTMLResponse:
     context = _found(pages.issue_page(s.store, s.settings, issue_id), f"There is no issue {issue_id} in the last run.")
-    context.update(triage.triage_context(s.store, request, context["detail"]))
+    context.update(triage.triage_context(s.store, request, context["detail"], s.export_config))
     return render(request, "issue.html", **context)
 
 
@@ -248,6 +248,9 @@ async def triage_action(request: Request, s: ServicesDep, issue_id: str) -> Resp
     merged into; a TriageError answers 400."""
     fields = await form_fields(request)
     try:
+        confirm = await run_in_threadpool(triage.merge_confirmation, s.store, issue_id, fields)
+        if confirm is not None:  # a merge is asked about first, naming both issues
+            return render(request, "merge_confirm.html", **confirm)
         answer = await run_in_threadpool(triage.triage_from_form, s.store, issue_id, fields, request)
     except UnknownIssue as exc:
         raise ApiError(404, str(exc)) from None

@@ -1,7 +1,8 @@
 """The issue page's triage: the form that resolves, ignores, mutes, merges, assigns and comments, and what it
 posts to.
 
-    context = triage_context(store, request, detail)       # the other issues to merge into, who you are
+    context = triage_context(store, request, detail, export_config)  # issues to merge into, trackers, who you are
+    confirm = merge_confirmation(store, "SW-5", fields)      # a merge's confirm page first (None: go ahead)
     answer = triage_from_form(store, "SW-3", fields, request)   # through routers.triage.triage_issue
 
 Who did it is the name typed in the form, kept for the browser session in a cookie (the dashboard has one
@@ -15,9 +16,12 @@ from urllib.parse import quote, unquote
 
 from starlette.requests import Request
 
-from ...contract.issues import IssueDetail, TriageAnswer
-from ...issues.reads import issue_list
-from ...issues.triage import MAX_NAME, TriageError
+from ...contract.issues import IssueDetail, TriageAnswer, issue_label, parse_issue_id
+from ...exports.config import ExportConfig
+from ...exports.registry import TARGETS, target_problems
+from ...exports.tracker import ALERT
+from ...issues.reads import get_issue, issue_list
+from ...issues.triage import MAX_NAME, TriageError, UnknownIssue
 from ...store.connection import Store
 from ..routers.triage import triage_issue
 
@@ -26,6 +30,7 @@ DASHBOARD_ACTOR = "dashboard"  # who an event is by when the form names nobody
 MUTE_CHOICES = (("", "until it regresses"), ("1h", "1 hour"), ("1d", "1 day"), ("7d", "7 days"), ("30d", "30 days"))
 # the form field that carries each action's value
 VALUE_FIELD = {"merge": "into", "assign": "assignee", "comment": "comment", "mute": "mute_for"}
+CONFIRM_FIELD = "confirm"  # "yes" on the merge confirm page's form: a merge without it is asked about first
 
 
 def actor(request: Request) -> str:
@@ -33,10 +38,42 @@ def actor(request: Request) -> str:
     return unquote(request.cookies.get(NAME_COOKIE) or "")[:MAX_NAME]
 
 
-def triage_context(store: Store, request: Request, detail: IssueDetail) -> dict[str, Any]:
-    """What the issue page's triage form needs besides the issue."""
+def triage_context(store: Store, request: Request, detail: IssueDetail, config: ExportConfig) -> dict[str, Any]:
+    """What the issue page's triage form needs besides the issue: the issues to merge into, the trackers this
+    server can export to (the Export menu offers no other), who you are."""
     others = [r for r in issue_list(store, include_hidden=False).issues if r.number != detail.number]
-    return {"merge_choices": others, "actor": actor(request), "mute_choices": MUTE_CHOICES}
+    return {"merge_choices": others, "actor": actor(request), "mute_choices": MUTE_CHOICES,
+            "export_targets": export_targets(config)}
+
+
+def export_targets(config: ExportConfig) -> list[str]:
+    """The ticket trackers whose settings are all there, in the registry's order."""
+    return [name for name, kind in TARGETS.items() if kind.kind != ALERT and not target_problems(name, config)]
+
+
+def merge_confirmation(store: Store, issue_id: str, fields: dict[str, str]) -> dict[str, Any] | None:
+    """A merge the form has not confirmed: what its confirm page shows (both issues, the fields to post again);
+    None for any other action, or a merge confirmed. TriageError / UnknownIssue (one line) for a merge that
+    cannot be asked about."""
+    if fields.get("action") != "merge" or fields.get(CONFIRM_FIELD) == "yes":
+        return None
+    into_text = (fields.get(VALUE_FIELD["merge"]) or "").strip()
+    if not into_text:
+        raise TriageError(f"merge needs the issue to merge {issue_id} into: choose one")
+    try:
+        number, into_number = parse_issue_id(issue_id), parse_issue_id(into_text)
+    except ValueError as exc:
+        raise TriageError(f"merge into: {exc}") from None
+    issue, into = get_issue(store, issue_label(number)), get_issue(store, issue_label(into_number))
+    if issue is None:
+        raise UnknownIssue(f"no issue {issue_label(number)} (see `sumwatch issues`)")
+    if issue.asked_as:
+        raise TriageError(f"{issue.asked_as} was merged into {issue.issue_id}: triage that issue instead")
+    if into is None:
+        raise UnknownIssue(f"no issue {issue_label(into_number)} to merge into (see `sumwatch issues`)")
+    if into.number == issue.number:
+        raise TriageError(f"cannot merge {issue.issue_id} into itself")
+    return {"issue": issue, "into": into, "by": (fields.get("by") or "").strip()[:MAX_NAME]}
 
 
 def triage_from_form(store: Store, issue_id: str, fields: dict[str, str], request: Request) -> TriageAnswer:
