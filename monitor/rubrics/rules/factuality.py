@@ -18,13 +18,13 @@ SCORE_MODE = "number_mismatch"
 def judge(case: SummaryCase, result: Callable[..., RubricResult]) -> RubricResult:
     changed = changed_scorelines(case.source, case.summary)
     if changed:  # before the number checks, which read "4-1" as two counts the source has
-        first = changed[0]
-        others = len(changed) - 1
-        more = f" ({others} more score line{'s' if others > 1 else ''})" if others else ""
+        score = changed[0]
+        extra = len(changed) - 1
+        also = f" ({extra} more score line{'s' if extra > 1 else ''})" if extra else ""
         return result(
-            FACTUALITY, "numerically_wrong", failure_mode=SCORE_MODE, evidence=versus(first.summary, first.source),
-            explanation=f"In {quote(first.sentence, 80)}, the score {first.summary} is not a result the source "
-                        f"states ({first.source}){more}.", confident=True,
+            FACTUALITY, "numerically_wrong", failure_mode=SCORE_MODE, evidence=versus(score.summary, score.source),
+            explanation=f"In {quote(score.sentence, 80)}, the score {score.summary} is not a result the source "
+                        f"states ({score.source}){also}.", confident=True,
             details=tuple({"claim": c.sentence, "status": "numerically_wrong", "failure_mode": SCORE_MODE,
                            "evidence": versus(c.summary, c.source)} for c in changed))
     analysis = analyze(case.source, case.summary)
