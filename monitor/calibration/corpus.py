@@ -16,6 +16,7 @@ from ..contract.calibration import CorpusItem
 from ..rubrics.verdicts import RUBRICS
 from ..store.connection import Store
 from ..store.corpus import check_item, existing_ids, save_items
+from ..store.judges import known_rubrics
 from .labels import record_label
 
 STARTER_DIR = Path(__file__).parent / "corpora"
@@ -28,10 +29,14 @@ class ImportReport:
     bad: list[tuple[int, str]] = field(default_factory=list)
 
 
-def import_jsonl(store: Store, path: Path, *, origin: str | None = None) -> ImportReport:
-    """Add or update items from JSONL; a bad line is reported with its number and skipped."""
+def import_jsonl(store: Store, path: Path, *, origin: str | None = None,
+                 new_rubrics: Sequence[str] = ()) -> ImportReport:
+    """Add or update items from JSONL; a bad line is reported with its number and skipped. An item's rubric is
+    one the database knows (built in or promoted) or one of ``new_rubrics``, whose definition the importer has
+    (a new rubric's corpus comes before its promotion, as with ``corpus add --definition``)."""
     report = ImportReport()
     items: list[CorpusItem] = []
+    known = (*known_rubrics(store), *new_rubrics)
     with path.open("rb") as fh:
         for line_no, raw in enumerate(fh, start=1):
             if not raw.strip():
@@ -40,16 +45,25 @@ def import_jsonl(store: Store, path: Path, *, origin: str | None = None) -> Impo
                 data = json.loads(raw.decode("utf-8"))
                 if origin and isinstance(data, dict) and not data.get("origin"):
                     data["origin"] = origin
-                items.append(check_item(CorpusItem.from_json(data)))
+                item = check_item(CorpusItem.from_json(data))
+                if item.rubric not in known:
+                    raise ValueError(unknown_rubric(item.rubric, known))
+                items.append(item)
             except (ValueError, TypeError, UnicodeDecodeError) as exc:
                 report.bad.append((line_no, str(exc)))
             except RecursionError:
                 report.bad.append((line_no, "JSON nested too deeply to read"))
-    known = existing_ids(store, (i.item_id for i in items))
+    stored = existing_ids(store, (i.item_id for i in items))
     save_items(store, items)
-    report.updated = sum(1 for i in items if i.item_id in known)
+    report.updated = sum(1 for i in items if i.item_id in stored)
     report.added = len(items) - report.updated
     return report
+
+
+def unknown_rubric(rubric: str, known: Sequence[str]) -> str:
+    """The one line refusing a corpus item of a rubric nobody defined."""
+    return (f"rubric {rubric[:40]!r} is neither built in nor promoted (rubrics: {', '.join(known)}); a new "
+            f"rubric's corpus needs its definition file (--definition FILE)")
 
 
 def export_jsonl(items: Sequence[CorpusItem]) -> str:

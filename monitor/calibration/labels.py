@@ -290,18 +290,23 @@ def _pick_verdict(verdict: str, definition: JudgeDefinition, failure_mode: str |
 
 
 def label_trace(store: Store, trace_id: str, rubric: str, verdict: str, *, by: str = "", span_id: str | None = None,
-                note: str | None = None, failure_mode: str | None = None) -> CorpusItem:
+                note: str | None = None, failure_mode: str | None = None,
+                definition: JudgeDefinition | None = None) -> CorpusItem:
     """A trace's summarization span (the only one, or ``span_id``) becomes an item of ``rubric``'s corpus with
     ``by``'s label; ``verdict`` is ``pass``, ``fail`` or one of the rubric's verdicts, and ``failure_mode`` names
     the failure (one of the rubric's failure modes or failing verdicts; ``fail`` needs it when the rubric has
-    several failing verdicts). Labelling the same span again adds a label to the same item."""
+    several failing verdicts). Labelling the same span again adds a label to the same item. ``definition``: a new
+    rubric's, not promoted yet (its corpus is what gates the promotion), whose verdicts the label takes."""
     labeller = _labeller(by)
     try:
         tid = normalize_trace_id(trace_id)
-        check_rubric(store, rubric)
+        if definition is None:
+            check_rubric(store, rubric)
+        elif definition.name != rubric:
+            raise ValueError(f"the definition is of {definition.name!r}, not {rubric!r}")
     except ValueError as exc:
         raise LabelError(str(exc)) from None
-    definition = active_definitions(store).get(rubric)
+    definition = definition or active_definitions(store).get(rubric)
     if definition is None:
         raise LabelError(f"no active {rubric} definition can be read by this version of sumwatch")
     spans = [s for s in get_trace(store, tid) if s.summarization or s.recognised]

@@ -50,6 +50,19 @@ def _check_status(status: str | None) -> None:
 
 
 BY_HELP = "Who labels (default: your OS user name)."
+DefinitionOption = typer.Option(None, "--definition", help="A new rubric's definition file (TOML), for a rubric not "
+                                                           "promoted yet: its corpus comes first, then `judge test`.")
+
+
+def _definition(file: Path) -> tuple[str, str]:
+    """(rubric, text) of a definition file, checked here: a broken one is one line and exit 2."""
+    from ._shared import engine_errors  # noqa: PLC0415 - start-up: a command imports what it runs
+
+    readable_file(file)
+    with engine_errors():
+        from ..engine.checks import definition_file  # noqa: PLC0415 - start-up: as above
+
+        return definition_file(file)
 
 
 def _labeller(by: str | None) -> str:
@@ -157,13 +170,19 @@ def corpus_add(trace: str = typer.Option(..., "--trace", help="Trace id (32 hex 
                                                                      "several."),
                note: str | None = typer.Option(None, "--note", help="Free text kept with the label."),
                by: str | None = typer.Option(None, "--by", help=BY_HELP),
+               definition: Path | None = DefinitionOption,
                db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Label a trace's summarization span into a rubric's corpus (its source and summary become an item)."""
     check_rubric_name(rubric)
+    text = None
+    if definition is not None:
+        name, text = _definition(definition)
+        if name != rubric:
+            fail(f"{definition}: name: the file defines {name!r}, not {rubric!r}")
     with open_client(load_settings(db, home), note="labelling through it") as client:
         try:
             item = client.label_trace(trace, rubric, verdict, span_id=span, note=note, by=_labeller(by),
-                                      failure_mode=failure_mode)
+                                      failure_mode=failure_mode, definition=text)
         except (KeyError, ValueError) as exc:
             fail(str(exc.args[0] if exc.args else exc))
     if json_:
@@ -237,19 +256,21 @@ def corpus_import(file: Path = typer.Argument(..., help="JSONL of corpus items."
                   allow_partial: bool = flag(False, "--allow-partial",
                                              help="Exit 0 even when bad lines were skipped (by default a file with "
                                                   "bad lines exits 1)."),
+                  definition: Path | None = DefinitionOption,
                   db: str | None = DbOption, home: Path | None = HomeOption, json_: bool = JsonOption) -> None:
     """Add or update corpus items; bad lines are reported by number and skipped, the good ones stored; exit 1
     when any line was skipped, unless --allow-partial."""
     from ..views.client import ClientError  # noqa: PLC0415 - start-up: a command imports what it runs
 
     readable_file(file)
+    new = (_definition(definition)[0],) if definition is not None else ()
     try:
         lines = file.read_bytes()
     except OSError as exc:
         fail(f"cannot read {file}: {exc.strerror or exc}")
     with open_client(load_settings(db, home), note="importing through it") as client:
         try:
-            answer = client.import_corpus(lines)
+            answer = client.import_corpus(lines, new)
         except ClientError as exc:
             if exc.status == 400:
                 fail(f"cannot read {file}: {exc.reason}")

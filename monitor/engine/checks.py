@@ -70,6 +70,15 @@ def candidate_text(rubric: str, file: Path) -> str:
     return definition.text
 
 
+def definition_file(file: Path) -> tuple[str, str]:
+    """(rubric, text) of a definition file, checked here first: a broken file is an :class:`EngineError`."""
+    try:
+        definition = load_definition(file)
+    except DefinitionError as exc:
+        raise EngineError(str(exc)) from None
+    return definition.name, definition.text
+
+
 def warm_clustering_cache(settings: Settings) -> tuple[Path, int]:
     """(numba's cache folder, functions compiled into it now: few when it was already warm)."""
     from sumwatch.clustering.jit_cache import jit_cache_dir  # noqa: PLC0415 - numba and umap only for this

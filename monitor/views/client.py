@@ -364,12 +364,14 @@ class ApiClient(ExperimentCalls):
                                  {"verdict": verdict, "bucket": bucket, "note": note, "example": example, "by": by})
 
     def label_trace(self, trace_id: str, rubric: str, verdict: str, *, span_id: str | None = None,
-                    note: str | None = None, by: str | None = None, failure_mode: str | None = None) -> CorpusItem:
+                    note: str | None = None, by: str | None = None, failure_mode: str | None = None,
+                    definition: str | None = None) -> CorpusItem:
         """A trace's summarization span labelled into ``rubric``'s corpus: KeyError for an unknown trace or span,
         ValueError for a bad rubric, verdict or failure mode."""
         return self._corpus_post("/api/corpus/from-trace", {"trace_id": trace_id, "span_id": span_id,
                                                             "rubric": rubric, "verdict": verdict, "note": note,
-                                                            "by": by, "failure_mode": failure_mode})
+                                                            "by": by, "failure_mode": failure_mode,
+                                                            "definition": definition})
 
     def resolve_label(self, item_id: str, verdict: str, *, by: str | None = None) -> CorpusItem:
         """The final verdict of an item its labellers disagree on: KeyError, ValueError as :meth:`label`."""
@@ -458,8 +460,10 @@ class ApiClient(ExperimentCalls):
         return self._action(IngestAnswer, "/api/ingest", "ingest", on_progress, content=lines,
                             headers={"content-type": "application/x-ndjson"})
 
-    def import_corpus(self, lines: bytes) -> ImportAnswer:
+    def import_corpus(self, lines: bytes, new_rubrics: tuple[str, ...] = ()) -> ImportAnswer:
+        """Corpus items from JSON Lines; ``new_rubrics``: rubrics not promoted yet whose items it may hold."""
         return parse(ImportAnswer, self._call("POST", "/api/corpus/import", content=lines,
+                                              params={"new_rubric": list(new_rubrics)},
                                               headers={"content-type": "application/x-ndjson"}))
 
     def datasets(self) -> list[DatasetVersion]:

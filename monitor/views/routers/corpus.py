@@ -18,15 +18,17 @@ from fastapi import APIRouter, Path, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from ...calibration.corpus import import_jsonl, label_item, seed_starter_corpora
+from ...calibration.corpus import import_jsonl, label_item, seed_starter_corpora, unknown_rubric
 from ...calibration.labels import MAX_LABELLER, LabelError, UnknownItem, label_trace, labeller_agreement, resolve_item
 from ...contract.actions import SkippedLine
 from ...contract.calibration import REJECTED, STATUSES, CorpusItem, CorpusPage, ImportAnswer, LabellerAgreement
 from ...contract.values import PATTERN_MEANS
+from ...rubrics.definition import DefinitionError, parse_definition
 from ...store.corpus import count_items, load_items, next_corpus_cursor
+from ...store.judges import known_rubrics
 from ..errors import ApiError, error_responses
 from ..services import ServicesDep
-from .params import PAGED, TRACE_ID_PATTERN, CursorQuery, Rubric, RubricQuery, known_rubric, limit_query, page
+from .params import PAGED, TRACE_ID_PATTERN, CursorQuery, Rubric, RubricQuery, limit_query, page
 from .uploads import NDJSON_BODY, as_file, read_upload
 
 router = APIRouter(prefix="/api/corpus", tags=["corpus"], responses=error_responses(400, 401, 404))
@@ -61,7 +63,7 @@ class TraceLabelBody(BaseModel):
     span_id: str | None = Field(None, pattern=SPAN_ID_PATTERN, description="its summarization span (needed when "
                                                                            "it has several)")
     rubric: Rubric = Field(description="the corpus the span goes into (404 for a rubric the database does not "
-                                       "know)")
+                                       "know, unless `definition` gives it)")
     verdict: str = Field(min_length=1, max_length=100,
                          description="pass, fail (with failure_mode when the rubric has several failing verdicts) "
                                      "or one of the rubric's verdicts")
@@ -70,6 +72,8 @@ class TraceLabelBody(BaseModel):
                                                  "(stored as the item's bucket); never guessed")
     note: str | None = Field(None, max_length=10_000, description="kept with the label")
     by: str | None = Field(None, max_length=MAX_LABELLER, description="who labels (default: the API token, 'api')")
+    definition: str | None = Field(None, max_length=200_000,
+                                   description="a new rubric's definition (TOML text), for a rubric not promoted yet")
 
 
 class ResolveBody(BaseModel):
@@ -92,13 +96,15 @@ def items(s: ServicesDep, request: Request, response: Response, rubric: RubricQu
 
 @router.post("/import", summary="Add or update items from JSON Lines (bad lines are skipped and reported)",
              openapi_extra=NDJSON_BODY, responses=error_responses(413))
-async def import_items(s: ServicesDep, request: Request) -> ImportAnswer:
+async def import_items(s: ServicesDep, request: Request, new_rubric: Annotated[list[str] | None, Query(
+        description="A new rubric (not promoted yet) whose items the file may hold: its definition is the "
+                    "importer's")] = None) -> ImportAnswer:
     body = await read_upload(request, s.settings.receiver.max_body_bytes)
 
     def run() -> ImportAnswer:
         with as_file(body) as path:
             try:
-                report = import_jsonl(s.store, path)
+                report = import_jsonl(s.store, path, new_rubrics=tuple(new_rubric or ()))
             except RecursionError:
                 raise ApiError(400, "a line is JSON nested too deeply to parse; nothing was imported") from None
         return ImportAnswer(added=report.added, updated=report.updated,
@@ -110,10 +116,18 @@ async def import_items(s: ServicesDep, request: Request) -> ImportAnswer:
 @router.post("/from-trace", summary="Label a trace's summarization span into a rubric's corpus",
              responses=error_responses(404, 422))
 def from_trace(s: ServicesDep, body: TraceLabelBody) -> CorpusItem:
-    known_rubric(s.store, body.rubric)
+    draft = None
+    if body.definition is None:
+        if body.rubric not in (known := known_rubrics(s.store)):
+            raise ApiError(404, unknown_rubric(body.rubric, known))
+    else:
+        try:
+            draft = parse_definition(body.definition, origin=f"the {body.rubric} definition")
+        except DefinitionError as exc:
+            raise ApiError(_UNUSABLE, str(exc)) from None
     try:
         return label_trace(s.store, body.trace_id, body.rubric, body.verdict, by=body.by or API_LABELLER,
-                           span_id=body.span_id, note=body.note, failure_mode=body.failure_mode)
+                           span_id=body.span_id, note=body.note, failure_mode=body.failure_mode, definition=draft)
     except UnknownItem as exc:
         raise ApiError(404, str(exc.args[0])) from None
     except LabelError as exc:

@@ -3,7 +3,8 @@ by two people, their kappa, the disagreement resolved, and one-line refusals."""
 
 import json
 
-from labelled_trace import store_trace
+from fakes.judge_by_prompt import NEGATIONS
+from labelled_trace import SOURCE, store_trace
 from typer.testing import CliRunner
 
 from sumwatch.monitor.cli import app
@@ -62,11 +63,38 @@ def test_add_fail_stores_and_prints_the_failure_named_and_a_resolution_moves_the
     assert (listed["human_verdict"], listed["bucket"]) == ("entity_wrong", "entity_swap")
 
 
+def test_a_new_rubrics_corpus_is_added_and_imported_by_the_same_rule(cli_env, store, tmp_path):
+    trace_id, _ = store_trace(store)
+    definition = tmp_path / "negations.toml"
+    definition.write_text(NEGATIONS)
+    lines = tmp_path / "negations.jsonl"
+    lines.write_text(json.dumps({"rubric": "negations", "source": SOURCE, "summary": "The council did not approve it.",
+                                 "human_verdict": "flipped", "bucket": "negation_flip"}) + "\n")
+    # not promoted and no definition given: both refuse in one line naming the rubrics there are
+    for args in (("corpus", "add", "--trace", trace_id, "--rubric", "negations", "--verdict", "pass"),
+                 ("corpus", "import", str(lines))):
+        refused = run(cli_env, *args)
+        assert refused.exit_code != 0 and "'negations' is neither built in nor promoted (rubrics: groundedness, " \
+            "completeness, factuality, conciseness); a new rubric's corpus needs its definition file" in \
+            refused.stderr, (args, refused.output)
+    # with its definition: both take it, and the label maps pass and fail through the file's verdicts
+    imported = run(cli_env, "corpus", "import", str(lines), "--definition", str(definition))
+    assert imported.exit_code == 0 and "added 1" in imported.stdout, imported.output
+    added = run(cli_env, "corpus", "add", "--trace", trace_id, "--rubric", "negations", "--verdict", "fail",
+                "--failure-mode", "entity_swap", "--definition", str(definition), "--by", "ana")
+    assert added.exit_code == 0 and "negations labelled as renamed, bucket entity_swap" in added.stdout, added.output
+    other = tmp_path / "other.toml"
+    other.write_text(NEGATIONS.replace('name = "negations"', 'name = "tone"'))
+    clash = run(cli_env, "corpus", "add", "--trace", trace_id, "--rubric", "negations", "--verdict", "pass",
+                "--definition", str(other))
+    assert clash.exit_code == 2 and "the file defines 'tone', not 'negations'" in clash.stderr, clash.output
+
+
 def test_labelling_a_trace_refuses_in_one_line(cli_env, store):
     trace_id, _ = store_trace(store)
     cases = [(("--trace", "0" * 32), "no trace 00000000000000000000000000000000 with a summarization span"),
              (("--trace", trace_id, "--verdict", "awful"), "verdict must be pass, fail or a factuality verdict"),
-             (("--trace", trace_id, "--rubric", "tonality"), "rubric must be one of"),
+             (("--trace", trace_id, "--rubric", "tonality"), "'tonality' is neither built in nor promoted"),
              (("--trace", trace_id, "--span", "f" * 16), "has no summarization span")]
     for args, message in cases:
         defaults = {"--rubric": "factuality", "--verdict": "numerically_wrong"}
