@@ -58,7 +58,8 @@ def test_an_issue_opened_from_the_list_shows_source_and_summary_with_the_evidenc
     # the card links to its trace
     href = first.locator("a.trace-link").get_attribute("href")
     assert re.match(r"^/traces/[0-9a-f]{32}#span-[0-9a-f]{16}$", href)
-    assert page.locator("#export-issue").is_visible()
+    # no tracker has settings on this server: the Export menu is not offered, and says what to set
+    assert page.locator("#export-none").is_visible() and page.locator("#export-issue").count() == 0
 
 
 def test_clicking_a_point_on_the_cluster_map_opens_its_trace(page, dataset):
@@ -157,9 +158,8 @@ def test_the_export_button_files_the_issue_with_the_chosen_tracker(browser, data
         assert f"{issue.issue_id}.md" in ticket.inner_text() and "open" in ticket.inner_text()
         assert page.locator("#no-tickets").is_hidden()
         assert issue.title in (tmp_path / f"{issue.issue_id}.md").read_text()
-        page.select_option("#export-target", "github")  # not configured here: the tracker's reason is shown
-        page.click("#export-issue")
-        page.wait_for_function("() => /github/i.test(document.getElementById('export-result').textContent)")
+        # github has no settings here: the menu does not offer it
+        assert page.locator("#export-target option").evaluate_all("os => os.map(o => o.value)") == ["markdown"]
     finally:
         context.close()
         exporting.stop()

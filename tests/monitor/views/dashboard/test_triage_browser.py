@@ -77,13 +77,18 @@ def test_merge_from_the_issue_page_leads_to_the_issue_it_joined(tab, triage_data
     tab.select_option("#triage-into", into.issue_id)
     with tab.expect_navigation():
         tab.click("#triage-merge")
+    # asked first, naming both issues; nothing is merged until confirmed
+    assert tab.locator("#merge-question").inner_text() == f"Merge {merged.issue_id} into {into.issue_id}?"
+    with tab.expect_navigation():
+        tab.click("#merge-confirm-yes")
     assert tab.url.endswith(f"/issues/{into.issue_id}")
     assert merged.issue_id in tab.locator("#merged-in").inner_text()
     # the failures of both count as the one issue's, as the list shows them
     assert f"{into.traces + merged.traces} traces" in tab.locator(".meta-row").inner_text()
     assert f"{merged.issue_id} into {into.issue_id}" in tab.locator("#timeline tr[data-action=merge]").inner_text()
     tab.goto(f"/issues/{merged.issue_id}")  # the old id still opens, as the issue it joined
-    assert tab.locator("#merged-notice").inner_text() == f"{merged.issue_id} was merged into {into.issue_id}."
+    assert tab.locator("#merged-notice").inner_text().startswith(f"{merged.issue_id} was merged into {into.issue_id}.")
+    assert tab.locator("#unmerge-asked").is_visible()
     tab.goto("/issues")
     listed = tab.locator("#issues-table tr[data-issue]").evaluate_all("rows => rows.map(r => r.dataset.issue)")
     assert merged.issue_id not in listed and into.issue_id in listed
