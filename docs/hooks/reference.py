@@ -54,9 +54,20 @@ def _usage(path: str, command: Any) -> str:
     return " ".join([path, "[OPTIONS]", *args]) + more
 
 
+def _kind(param: Any) -> str:
+    """What an option takes, in a word, from the annotation typer read (``int | None`` is a number)."""
+    annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+    text = getattr(annotation, "__name__", None) or str(annotation)
+    for word, shown in (("int", "NUMBER"), ("float", "NUMBER"), ("Path", "PATH"), ("list", "TEXT"),
+                        ("str", "TEXT")):
+        if word in text:
+            return shown
+    return "VALUE"
+
+
 def _option_row(param: Any) -> str:
     names = ", ".join(f"`{o}`" for o in [*param.opts, *param.secondary_opts])
-    kind = "flag" if getattr(param, "is_flag", False) else _cell(param.metavar or "VALUE")
+    kind = "flag" if getattr(param, "is_flag", False) else _cell(param.metavar or _kind(param))
     if getattr(param, "multiple", False):
         kind += ", repeatable"
     default = param.default
@@ -194,9 +205,9 @@ def _keys_table(node: Mapping[str, Any]) -> list[str]:
     required = set(node.get("required", []))
     rows = ["| key | type | required | what it is |", "|---|---|---|---|"]
     for key, sub in node.get("properties", {}).items():
-        rule = f" (pattern `{sub['pattern']}`)" if "pattern" in sub else ""
+        rule = f" Pattern: `{sub['pattern']}`." if "pattern" in sub else ""
         rows.append(f"| `{key}` | {_type(sub).replace('|', chr(92) + '|')} | {'yes' if key in required else 'no'} "
-                    f"| {_cell(sub.get('description', ''))}{_cell(rule)} |")
+                    f"| {_cell(sub.get('description', ''))}{rule.replace('|', chr(92) + '|')} |")
     return rows
 
 
