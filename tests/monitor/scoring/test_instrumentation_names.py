@@ -1,15 +1,19 @@
 """The instrumentation a recognised call is shown under comes from its span's scope, then from the attributes
-only one instrumentation writes, then from the convention its content was read in; `traces` shows it."""
+only one instrumentation writes, then from the convention its content was read in; `traces` and the trace page
+show it."""
 
 import json
 
 import pytest
+from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from sumwatch.monitor.cli import app
+from sumwatch.monitor.runtime import Runtime
 from sumwatch.monitor.scoring.recognise import Recognised
 from sumwatch.monitor.scoring.sampler import Sampler
 from sumwatch.monitor.scoring.selectors import Selectors
+from sumwatch.monitor.views.app import create_app
 from tests.monitor.scoring.chat_calls import SUMMARIES, gen_ai, openinference, openllmetry, pydantic_ai_events
 
 CALL = SUMMARIES[0]
@@ -49,7 +53,7 @@ def _span(i, scope, attributes, service="bot"):
             {"service.name": service}, scope, "1.0", attributes, 10, "Unset", "", (), (), (), (), (), (), ())
 
 
-def test_traces_lists_recognised_calls_under_the_instrumentation_of_their_scope(store, rules_cascade, cli_env):
+def test_traces_and_the_trace_page_name_the_instrumentation_of_the_scope(store, rules_cascade, cli_env, settings):
     store.insert_spans([_span(1, "litellm", openllmetry(CALL)),
                         _span(2, "pydantic-ai", pydantic_ai_events(SUMMARIES[1])),
                         _span(3, "opentelemetry.instrumentation.openai.v1", gen_ai(SUMMARIES[2]))])
@@ -58,3 +62,6 @@ def test_traces_lists_recognised_calls_under_the_instrumentation_of_their_scope(
     assert result.exit_code == 0, result.output
     shown = {r["span_id"]: r["instrumentation"] for r in json.loads(result.stdout)}
     assert shown == {f"{1:016x}": "litellm", f"{2:016x}": "pydantic-ai", f"{3:016x}": "openllmetry"}
+    page = TestClient(create_app(Runtime.build(settings, store)), base_url="http://localhost").get(f"/traces/{1:032x}")
+    assert page.status_code == 200 and "recognised in this litellm span" in page.text
+    assert "openllmetry" not in page.text
