@@ -12,8 +12,8 @@ COMMANDS = ["up", "worker", "ingest", "sample", "rescore", "scores", "cluster", 
 SUBCOMMANDS = {"db": ["migrate", "ddl"], "traces": ["unsure", "show"],
                "corpus": ["list", "label", "add", "agreement", "resolve", "export", "import"],
                "dataset": ["import", "list", "show", "export", "from-issue", "from-traces", "from-corpus"],
-               "issues": ["show", "resolve", "reopen", "ignore", "unignore", "mute", "unmute", "merge", "assign",
-                          "comment"], "judge": ["list", "show", "diff", "history", "test", "promote"],
+               "issues": ["show", "resolve", "reopen", "ignore", "unignore", "mute", "unmute", "merge", "unmerge",
+                          "assign", "comment"], "judge": ["list", "show", "diff", "history", "test", "promote"],
                "alerts": ["check"], "experiment": ["run", "score", "list", "show", "compare", "compare-live"]}
 
 
