@@ -116,6 +116,10 @@ def test_labelling_with_the_keyboard_changes_the_corpus_and_the_calibration_tabl
     page.keyboard.press("p")  # passes
     page.locator(f".queue-item.done[data-item='{second_id}']").wait_for()
     assert load_items(store, item_id=second_id)[0].human_verdict == pass_verdict
+    # the header says the count once, and after keyboard labels it is the store's count, not the page's sum
+    waiting_now = len(load_items(store, status=NEEDS_LABEL))
+    page.wait_for_function(f"() => document.getElementById('queue-count').textContent === '{waiting_now} waiting'")
+    assert page.locator("h1").inner_text() == f"Labelling queue {waiting_now} waiting"
 
     page.reload()
     assert page.locator(f".queue-item[data-item='{item_id}']").count() == 0
