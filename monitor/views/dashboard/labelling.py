@@ -214,4 +214,17 @@ def trace_label_context(store: Store, labelled: str | None) -> dict[str, Any]:
     if labelled and labelled.isalnum() and len(labelled) <= 64:
         found = load_items(store, item_id=labelled)
         item = found[0] if found else None
-    return {"label_rubrics": known_rubrics(store), "labelled_item": item}
+    return {"label_rubrics": known_rubrics(store), "labelled_item": item,
+            "label_failures": failure_choices(active_definitions(store))}
+
+
+def failure_choices(definitions: dict[str, JudgeDefinition]) -> list[tuple[str, str]]:
+    """The failures the label form offers beside ``fail``: (value, the rubrics naming it) for each rubric's failing
+    verdicts and failure modes, so a person picks one instead of typing it."""
+    owners: dict[str, list[str]] = {}
+    for rubric, definition in sorted(definitions.items()):
+        failing = [v for v in definition.overall if v not in definition.passing]
+        for value in [*failing, *definition.mode_names]:
+            if rubric not in owners.setdefault(value, []):
+                owners[value].append(rubric)
+    return [(value, ", ".join(rubrics)) for value, rubrics in sorted(owners.items())]

@@ -134,3 +134,18 @@ def test_a_spans_attribute_count_is_one_number_in_the_tree_and_in_its_panel(seed
     assert tree == panel == "5"  # task, input, output, model and prompt version, wherever it is counted
     listed = re.search(r'<details class="attributes">.*?</details>', page, re.S).group(0)
     assert listed.count("<tr>") == 5 + 1  # each attribute a row, and service.name as a resource attribute
+
+
+def test_the_trace_pages_label_form_offers_each_rubrics_failures_to_pick(seeded_store):
+    """``fail`` on a rubric with several failing verdicts needs the failure named; the form lists them (a
+    datalist on its Failure field) rather than leaving a person to guess a name the server then refuses."""
+    client = _client(seeded_store.settings, seeded_store)
+    trace_id, _ = wire_key(0)
+    page = client.get(f"/traces/{trace_id}").text
+    field = re.search(r'<input type="text" name="failure_mode"[^>]*>', page).group(0)
+    assert 'list="label-failures"' in field
+    offered = dict(re.findall(r'<option value="([^"]+)" label="[^"(]+\(([^)]+)\)">',
+                              re.search(r'<datalist id="label-failures">(.*?)</datalist>', page, re.S).group(1)))
+    assert "factuality" in offered["entity_wrong"] and "factuality" in offered["entity_swap"]
+    assert "groundedness" in offered["unsupported_claim"]
+    assert "pass" not in offered and "grounded" not in offered  # passing verdicts are no failure
