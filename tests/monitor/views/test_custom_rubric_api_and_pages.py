@@ -119,7 +119,7 @@ def test_the_labelling_queue_offers_the_custom_rubrics_own_verdicts(client, tone
     assert wrong.status_code == 400 and "verdict must be one of neutral, slanted" in wrong.json()["error"]
     done = client.post(f"/labelling/{item.item_id}", data={"verdict": "slanted"}, headers=headers)
     assert done.status_code == 200 and done.json() == {"item_id": item.item_id, "status": LABELLED,
-                                                       "verdict": "slanted"}
+                                                       "verdict": "slanted", "waiting": 0}  # the queue's count after it
     # the calibration table has a tone row, now with one label that agrees with the judge's proposal
     row = re.search(r'<tr data-rubric="tone">(.*?)</tr>', client.get("/labelling").text, re.S)
     assert row and re.search(r'class="num labelled">1<', row.group(1)) and "accuracy 100" in row.group(1)
