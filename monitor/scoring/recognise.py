@@ -299,10 +299,8 @@ def _read_vercel_ai(attributes: Mapping[str, str]) -> _Call | Refusal:
     # the text, or the object's JSON as written (answer_text takes its summary field)
     call.answer = next(([attributes[k]] for k in VERCEL_ANSWERS if attributes.get(k, "").strip()), [])
     call.model = next((attributes[k] for k in VERCEL_MODELS if attributes.get(k)), "")
-    call.input_tokens = next((v for v in (_int(attributes.get(k)) for k in VERCEL_INPUT_TOKENS) if v is not None),
-                             None)
-    call.output_tokens = next((v for v in (_int(attributes.get(k)) for k in VERCEL_OUTPUT_TOKENS)
-                               if v is not None), None)
+    call.input_tokens, call.output_tokens = (_first_int(attributes, VERCEL_INPUT_TOKENS),
+                                             _first_int(attributes, VERCEL_OUTPUT_TOKENS))
     _take_gen_ai_usage(call, attributes)
     return call
 
@@ -431,12 +429,15 @@ def _int(raw: Any) -> int | None:
         return None
 
 
+def _first_int(values: Mapping[str, Any], names: Sequence[str]) -> int | None:
+    """The first of ``names`` whose value reads as a whole number."""
+    return next((v for v in (_int(values.get(n)) for n in names) if v is not None), None)
+
+
 def _usage(usage: Mapping[str, Any]) -> tuple[int | None, int | None]:
     """Token counts from a usage object under any of the usual names."""
-    def first(*names: str) -> int | None:
-        return next((v for v in (_int(usage.get(n)) for n in names) if v is not None), None)
-    return (first("input", "input_tokens", "prompt_tokens", "promptTokens"),
-            first("output", "output_tokens", "completion_tokens", "completionTokens"))
+    return (_first_int(usage, ("input", "input_tokens", "prompt_tokens", "promptTokens")),
+            _first_int(usage, ("output", "output_tokens", "completion_tokens", "completionTokens")))
 
 
 def _take_gen_ai_usage(call: _Call, attributes: Mapping[str, str]) -> None:
