@@ -34,6 +34,7 @@ INTEGRATION_FIXTURES = {
     "monitor/views/dashboard/conftest.py::server": "serves the dashboard on uvicorn",
     "monitor/views/dashboard/conftest.py::browser": "launches headless Chromium",
     "monitor/exports/conftest.py::fake": "runs the fake trackers' HTTP server on loopback",
+    "monitor/exports/conftest.py::targets": "runs the fake score targets' HTTP server on loopback",
 }
 
 

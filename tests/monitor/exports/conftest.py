@@ -1,4 +1,5 @@
-"""A store with demo traces and clustering runs written as the clustering job writes them, and the fake trackers."""
+"""A store with demo traces and clustering runs written as the clustering job writes them, the fake trackers and
+the fake score targets."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pytest
+from fakes.score_targets import FakeScoreTargets
 from fakes.trackers import FakeTrackers
 
 from sumwatch.monitor.store.issue_members import REPRESENTATIVE, MemberRow, save_members
@@ -13,6 +15,13 @@ from sumwatch.monitor.store.issues import IssueState, save_states
 from sumwatch.monitor.store.runs import RunRow, save_run
 
 T0 = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def targets():
+    """The loopback Langfuse, Phoenix and OTLP endpoints scores are sent to."""
+    with FakeScoreTargets() as server:
+        yield server
 
 
 @pytest.fixture

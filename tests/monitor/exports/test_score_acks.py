@@ -9,7 +9,6 @@ import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from fakes.score_targets import FakeScoreTargets
 
 from sumwatch.monitor.exports.score_sends import SPAN_WAIT_DAYS, after_sampling, score_rule_problems, send_scores
 from sumwatch.monitor.rubrics.verdicts import RubricResult
@@ -30,11 +29,6 @@ def _score(store, service: str = "svc", results: dict[str, RubricResult] | None 
         "conciseness": RubricResult.make("conciseness", "concise")})], JUDGE)
     return ref
 
-
-@pytest.fixture
-def targets():
-    with FakeScoreTargets() as server:
-        yield server
 
 
 def _phases(store, target: str) -> dict[str, set[str]]:

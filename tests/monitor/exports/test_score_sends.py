@@ -8,7 +8,7 @@ import time
 from datetime import datetime, timezone
 
 import pytest
-from fakes.score_targets import LANGFUSE_SECRET, OTLP_TOKEN, PHOENIX_KEY, FakeScoreTargets, Fault
+from fakes.score_targets import LANGFUSE_SECRET, OTLP_TOKEN, PHOENIX_KEY, Fault
 
 from sumwatch.monitor.exports.score_sends import MAX_SEND_ATTEMPTS, after_sampling, score_rule_problems, send_scores
 from sumwatch.monitor.exports.score_targets import MAX_INGESTION_BYTES, Langfuse, verdict_id
@@ -37,11 +37,6 @@ def _score(store, *, failing: bool = False) -> SpanRef:
                                           "conciseness": RubricResult.make("conciseness", "concise")})], JUDGE)
     return ref
 
-
-@pytest.fixture
-def targets():
-    with FakeScoreTargets() as server:
-        yield server
 
 
 def test_otlp_sends_gen_ai_evaluation_result_events_on_the_evaluated_span(store, targets):

@@ -4,7 +4,7 @@ each sampler pass without ever failing it."""
 import json
 
 import pytest
-from fakes.score_targets import PHOENIX_KEY, FakeScoreTargets, Fault
+from fakes.score_targets import PHOENIX_KEY, Fault
 from typer.testing import CliRunner
 
 from sumwatch.monitor.cli import app
@@ -18,11 +18,6 @@ pytestmark = pytest.mark.integration
 
 NEVER = "0 0 1 1 *"
 
-
-@pytest.fixture
-def targets():
-    with FakeScoreTargets() as server:
-        yield server
 
 
 def _scored(store, settings, n=3):

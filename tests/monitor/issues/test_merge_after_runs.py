@@ -3,46 +3,25 @@ has one trend everywhere, and ``unmerge`` gives the merged issue back (to the li
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
-
-import numpy as np
 import pytest
+from issue_runs import issue_state as _state
+from issue_runs import write_run as _run
 from typer.testing import CliRunner
 
 from sumwatch.monitor.cli import app
 from sumwatch.monitor.issues.job import build_clusterer, run_clustering
 from sumwatch.monitor.issues.reads import get_issue, issue_list
 from sumwatch.monitor.issues.triage import TriageError, act
-from sumwatch.monitor.store.issues import IssueState, issue_states, save_states
-from sumwatch.monitor.store.runs import RunRow, save_run
-
-T0 = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
-
-
-def _state(number: int, members: int) -> IssueState:
-    centroid = np.zeros(8, dtype=np.float32)
-    centroid[number] = 1.0
-    return IssueState(number, f"SW-{number}", f"Filler padding {number}", "d", "c", "f", "high", "conciseness",
-                      "padded", ["filler"], "ongoing", members, members, 0.25, 0, T0, T0, centroid, "m",
-                      "KeywordNamer")
-
-
-def _run(store, run_no: int, states: list[IssueState]) -> str:
-    run_id, at = f"run-{run_no}", datetime.now(timezone.utc) + timedelta(microseconds=run_no)
-    save_states(store, states, run_id, at)
-    save_run(store, RunRow(run_id, at, at, at, at, failures=20, clustered=15, noise=5, issues=len(states),
-                           new_issues=0, embedded=0, promoted=0, namer="KeywordNamer", embedding_model="m",
-                           seconds=1.0))
-    return run_id
+from sumwatch.monitor.store.issues import issue_states
 
 
 @pytest.fixture
 def merged_then_run(store):
     """Run 1: SW-1 (6), SW-2 (4), SW-3 (3); SW-2 merged into SW-1; run 2 (as the job writes the run after a merge:
     no snapshot of SW-2, its failures in SW-1's 13)."""
-    _run(store, 1, [_state(1, 6), _state(2, 4), _state(3, 3)])
+    _run(store, 1, [_state(1, members=6), _state(2, members=4), _state(3, members=3)])
     act(store, "SW-2", "merge", by="ana", value="SW-1")
-    _run(store, 2, [_state(1, 13), _state(3, 3)])
+    _run(store, 2, [_state(1, members=13), _state(3, members=3)])
     return store
 
 
@@ -70,7 +49,7 @@ def test_the_cli_lists_a_merged_issue_with_all_after_the_next_run(merged_then_ru
 
 
 def test_unmerge_before_a_run_gives_the_issue_back_with_its_members(store):
-    _run(store, 1, [_state(1, 6), _state(2, 4)])
+    _run(store, 1, [_state(1, members=6), _state(2, members=4)])
     act(store, "SW-2", "merge", by="ana", value="SW-1")
     assert get_issue(store, "SW-1").members == 10
     event = act(store, "SW-2", "unmerge", by="ben")

@@ -7,6 +7,10 @@ from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pytest
+from issue_runs import T0
+from issue_runs import issue_state as _state
+from issue_runs import unit as _unit
+from issue_runs import write_run as _run
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
@@ -17,33 +21,9 @@ from sumwatch.monitor.issues.reads import get_issue, issue_list
 from sumwatch.monitor.issues.triage import TriageError, UnknownIssue, act
 from sumwatch.monitor.runtime import Runtime
 from sumwatch.monitor.store.issue_events import events_of
-from sumwatch.monitor.store.issues import IssueState, issue_states, save_states
-from sumwatch.monitor.store.runs import RunRow, latest_run_id, save_run
+from sumwatch.monitor.store.issues import issue_states
+from sumwatch.monitor.store.runs import latest_run_id
 from sumwatch.monitor.views.app import create_app
-
-T0 = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
-DIM = 8
-
-
-def _unit(i: int) -> np.ndarray:
-    v = np.zeros(DIM, dtype=np.float32)
-    v[i] = 1.0
-    return v
-
-
-def _state(number: int, status: str = "ongoing", members: int = 5) -> IssueState:
-    return IssueState(number, f"SW-{number}", f"Filler padding {number}", "d", "c", "f", "high", "conciseness",
-                      "padded", ["filler"], status, members, members, 0.25, 0, T0, T0, _unit(number), "m",
-                      "KeywordNamer")
-
-
-def _run(store, run_no: int, states: list[IssueState]) -> str:
-    run_id, at = f"run-{run_no}", datetime.now(timezone.utc)  # after the events the test took before it
-    save_states(store, states, run_id, at)
-    save_run(store, RunRow(run_id, at, at, at, at, failures=20, clustered=15, noise=5, issues=len(states),
-                           new_issues=0, embedded=0, promoted=0, namer="KeywordNamer", embedding_model="m",
-                           seconds=1.0))
-    return run_id
 
 
 @pytest.fixture
