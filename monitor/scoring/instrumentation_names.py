@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-OPENINFERENCE, GEN_AI, GEN_AI_EVENTS = "openinference", "gen_ai", "gen_ai-events"
-OPENLLMETRY, LOGFIRE, LANGFUSE = "openllmetry", "logfire", "langfuse"
-LITELLM, PYDANTIC_AI, VERCEL_AI = "litellm", "pydantic-ai", "vercel-ai"
+from .recognise import GEN_AI, GEN_AI_EVENTS, LANGFUSE, LOGFIRE, OPENINFERENCE, OPENLLMETRY, VERCEL_AI
+
+LITELLM, PYDANTIC_AI = "litellm", "pydantic-ai"  # named by their scope or attributes; read in others' conventions
 
 # The scope names each project gives its tracer, as its source sets them (checked against each repository):
 # an exact name, or a prefix ending in "." that every scope of the project starts with.
