@@ -21,14 +21,15 @@ from ..contract.issues import IssueRow, parse_issue_id
 from ..issues.reads import get_issue, list_issues
 from ..issues.triage import TriageAction, act
 from ..store.connection import Store
+from ..store.event_sends import event_sends
 from ..store.exports import FAILED, PENDING, SYNCED, ExportRow, exports_of, load_exports, save_export
-from ..store.issue_events import events_of
+from ..store.issue_events import IssueEvent, events_of
 from .config import ExportConfig, severity_rank
 from .payload import IssuePayload, build_payload
 from .registry import build_target, target_problems
 from .tracker import ALERT, CLOSED, OPEN, Ticket, Tracker
 from .transport import ExportError, PermanentError, Uncertain, scrubber
-from .triage_sends import resolved_text, send_triage, unsent
+from .triage_sends import pending, resolved_text, send_triage
 
 _log = logging.getLogger("sumwatch.exports")
 ALERT_EVENTS = ("new", "regressed")
@@ -201,12 +202,24 @@ def after_clustering(store: Store, config: ExportConfig) -> list[ExportResult]:
 def triage_to_tickets(store: Store, config: ExportConfig) -> list[ExportResult]:
     """Every ticket gets its issue's unsent triage events, without a full sync: after each sampler pass, so a
     comment reaches the ticket within a pass, whether the ticket came from ``SUMWATCH_EXPORT_TARGETS`` or an export
-    by hand. A tracker whose settings this process lacks is skipped (logged where it is an export target). A
-    failure is on the rows and in the log."""
-    results: list[ExportResult] = []
+    by hand. Two reads when nothing waits (the tickets, their issues' events), one more per tracker whose tickets
+    have events; a tracker is built only when one of its tickets has something to send. A tracker whose settings
+    this process lacks is skipped (logged where it is an export target). A failure is on the rows and in the log."""
+    tickets: dict[str, list[ExportRow]] = {}
+    for row in load_exports(store).values():
+        if row.external_id:
+            tickets.setdefault(row.target, []).append(row)
+    events: dict[int, list[IssueEvent]] = {}
+    for e in events_of(store, sorted({r.number for rows in tickets.values() for r in rows})):
+        events.setdefault(e.number, []).append(e)
     targets = _names(config.export_targets)
-    ticketed = sorted({row.target for row in load_exports(store).values() if row.external_id} - set(targets))
-    for name in targets + [t for t in ticketed if not target_problems(t, config)]:
+    results: list[ExportResult] = []
+    for name in targets + sorted(t for t in tickets if t not in targets and not target_problems(t, config)):
+        records = [r for r in tickets.get(name, []) if r.number in events]
+        done = event_sends(store, numbers=[r.number for r in records], target=name) if records else {}
+        records = [r for r in records if pending(events[r.number], done, name)]
+        if not records:
+            continue
         try:
             tracker = build_target(name, config)
         except ValueError as exc:
@@ -214,20 +227,15 @@ def triage_to_tickets(store: Store, config: ExportConfig) -> list[ExportResult]:
             continue
         try:
             if tracker.kind != ALERT:
-                results += _to_tickets(store, tracker)
+                results += _to_tickets(store, tracker, records)
         finally:
             tracker.close()
     return results
 
 
-def _to_tickets(store: Store, tracker: Tracker) -> list[ExportResult]:
+def _to_tickets(store: Store, tracker: Tracker, records: list[ExportRow]) -> list[ExportResult]:
     results = []
-    records = [r for r in load_exports(store, target=tracker.name).values() if r.external_id]
-    # one read for every ticket: most issues have no triage at all, and are not read again
-    triaged = {e.number for e in events_of(store, [r.number for r in records])}
     for record in records:
-        if record.number not in triaged or not unsent(store, tracker, record.number):
-            continue
         ticket = Ticket(record.external_id, record.url, record.tracker_state or OPEN)
         result = ExportResult(tracker.name, record.issue_id, "triage-sent", record.external_id, record.url)
         try:

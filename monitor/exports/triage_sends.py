@@ -16,6 +16,7 @@ not map, or a tracker with no map, gets the comment only, naming the person.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 
 from ..contract.issues import IssueDetail, issue_label, parse_issue_id
@@ -105,15 +106,16 @@ def _when(at: datetime | str) -> str:
 def unsent(store: Store, tracker: Tracker, number: int) -> list[IssueEvent]:
     """The events of issue ``number`` still to go to ``tracker``'s ticket (never sent, or refused last time),
     oldest first: those from before the ticket existed too (the ledger, not the ticket's age, says what went)."""
-    done = event_sends(store, numbers=[number], target=tracker.name)
-    out = []
-    for e in events_of(store, [number]):
-        if e.action not in SENT_ACTIONS or e.source == f"tracker:{tracker.name}":
-            continue
-        row = done.get((number, tracker.name, e.event_id))
-        if row is None or row.phase == FAILED:
-            out.append(e)
-    return out
+    return pending(events_of(store, [number]), event_sends(store, numbers=[number], target=tracker.name),
+                   tracker.name)
+
+
+def pending(events: Iterable[IssueEvent], done: Mapping[tuple[int, str, str], EventSend], target: str
+            ) -> list[IssueEvent]:
+    """Of ``events``, those still to go to ``target``'s tickets given its ledger rows ``done`` (pure): one read of
+    each for many tickets, as after a sampler pass."""
+    return [e for e in events if e.action in SENT_ACTIONS and e.source != f"tracker:{target}"
+            and ((row := done.get((e.number, target, e.event_id))) is None or row.phase == FAILED)]
 
 
 def send_triage(store: Store, tracker: Tracker, issue_id: str, ticket: Ticket, *, issue_url: str = "",

@@ -83,3 +83,20 @@ def test_a_comment_reaches_a_ticket_exported_by_hand_without_export_targets(issu
     assert [(r.target, r.issue_id, r.action) for r in results] == [("github", "SW-1", "triage-sent")]
     assert _said(fake)[-1].endswith("the prompt drops figures")
     assert triage_to_tickets(issues, config) == []
+
+
+def test_a_pass_with_nothing_to_send_reads_a_fixed_few_tables_and_builds_no_tracker(issues, fake, tmp_path,
+                                                                                    monkeypatch):
+    config = fake.config(markdown_dir=str(tmp_path), export_targets="github,linear")
+    export_issues(issues, config, "github", ["SW-1", "SW-2"])
+    export_issues(issues, config, "linear", ["SW-1"])
+    act(issues, "SW-1", "comment", by="ana", value="sent once")
+    act(issues, "SW-2", "assign", by="ana", value="bo")
+    assert len(triage_to_tickets(issues, config)) == 3
+    reads, built = [], []
+    real_query = issues.query_rows
+    monkeypatch.setattr(issues, "query_rows", lambda sql, *a, **k: reads.append(sql) or real_query(sql, *a, **k))
+    monkeypatch.setattr("sumwatch.monitor.exports.sync.build_target", lambda name, cfg: built.append(name))
+    requests = len(fake.requests)
+    assert triage_to_tickets(issues, config) == []  # every event went: the ledger says so, one read per tracker
+    assert len(reads) <= 4 and built == [] and len(fake.requests) == requests
