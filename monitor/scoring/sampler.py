@@ -136,13 +136,13 @@ class SpanSelector:
     def recognise(self, span_name: str, service: str, attributes: dict[str, str],
                   events: Sequence[dict[str, str]], scope: str = "") -> Recognised | None:
         """The case an untagged candidate holds (first matching selector, then the built-in rules), or None."""
-        chosen = self.selectors.first(span_name, service, attributes)
-        if chosen is not None:
-            found = chosen.read(attributes)
-        elif self.recognised:
+        if self.recognised:  # Selectors.recognise tries the selectors first: they are matched once per span
             found = self.selectors.recognise(span_name, service, attributes, events, scope)
         else:
-            return None
+            chosen = self.selectors.first(span_name, service, attributes)
+            if chosen is None:
+                return None
+            found = chosen.read(attributes)
         return found if isinstance(found, Recognised) else None
 
 
