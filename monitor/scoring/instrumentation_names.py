@@ -17,6 +17,7 @@ own name for itself, so it comes first; only scopes that one project alone uses 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 
 from .recognise import GEN_AI, GEN_AI_EVENTS, LANGFUSE, LOGFIRE, OPENINFERENCE, OPENLLMETRY, VERCEL_AI
 
@@ -55,6 +56,7 @@ MARKERS: tuple[tuple[str, str], ...] = (
 )
 
 
+@lru_cache(maxsize=256)  # a deployment has a handful of scope names, and the sampler asks once per span
 def scope_instrumentation(scope: str) -> str:
     """The instrumentation a scope name belongs to, or ``""`` when the scope does not say."""
     scope = scope.strip()
