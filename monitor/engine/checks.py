@@ -61,13 +61,10 @@ def check_judge(connection: LLMConnection) -> JudgeCheck:
 def candidate_text(rubric: str, file: Path) -> str:
     """The text of the definition file for ``rubric``, checked here first: a broken file, or one defining
     another rubric, is an :class:`EngineError` naming the file and the key."""
-    try:
-        definition = load_definition(file)
-    except DefinitionError as exc:
-        raise EngineError(str(exc)) from None
-    if definition.name != rubric:
-        raise EngineError(f"{file}: name: the file defines {definition.name!r}, not {rubric!r}")
-    return definition.text
+    name, text = definition_file(file)
+    if name != rubric:
+        raise EngineError(f"{file}: name: the file defines {name!r}, not {rubric!r}")
+    return text
 
 
 def definition_file(file: Path) -> tuple[str, str]:
