@@ -86,7 +86,9 @@ def test_diff_takes_the_version_names_list_shows(cli_env, store):
 def test_a_promotion_records_who_made_it(cli_env, store, tmp_path):
     candidate = tmp_path / "factuality.toml"
     candidate.write_text(edited())
-    env = {**cli_env, "USER": "dana", "LOGNAME": "dana", "LNAME": "dana", "USERNAME": "dana"}
+    # the rules tier alone judges the gate: the embeddings tier would load the sentence model (integration tier)
+    env = {**cli_env, "USER": "dana", "LOGNAME": "dana", "LNAME": "dana", "USERNAME": "dana",
+           "SUMWATCH_EMBEDDINGS": "false"}
     promoted = run(env, "judge", "promote", "factuality", "--file", str(candidate), "--mode", "off",
                    "--force", "corpus too small")
     assert promoted.exit_code == 0, promoted.output
