@@ -237,12 +237,13 @@ def judge_promote(rubric: str = RubricArgument, file: Path = FileOption,
         fail("--force needs a reason (it is recorded with the version)")
     from .issues import _os_user  # noqa: PLC0415 - start-up: a command imports what it runs
 
+    by = by or _os_user()
     settings = load_settings(db, home)
     with open_client(settings, note="promoting through it") as client:
         carried = own_settings_for(client, settings, "calibrate")
         with action_progress("testing") as on_progress:
             report = client.judge_promote(rubric, text, origin=str(file), mode=mode or carried.get("mode"),
-                                          force=force, promoted_by=by or _os_user(), on_progress=on_progress)
+                                          force=force, promoted_by=by, on_progress=on_progress)
     if json_:
         print_json(report)
     else:
@@ -250,7 +251,7 @@ def judge_promote(rubric: str = RubricArgument, file: Path = FileOption,
     if not report.promoted:
         fail(f"not promoted: {report.refused}", 1)
     if not json_:
-        out.print(f"promoted {report.judge_version} by {by or _os_user()}: the active {rubric} judge for every process "
+        out.print(f"promoted {report.judge_version} by {by}: the active {rubric} judge for every process "
                   f"on this database"
                   + (" (promoted again: a rollback)" if report.again else "")
                   + (f"; gate overridden: {report.forced}" if report.forced else ""), highlight=False)
