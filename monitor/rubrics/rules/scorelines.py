@@ -81,9 +81,10 @@ def scorelines(text: str, *, strict: bool = True) -> list[tuple[tuple[int, int],
 def changed_scorelines(source: str, summary: str) -> list[Scoreline]:
     """The summary's score lines the source, which states results, does not state (either way round)."""
     stated = scorelines(source, strict=False)
-    if not any(_RESULT.search(sentence) for _, _, sentence in stated):
+    results = [written for _, written, sentence in stated if _RESULT.search(sentence)]
+    if not results:
         return []
     pairs = {p for p, _, _ in stated} | {(b, a) for (a, b), _, _ in stated}
-    shown = ", ".join(dict.fromkeys(w for _, w, s in stated if _RESULT.search(s)))
+    shown = ", ".join(dict.fromkeys(results))
     return [Scoreline(written, shown, sentence) for pair, written, sentence in scorelines(summary)
             if pair not in pairs]
