@@ -26,9 +26,6 @@ MAX_INSTRUCTION_WORDS = 80  # text around a delimited block longer than this is 
 MAX_VERDICT_WORDS = 25  # a yes/no answer this short is a verdict on something, not a summary of it
 
 SUMMARY_OPERATION = re.compile(r"summar|tl;?dr|digest")
-_VERB, _NOUN, _OTHER_TASK, _REQUEST_START = words.VERB, words.NOUN, words.OTHER_TASK, words.REQUEST_START
-_LABEL, _OUTPUT_LABEL, _LABELLED_ANSWER = words.LABEL, words.OUTPUT_LABEL, words.LABELLED_ANSWER
-_ANSWER_PREAMBLE = words.ANSWER_PREAMBLE
 
 _TAGGED = re.compile(r"<([A-Za-z][\w-]*)(?:\s[^>]*)?>(.*?)</\1\s*>", re.S)
 _FENCED = re.compile(r"```[\w-]*[ \t]*\n?(.*?)```", re.S)
@@ -108,7 +105,7 @@ def answer_text(parts: Sequence[str]) -> tuple[str, str]:
             return "", "the answer is JSON, not summary text"
     if words.VERDICT_ANSWER.match(text) and _words(text) <= MAX_VERDICT_WORDS:
         return "", "the answer is a yes/no verdict, not a summary"
-    return _ANSWER_PREAMBLE.sub("", text, count=1).strip(), ""
+    return words.ANSWER_PREAMBLE.sub("", text, count=1).strip(), ""
 
 
 def _judges_a_summary(system_text: str, message: str) -> bool:
@@ -124,13 +121,13 @@ def _other_request(text: str) -> bool:
     translation ...)."""
     head = re.match(r"\s*([^:\n?]{0,200}(?:[:?]|\n|$))", text)
     opening = head.group(1) if head else ""
-    return opening.rstrip().endswith("?") or bool(_OTHER_TASK.search(opening))
+    return opening.rstrip().endswith("?") or bool(words.OTHER_TASK.search(opening))
 
 
 def _asks_for_summary(instruction: str) -> bool:
-    if _VERB.search(instruction):
+    if words.VERB.search(instruction):
         return True
-    return bool(_NOUN.search(instruction)) and not _OTHER_TASK.search(instruction)
+    return bool(words.NOUN.search(instruction)) and not words.OTHER_TASK.search(instruction)
 
 
 def _words(text: str) -> int:
@@ -189,11 +186,11 @@ def _by_separator(text: str) -> tuple[str, str, str] | None:
 
 
 def _by_label(text: str) -> tuple[str, str, str] | None:
-    m = _LABEL.search(text)
+    m = words.LABEL.search(text)
     if m is None or not _short(text[:m.start()]):
         return None
     body = text[m.end():]
-    trailer = _OUTPUT_LABEL.search(body)
+    trailer = words.OUTPUT_LABEL.search(body)
     instruction = text[:m.start()]
     if trailer:
         instruction += " " + body[trailer.start():]
@@ -233,7 +230,7 @@ def _by_sentence(text: str) -> tuple[str, str, str]:
 
 
 def _is_instruction(text: str) -> bool:
-    return bool(_REQUEST_START.match(text)) and not _LABELLED_ANSWER.match(text) and _asks_for_summary(text)
+    return bool(words.REQUEST_START.match(text)) and not words.LABELLED_ANSWER.match(text) and _asks_for_summary(text)
 
 
 def _closing_instruction(text: str) -> int | None:
@@ -259,7 +256,7 @@ def _lead_in(text: str) -> tuple[str, str]:
 
 def _clean(document: str) -> str:
     cleaned = _SEPARATOR.sub("", document).strip()
-    trailer = _OUTPUT_LABEL.search("\n" + cleaned)
+    trailer = words.OUTPUT_LABEL.search("\n" + cleaned)
     if trailer and trailer.start() > 0:
         cleaned = cleaned[:trailer.start() - 1]
     return cleaned.strip().strip('"\u201c\u201d').strip()
