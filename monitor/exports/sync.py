@@ -17,7 +17,7 @@ import logging
 from collections.abc import Sequence
 
 from ..contract.exports import ExportResult
-from ..contract.issues import IssueRow, parse_issue_id
+from ..contract.issues import IssueDetail, IssueRow, parse_issue_id
 from ..issues.reads import get_issue, list_issues
 from ..issues.triage import TriageAction, act
 from ..store.connection import Store
@@ -78,15 +78,15 @@ def export_issues(store: Store, config: ExportConfig, target: str, issue_ids: Se
                 continue
             payload = build_payload(store, detail, config)
             record = known.get((payload.number, target)) or ExportRow(payload.number, target)
-            results.append(_export_one(store, tracker, config, payload, record, run_id, dry_run, event))
+            results.append(_export_one(store, tracker, config, detail, payload, record, run_id, dry_run, event))
     finally:
         if own:
             tracker.close()
     return results
 
 
-def _export_one(store: Store, tracker: Tracker, config: ExportConfig, payload: IssuePayload, record: ExportRow,
-                run_id: str, dry_run: bool, event: str) -> ExportResult:
+def _export_one(store: Store, tracker: Tracker, config: ExportConfig, detail: IssueDetail, payload: IssuePayload,
+                record: ExportRow, run_id: str, dry_run: bool, event: str) -> ExportResult:
     result = ExportResult(tracker.name, payload.issue_id, "", record.external_id, record.url, record.tracker_state)
     if tracker.kind == ALERT:
         if record.run_id == run_id and record.phase == SYNCED:
@@ -105,7 +105,7 @@ def _export_one(store: Store, tracker: Tracker, config: ExportConfig, payload: I
             tracker.send(payload, payload.status if event == "alert" else event)
             result.action = "alerted"
         else:
-            ticket, result.action = _sync_ticket(store, tracker, payload, record)
+            ticket, result.action = _sync_ticket(store, tracker, detail, payload, record)
             record.external_id, record.url, record.tracker_state = ticket.external_id, ticket.url, ticket.state
             result.external_id, result.url, result.tracker_state = ticket.external_id, ticket.url, ticket.state
         record.phase, record.error = SYNCED, ""
@@ -118,7 +118,8 @@ def _export_one(store: Store, tracker: Tracker, config: ExportConfig, payload: I
     return result
 
 
-def _sync_ticket(store: Store, tracker: Tracker, payload: IssuePayload, record: ExportRow) -> tuple[Ticket, str]:
+def _sync_ticket(store: Store, tracker: Tracker, detail: IssueDetail, payload: IssuePayload, record: ExportRow
+                 ) -> tuple[Ticket, str]:
     if not record.external_id:
         # triage from before the ticket existed (an assignment, comments, an ignore) follows it as comments
         ticket = _create_once(store, tracker, payload, record)
@@ -145,9 +146,7 @@ def _sync_ticket(store: Store, tracker: Tracker, payload: IssuePayload, record: 
                                 f"{payload.issue_url}".strip())
         action = "reopened"
     elif payload.status == "resolved" and record.issue_status != "resolved":
-        detail = get_issue(store, payload.issue_id)
-        said = (resolved_text(detail, events_of(store, [payload.number])) if detail is not None
-                else f"sumwatch: {payload.issue_id} is resolved.")
+        said = resolved_text(detail, events_of(store, [payload.number]))  # the detail the payload was built from
         tracker.comment(ticket, f"{said} {payload.issue_url}".strip())
         action = "resolved"
         if tracker.config.export_close_resolved and ticket.state != CLOSED:

@@ -6,7 +6,8 @@ from datetime import datetime, timedelta, timezone
 
 from fakes.trackers import Fault
 
-from sumwatch.monitor.exports import export_issues, triage_to_tickets
+from sumwatch.monitor.exports import export_issues, sync, triage_to_tickets
+from sumwatch.monitor.issues.reads import get_issue
 from sumwatch.monitor.issues.triage import act
 from sumwatch.monitor.store.exports import load_exports
 
@@ -17,11 +18,14 @@ def _said(fake) -> list[str]:
     return [text for _, text in fake.github_comments]
 
 
-def test_a_resolve_by_hand_names_who_and_what_the_last_run_still_counted(issues, fake, tmp_path):
+def test_a_resolve_by_hand_names_who_and_what_the_last_run_still_counted(issues, fake, tmp_path, monkeypatch):
     config = fake.config(markdown_dir=str(tmp_path))
     export_issues(issues, config, "github", ["SW-1"])
     act(issues, "SW-1", "resolve", by="alice", source="dashboard")
+    read = []
+    monkeypatch.setattr(sync, "get_issue", lambda store, iid, **kw: read.append(iid) or get_issue(store, iid, **kw))
     assert export_issues(issues, config, "github", ["SW-1"])[0].action == "resolved"
+    assert read == ["SW-1"]  # the comment takes the runs from the detail the payload was built from
     said = _said(fake)[-1]
     assert "SW-1 was resolved by alice at " in said
     assert "The last clustering run before that (run-1, 2026-11-20 13:00 UTC) still counted 5 failures in it." in said
