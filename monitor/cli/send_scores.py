@@ -69,13 +69,15 @@ def send_scores(to: list[str] = typer.Option(None, "--to", help="Target: otlp, l
         print_json([r.to_json() for r in results])
     elif dry_run:
         for r in results:
-            out.print(f"[bold]{r.target}[/bold]: would send {r.would_send} verdicts; the first request:",
-                      highlight=False)
-            print_json(r.requests[0] if r.requests else None)
+            first = "; the first request:" if r.requests else ""
+            out.print(f"[bold]{r.target}[/bold] for {escape(_services(r.services))}: would send {r.would_send} "
+                      f"verdicts{first}", highlight=False)
+            if r.requests:
+                print_json(r.requests[0])
     else:
-        out.print(table("scores sent", ["target", "sent", "failed", "waiting", "given up", "first error"],
-                        [(r.target, str(r.sent), str(r.failed), str(r.waiting), str(r.given_up),
-                          escape(r.errors[0] if r.errors else "-")) for r in results]))
+        out.print(table("scores sent", ["target", "services", "sent", "failed", "waiting", "given up", "first error"],
+                        [(r.target, escape(_services(r.services)), str(r.sent), str(r.failed), str(r.waiting),
+                          str(r.given_up), escape(r.errors[0] if r.errors else "-")) for r in results]))
         waiting = sum(r.waiting for r in results)
         if waiting:
             out.print(f"{waiting} verdicts wait for their span to reach the target: each send tries them again "
@@ -86,3 +88,8 @@ def send_scores(to: list[str] = typer.Option(None, "--to", help="Target: otlp, l
                       f"--retry-given-up sends them once more", highlight=False)
     if any(r.failed for r in results):
         raise typer.Exit(1)
+
+
+def _services(services: list[str] | None) -> str:
+    """Whose verdicts a target got, as SUMWATCH_SCORES_SERVICES chose them where the pass ran."""
+    return "every service" if services is None else ", ".join(services) + " (SUMWATCH_SCORES_SERVICES)"

@@ -77,7 +77,8 @@ class ScoreSendResult:
     """What one pass did for one target: verdicts ``sent`` and ``failed`` (with the first ``errors``; ``gave_up`` of
     the failed ones will not be tried again unasked), ``given_up`` on the ledger after the pass, ``waiting`` for their
     span to reach the target (tried again later), or, with ``--dry-run``, ``would_send`` and the first
-    ``requests``."""
+    ``requests``; ``services``: whose verdicts the target gets (SUMWATCH_SCORES_SERVICES in force where the pass
+    ran), None for every service's."""
 
     target: str
     sent: int = 0
@@ -88,6 +89,7 @@ class ScoreSendResult:
     would_send: int = 0
     errors: list[str] = field(default_factory=list)
     requests: list[dict[str, Any]] | None = None
+    services: list[str] | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -106,13 +106,15 @@ def send_scores(store: Store, config: ExportConfig, targets: Sequence[str] | Non
     with _sending:
         for name in dict.fromkeys(names):
             failing = failing_only if failing_only is not None else verdict_choice(config, name) == "failing"
+            services = services_for(config, name)
             todo = unsent_scores(store, name, since=start, failing_only=failing, retry_given_up=retry_given_up,
-                                 services=services_for(config, name), due_only=due_only, now=now, limit=limit)
+                                 services=services, due_only=due_only, now=now, limit=limit)
             target = build_score_target(name, config)
             try:
                 result = _preview(target, todo) if dry_run else _send(store, config, target, todo, now)
             finally:
                 target.close()
+            result.services = services
             result.given_up = count_given_up(store, name)
             result.waiting = count_phase(store, name, WAITING)
             results.append(result)

@@ -99,7 +99,7 @@ def travel(command: str, own: Mapping[str, Any], server: Mapping[str, Any], wher
                 notes.append(f"{_label(name)}: the server's own applies (a secret is never sent)")
             continue
         if mine != theirs:
-            applied = "none set" if theirs is None else theirs
+            applied = "none set" if theirs in (None, "") else theirs
             raise SettingsRefused(f"{_label(name)} is {mine} here, but the sumwatch server at {where} applies its own "
                                   f"({applied}): set it where `sumwatch up` runs and restart it, or stop the server "
                                   f"to use yours")

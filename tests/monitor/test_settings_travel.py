@@ -43,3 +43,13 @@ def test_what_travels_is_declared_at_the_setting_and_names_a_field_the_request_h
         for name in RELEVANT[command]:
             key = Settings.travels(name).get(command)
             assert key is None or key in keys, (command, name, key)
+
+
+def test_a_setting_the_server_leaves_empty_is_named_as_none_set():
+    """SUMWATCH_SCORES_SERVICES here, none on the server: the refusal says the server has none, not '()'."""
+    mine = ExportConfig.from_env(env={"SUMWATCH_SCORES_SERVICES": "phoenix=digest"})
+    server = shown_settings(Settings.from_env(env={}), ExportConfig())
+    own = own_settings(Settings.from_env(env={}), mine, {"scores_services"})
+    with pytest.raises(SettingsRefused, match=r"SUMWATCH_SCORES_SERVICES is phoenix=digest here, but the sumwatch "
+                                              r"server at http://h:1 applies its own \(none set\)"):
+        travel("export", own, server, "http://h:1")

@@ -19,7 +19,6 @@ pytestmark = pytest.mark.integration
 NEVER = "0 0 1 1 *"
 
 
-
 def _scored(store, settings, n=3):
     """``n`` demo spans scored by the rules (4 rubrics each)."""
     from sumwatch.monitor.scoring.sampler import Sampler
@@ -62,6 +61,15 @@ def test_dry_run_prints_the_first_request_and_sends_nothing(store, settings, tar
     dry = CliRunner().invoke(app, ["send-scores", "--to", "phoenix", "--dry-run"], env={**cli_env, **targets.env()})
     assert dry.exit_code == 0, dry.output
     assert "would send 4 verdicts" in dry.stdout and '"annotator_kind"' in dry.stdout and not targets.calls
+    assert dry.stdout.startswith("phoenix for every service: would send 4 verdicts")
+    # the services SUMWATCH_SCORES_SERVICES chose are said, and a target with nothing to send prints no request
+    other = CliRunner().invoke(app, ["send-scores", "--to", "phoenix", "--dry-run"],
+                               env={**cli_env, **targets.env(), "SUMWATCH_SCORES_SERVICES": "phoenix=checkout"})
+    assert other.exit_code == 0, other.output
+    assert other.stdout.strip() == "phoenix for checkout (SUMWATCH_SCORES_SERVICES): would send 0 verdicts"
+    sent = CliRunner().invoke(app, ["send-scores", "--to", "phoenix"],
+                              env={**cli_env, **targets.env(), "SUMWATCH_SCORES_SERVICES": "phoenix=checkout"})
+    assert "checkout (SUMWATCH_SCORES_SERVICES)" in sent.stdout and not targets.calls
 
 
 def test_a_failed_send_exits_1_with_a_scrubbed_reason(store, settings, targets, cli_env):

@@ -28,7 +28,8 @@ def test_send_scores_goes_through_the_server_that_holds_the_database(tmp_path):
             done = send("--to", "phoenix", "--json")
             assert done.returncode == 0, done.stderr
             assert json.loads(done.stdout) == [{"target": "phoenix", "sent": 0, "failed": 0, "gave_up": 0,
-                                                "given_up": 0, "waiting": 0, "would_send": 0, "errors": []}]
+                                                "given_up": 0, "waiting": 0, "would_send": 0, "errors": [],
+                                                "services": None}]
             assert "held by the sumwatch server" in done.stderr
             elsewhere = send("--to", "phoenix", SUMWATCH_PHOENIX_ENDPOINT="http://127.0.0.1:9")
             assert elsewhere.returncode == 2 and "SUMWATCH_PHOENIX_ENDPOINT is http://127.0.0.1:9 here" in \
