@@ -424,11 +424,16 @@ def judge(request: Request, s: ServicesDep, rubric: str) -> HTMLResponse:
     return render(request, "judge.html", **_found(judges.judge_page(s.store, rubric), f"There is no rubric {rubric}."))
 
 
+@functools.cache
+def _favicon_file() -> Asset:
+    """The icon in memory, read once per process."""
+    return Asset(HERE / "static" / FAVICON, "image/svg+xml")
+
+
 @_get("/favicon.ico")
-def favicon() -> Response:
+def favicon(request: Request) -> Response:
     """The icon where a browser looks for it unasked (an answer that is not a page: JSON, a plain refusal)."""
-    return Response((HERE / "static" / FAVICON).read_bytes(), media_type="image/svg+xml",
-                    headers={"Cache-Control": "public, max-age=86400"})
+    return _favicon_file().response(request, "public, max-age=86400")
 
 
 @_get(plotly_url())
