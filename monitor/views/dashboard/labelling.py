@@ -32,7 +32,7 @@ from ...rubrics.definition import JudgeDefinition
 from ...rubrics.verdicts import HUMAN
 from ...store.baselines import latest_baseline
 from ...store.connection import Store
-from ...store.corpus import load_items
+from ...store.corpus import count_items, load_items
 from ...store.judges import active_definitions, known_rubrics
 from ...store.scores import list_scores
 from .evidence import evidence_phrases, highlight
@@ -144,7 +144,7 @@ def waiting_count(store: Store, rubric: str | None, definitions: dict[str, Judge
     page and after each label from the keyboard. An item of a rubric with no definition here is not offered, so
     not counted."""
     definitions = active_definitions(store) if definitions is None else definitions
-    return sum(i.rubric in definitions for i in load_items(store, rubric=rubric, status=NEEDS_LABEL))
+    return sum(count_items(store, r, NEEDS_LABEL) for r in definitions if rubric in (None, r))  # counts, no texts
 
 
 class QueueQuery(PageQuery):

@@ -32,6 +32,7 @@ from ...contract.values import one_of
 from ...experiments.report import ComparisonRefused
 from ...exports.alerts import rule_statuses
 from ...issues.triage import MAX_NAME, UnknownIssue
+from ...rubrics.definition import BUILTIN_NAMES
 from ...store.judges import known_rubrics
 from ..auth import DASHBOARD_STATIC, FAVICON, csrf_token, form_fields
 from ..errors import ApiError, PageRoute
@@ -330,7 +331,8 @@ async def label_action(request: Request, s: ServicesDep, item_id: str) -> Respon
                        else f"There is no corpus item {item_id}.") from None
     answer: Response
     rubric = fields.get("rubric", "")
-    rubric = rubric if rubric in known_rubrics(s.store) else ""
+    if rubric and rubric not in BUILTIN_NAMES and rubric not in known_rubrics(s.store):  # a built-in needs no read
+        rubric = ""
     if wants_json:  # the queue's count as the page would now say it, for the page's one count to show
         waiting = await run_in_threadpool(waiting_count, s.store, rubric or None)
         answer = JSONResponse({"item_id": item.item_id, "status": item.status, "verdict": item.human_verdict,
