@@ -141,25 +141,8 @@ def merged_numbers(states: dict[int, Triage], number: int) -> list[int]:
 def act(store: Store, issue_id: str, action: str, *, by: str, value: str = "", source: str = "api",
         now: datetime | None = None) -> IssueEvent:
     """Check and store one triage event; TriageError (one line) for an action that cannot be taken."""
-    try:
-        number = parse_issue_id(issue_id)
-        verb = TriageAction(action)
-    except ValueError as exc:
-        if "issue id" in str(exc):
-            raise TriageError(str(exc)) from None
-        raise TriageError(choice_error("action", action, TriageAction.values())) from None
+    number, verb, known, states, into = _triageable(store, issue_id, action)
     now = now or datetime.now(timezone.utc)
-    known = known_numbers(store, FINISHED_RUNS)
-    if number not in known:
-        raise UnknownIssue(f"no issue {issue_label(number)} (see `sumwatch issues`)")
-    states = fold(events_of(store))
-    into = states[number].merged_into if number in states else None
-    if verb == TriageAction.UNMERGE:
-        if into is None:
-            raise TriageError(f"{issue_label(number)} is not merged into another issue")
-    elif into is not None:
-        raise TriageError(f"{issue_label(number)} was merged into {issue_label(root(states, number))}: "
-                          f"triage that issue instead")
     who = (by or "").strip()[:MAX_NAME] or "unknown"
     text = (value or "").strip()
     if verb == TriageAction.MUTE:
@@ -181,6 +164,38 @@ def act(store: Store, issue_id: str, action: str, *, by: str, value: str = "", s
     event = IssueEvent(number, verb.value, who, text, source, now)
     save_event(store, event)
     return event
+
+
+def merge_target(store: Store, issue_id: str, into: str) -> tuple[int, int]:
+    """A merge of ``issue_id`` into ``into`` checked as ``act`` checks it, nothing stored (a merge's confirm page):
+    the issue's number and the one it would join. TriageError / UnknownIssue, one line."""
+    number, _, known, states, _ = _triageable(store, issue_id, TriageAction.MERGE.value)
+    return number, _merge_target(into.strip(), number, known, states)
+
+
+def _triageable(store: Store, issue_id: str, action: str
+                ) -> tuple[int, TriageAction, set[int], dict[int, Triage], int | None]:
+    """The checks every action gets: the issue, the action, the known issues, the triage so far, and the issue it
+    is merged into (only unmerge may name a merged issue)."""
+    try:
+        number = parse_issue_id(issue_id)
+        verb = TriageAction(action)
+    except ValueError as exc:
+        if "issue id" in str(exc):
+            raise TriageError(str(exc)) from None
+        raise TriageError(choice_error("action", action, TriageAction.values())) from None
+    known = known_numbers(store, FINISHED_RUNS)
+    if number not in known:
+        raise UnknownIssue(f"no issue {issue_label(number)} (see `sumwatch issues`)")
+    states = fold(events_of(store))
+    into = states[number].merged_into if number in states else None
+    if verb == TriageAction.UNMERGE:
+        if into is None:
+            raise TriageError(f"{issue_label(number)} is not merged into another issue")
+    elif into is not None:
+        raise TriageError(f"{issue_label(number)} was merged into {issue_label(root(states, number))}: "
+                          f"triage that issue instead")
+    return number, verb, known, states, into
 
 
 def _mute_until(text: str, now: datetime) -> str:

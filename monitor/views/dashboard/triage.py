@@ -16,12 +16,12 @@ from urllib.parse import quote, unquote
 
 from starlette.requests import Request
 
-from ...contract.issues import IssueDetail, TriageAnswer, issue_label, parse_issue_id
+from ...contract.issues import IssueDetail, TriageAnswer, issue_label
 from ...exports.config import ExportConfig
 from ...exports.registry import TARGETS, target_problems
 from ...exports.tracker import ALERT
 from ...issues.reads import get_issue, issue_list
-from ...issues.triage import MAX_NAME, TriageError, UnknownIssue
+from ...issues.triage import MAX_NAME, TriageError, UnknownIssue, merge_target
 from ...store.connection import Store
 from ..routers.triage import triage_issue
 
@@ -57,22 +57,11 @@ def merge_confirmation(store: Store, issue_id: str, fields: dict[str, str]) -> d
     cannot be asked about."""
     if fields.get("action") != "merge" or fields.get(CONFIRM_FIELD) == "yes":
         return None
-    into_text = (fields.get(VALUE_FIELD["merge"]) or "").strip()
-    if not into_text:
-        raise TriageError(f"merge needs the issue to merge {issue_id} into: choose one")
-    try:
-        number, into_number = parse_issue_id(issue_id), parse_issue_id(into_text)
-    except ValueError as exc:
-        raise TriageError(f"merge into: {exc}") from None
+    number, into_number = merge_target(store, issue_id, fields.get(VALUE_FIELD["merge"]) or "")  # act's checks
     issue, into = get_issue(store, issue_label(number)), get_issue(store, issue_label(into_number))
-    if issue is None:
-        raise UnknownIssue(f"no issue {issue_label(number)} (see `sumwatch issues`)")
-    if issue.asked_as:
-        raise TriageError(f"{issue.asked_as} was merged into {issue.issue_id}: triage that issue instead")
-    if into is None:
-        raise UnknownIssue(f"no issue {issue_label(into_number)} to merge into (see `sumwatch issues`)")
-    if into.number == issue.number:
-        raise TriageError(f"cannot merge {issue.issue_id} into itself")
+    if issue is None or into is None:  # known to an earlier run only: not in the last one
+        raise UnknownIssue(f"no issue {issue_label(number if issue is None else into_number)} in the last "
+                           f"clustering run (see `sumwatch issues`)")
     return {"issue": issue, "into": into, "by": (fields.get("by") or "").strip()[:MAX_NAME]}
 
 

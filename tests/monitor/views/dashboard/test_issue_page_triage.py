@@ -71,6 +71,16 @@ def test_a_merge_with_no_issue_chosen_is_refused_in_one_line(issues, settings):
     assert events_of(issues) == []
 
 
+def test_the_confirm_page_refuses_what_the_merge_itself_would_in_the_same_words(issues, settings):
+    client = _client(settings, issues)
+    for into, status, said in (("SW-9", 404, "no issue SW-9 to merge into"), ("SW-2", 400, "into itself"),
+                               ("nine", 400, "merge into: ")):
+        asked = _post(client, "SW-2", action="merge", into=into, by="ana")
+        confirmed = _post(client, "SW-2", action="merge", into=into, by="ana", confirm="yes")
+        assert asked.status_code == confirmed.status_code == status and said in asked.text and said in confirmed.text
+    assert events_of(issues) == []
+
+
 def test_unmerge_from_the_page_gives_the_merged_issue_back(issues, settings):
     client = _client(settings, issues)
     _post(client, "SW-2", action="merge", into="SW-1", confirm="yes")
