@@ -163,9 +163,11 @@ def verdict_bucket(definition: JudgeDefinition | None, verdict: str, bucket: str
     return (found.failure_mode if found is not None else "") or verdict
 
 
-def _settle(store: Store, item: CorpusItem, labels: ItemLabels, **changes: object) -> CorpusItem:
-    """Store ``item`` with the status and verdict its labels give it, and the bucket that verdict has (a failure
-    bucket changes only with a new verdict, or when a label named one)."""
+def _settle(store: Store, item: CorpusItem, labels: ItemLabels, active: JudgeDefinition | None,
+            definition: JudgeDefinition | None = None, *, named_bucket: bool = False, **changes: object) -> CorpusItem:
+    """Store ``item`` with the status and verdict its labels give it, and the bucket that verdict has in
+    ``definition`` (else ``active``, the rubric's active one): a failure bucket changes only with a new verdict, or
+    when a label named one (``named_bucket``). Only ``active`` makes the label the span's verdict."""
     verdict = labels.verdict
     if verdict is None:
         status, human = DISPUTED, ""
@@ -174,10 +176,9 @@ def _settle(store: Store, item: CorpusItem, labels: ItemLabels, **changes: objec
     else:
         status, human = LABELLED, verdict
         bucket = str(changes.get("bucket") or item.bucket)
-        if human != item.human_verdict and not changes.get("named_bucket"):
+        if human != item.human_verdict and not named_bucket:
             bucket = PASS_BUCKET  # the old verdict's bucket does not describe the new one
-        changes["bucket"] = verdict_bucket(active_definitions(store).get(item.rubric), human, bucket)
-    changes.pop("named_bucket", None)
+        changes["bucket"] = verdict_bucket(definition or active, human, bucket)
     data = {**item.to_json(), "expected_facts": item.expected_facts, **changes, "status": status,
             "human_verdict": human}
     if status != LABELLED:
@@ -185,14 +186,13 @@ def _settle(store: Store, item: CorpusItem, labels: ItemLabels, **changes: objec
     settled = CorpusItem(**data)
     save_items(store, [settled])
     if status == LABELLED:
-        _span_verdict(store, settled, labels)
+        _span_verdict(store, settled, labels, active)
     return settled
 
 
-def _span_verdict(store: Store, item: CorpusItem, labels: ItemLabels) -> None:
+def _span_verdict(store: Store, item: CorpusItem, labels: ItemLabels, definition: JudgeDefinition | None) -> None:
     """A labelled item that came from a span is that span's verdict too, from the strongest source (tier
     ``human``): every view, count and issue reads it over the judges' (a label given again replaces it)."""
-    definition = active_definitions(store).get(item.rubric)
     if not (item.trace_id and item.span_id) or definition is None or item.human_verdict not in definition.scores:
         return
     span = next((s for s in get_trace(store, item.trace_id) if s.span_id == item.span_id), None)
@@ -211,30 +211,33 @@ def _span_verdict(store: Store, item: CorpusItem, labels: ItemLabels) -> None:
 
 
 def record_label(store: Store, item_id: str, verdict: str, *, by: str = "", bucket: str | None = None,
-                 note: str | None = None, example: bool | None = None) -> CorpusItem:
+                 note: str | None = None, example: bool | None = None,
+                 definition: JudgeDefinition | None = None) -> CorpusItem:
     """``by``'s verdict (or ``rejected``) on an item, kept beside the other labellers'; the item becomes
-    ``labelled`` when they agree (or it was resolved) and ``disputed`` when they do not. UnknownItem, LabelError."""
+    ``labelled`` when they agree (or it was resolved) and ``disputed`` when they do not. ``definition``: a new
+    rubric's, not promoted yet, whose verdicts give the item's bucket. UnknownItem, LabelError."""
     labeller = _labeller(by)
     item = _item(store, item_id)
-    _check_verdict(item, verdict, active_definitions(store).get(item.rubric))
+    active = active_definitions(store).get(item.rubric)
+    _check_verdict(item, verdict, active)
     if example and verdict == REJECTED:
         raise LabelError("a rejected item cannot be a few-shot example: give it a verdict")
     save_label(store, CorpusLabel(item.item_id, item.rubric, labeller, verdict, LABEL, note or ""))
     labels = fold(labels_of(store, [item.item_id]).get(item.item_id, []))
-    changes: dict[str, object] = {"bucket": bucket or item.bucket, "named_bucket": bool(bucket),
-                                  "note": note or item.note}
+    changes: dict[str, object] = {"bucket": bucket or item.bucket, "note": note or item.note}
     if example is not None:
         changes["example"] = example
-    return _settle(store, item, labels, **changes)
+    return _settle(store, item, labels, active, definition, named_bucket=bool(bucket), **changes)
 
 
 def resolve_item(store: Store, item_id: str, verdict: str, *, by: str = "") -> CorpusItem:
     """``by`` settles what the labellers disagree on: ``verdict`` becomes the item's, whatever they said."""
     labeller = _labeller(by)
     item = _item(store, item_id)
-    _check_verdict(item, verdict, active_definitions(store).get(item.rubric))
+    active = active_definitions(store).get(item.rubric)
+    _check_verdict(item, verdict, active)
     save_label(store, CorpusLabel(item.item_id, item.rubric, labeller, verdict, RESOLUTION))
-    return _settle(store, item, fold(labels_of(store, [item.item_id]).get(item.item_id, [])))
+    return _settle(store, item, fold(labels_of(store, [item.item_id]).get(item.item_id, [])), active)
 
 
 def item_labels(store: Store, item_ids: Sequence[str]) -> dict[str, ItemLabels]:
@@ -331,4 +334,5 @@ def label_trace(store: Store, trace_id: str, rubric: str, verdict: str, *, by: s
                        span_id=span_id, note=note or "")
     if not load_items(store, item_id=fresh.item_id):
         save_items(store, [fresh])
-    return record_label(store, fresh.item_id, chosen, by=labeller, note=note, bucket=bucket if failure_mode else None)
+    return record_label(store, fresh.item_id, chosen, by=labeller, note=note, bucket=bucket if failure_mode else None,
+                        definition=definition)

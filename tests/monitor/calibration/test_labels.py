@@ -145,3 +145,17 @@ def test_a_disagreement_is_left_out_of_calibration_until_resolved_then_its_resol
         resolve_item(store, wrong.item_id, "padded", by="lead")
     with pytest.raises(UnknownItem):
         resolve_item(store, "nosuchitem", "correct", by="lead")
+
+
+def test_a_new_rubrics_label_takes_its_bucket_from_the_definition_given(store):
+    from fakes.judge_by_prompt import NEGATIONS
+
+    from sumwatch.monitor.rubrics.definition import parse_definition
+
+    draft = parse_definition(NEGATIONS)  # not promoted: the database has no active negations definition
+    trace_id, _ = store_trace(store)
+    first = label_trace(store, trace_id, "negations", "renamed", by="ana", definition=draft)
+    assert (first.human_verdict, first.bucket) == ("renamed", "entity_swap")
+    # relabelled with another failing verdict and no failure named: the new verdict's bucket, never "pass"
+    changed = label_trace(store, trace_id, "negations", "flipped", by="ana", definition=draft)
+    assert (changed.item_id, changed.human_verdict, changed.bucket) == (first.item_id, "flipped", "negation_flip")
