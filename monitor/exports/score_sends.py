@@ -39,8 +39,7 @@ from ..store.score_sends import (
     WAITING,
     SendRow,
     Verdict,
-    count_given_up,
-    count_phase,
+    phase_counts,
     save_sends,
     unsent_scores,
 )
@@ -109,14 +108,17 @@ def send_scores(store: Store, config: ExportConfig, targets: Sequence[str] | Non
             services = services_for(config, name)
             todo = unsent_scores(store, name, since=start, failing_only=failing, retry_given_up=retry_given_up,
                                  services=services, due_only=due_only, now=now, limit=limit)
-            target = build_score_target(name, config)
-            try:
-                result = _preview(target, todo) if dry_run else _send(store, config, target, todo, now)
-            finally:
-                target.close()
+            if todo or dry_run:
+                target = build_score_target(name, config)
+                try:
+                    result = _preview(target, todo) if dry_run else _send(store, config, target, todo, now)
+                finally:
+                    target.close()
+            else:  # the worker's usual pass: no client built for nothing to send
+                result = ScoreSendResult(name)
             result.services = services
-            result.given_up = count_given_up(store, name)
-            result.waiting = count_phase(store, name, WAITING)
+            counts = phase_counts(store, name)
+            result.given_up, result.waiting = counts.get(GIVEN_UP, 0), counts.get(WAITING, 0)
             results.append(result)
     return results
 

@@ -154,17 +154,12 @@ def _attempts(store: Store, target: str, verdicts: Sequence[Verdict]) -> dict[tu
     return {(t, s, r, j): int(n) for t, s, r, j, n in rows}
 
 
-def count_given_up(store: Store, target: str) -> int:
-    """How many verdicts ``target`` will not be sent again unless asked."""
-    return count_phase(store, target, GIVEN_UP)
-
-
-def count_phase(store: Store, target: str, phase: str) -> int:
-    """How many of ``target``'s verdicts are in ``phase`` now (``WAITING``: for their span to reach it)."""
-    rows = store.query_rows(f"SELECT count() FROM {quote_ident(SCORE_SENDS_TABLE)} FINAL "
-                            f"WHERE Target = {{target:String}} AND Phase = {{phase:String}}",
-                            {"target": target, "phase": phase})
-    return int(rows[0][0]) if rows else 0
+def phase_counts(store: Store, target: str) -> dict[str, int]:
+    """How many of ``target``'s verdicts are in each phase now (``GIVEN_UP``: not sent again unless asked;
+    ``WAITING``: for their span to reach it), in one read."""
+    rows = store.query_rows(f"SELECT Phase, count() FROM {quote_ident(SCORE_SENDS_TABLE)} FINAL "
+                            f"WHERE Target = {{target:String}} GROUP BY Phase", {"target": target})
+    return {str(phase): int(n) for phase, n in rows}
 
 
 def load_sends(store: Store, target: str | None = None) -> list[SendRow]:

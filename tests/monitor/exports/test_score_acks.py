@@ -156,3 +156,14 @@ def test_send_scores_prints_the_verdicts_waiting_for_their_span(store, targets, 
     result = CliRunner().invoke(app, ["send-scores", "--to", "phoenix"], env={**cli_env, **targets.env()})
     assert result.exit_code == 0, result.output  # waiting is no failure
     assert "waiting" in result.stdout and "2 verdicts wait for their span" in result.stdout
+
+
+def test_a_worker_pass_with_nothing_due_builds_no_client(store, targets, monkeypatch):
+    _score(store)
+    targets.phoenix_spans = set()
+    config = targets.config(scores_targets="phoenix")
+    assert after_sampling(store, config)[0].waiting == 2
+    built = []
+    monkeypatch.setattr("sumwatch.monitor.exports.score_sends.build_score_target", lambda *a: built.append(a))
+    [idle] = after_sampling(store, config)  # within the back-off: nothing to send
+    assert (idle.sent, idle.waiting, idle.given_up) == (0, 2, 0) and built == []
