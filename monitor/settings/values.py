@@ -372,7 +372,7 @@ def parse_score_services(text: str | None) -> dict[str, list[str] | None]:
     "" is every target not named)."""
     out: dict[str, list[str] | None] = {}
     for part in filter(None, (p.strip() for p in (text or "").split(";"))):
-        name, sep, value = part.partition("=") if re.match(r"\s*[a-z]+\s*=", part) else ("", "", part)
+        name, sep, value = part.rpartition("=")  # no "=": services for every target not named
         name = name.strip()
         if sep and name not in SCORE_TARGET_NAMES:
             raise ValueError(f"entry {part!r} names {name!r}, not a score target ({', '.join(SCORE_TARGET_NAMES)})")

@@ -124,7 +124,8 @@ def test_scores_services_is_checked_when_the_settings_load():
     for value, line in [("datadog=svc", "SUMWATCH_SCORES_SERVICES entry 'datadog=svc' names 'datadog', not a score "
                                         "target"),
                         ("phoenix=", "SUMWATCH_SCORES_SERVICES entry 'phoenix=' names no service"),
-                        ("phoenix=a;phoenix=b", "SUMWATCH_SCORES_SERVICES names 'phoenix' twice")]:
+                        ("phoenix=a;phoenix=b", "SUMWATCH_SCORES_SERVICES names 'phoenix' twice"),
+                        ("Phoenix=svc", "SUMWATCH_SCORES_SERVICES entry 'Phoenix=svc' names 'Phoenix', not a score")]:
         with pytest.raises(SettingsError) as caught:
             ExportConfig.from_env(env={"SUMWATCH_SCORES_SERVICES": value})
         assert str(caught.value).startswith(line) and "\n" not in str(caught.value)
